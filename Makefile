@@ -1,0 +1,51 @@
+# crossings: the README's two commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+RUNS := data/runs
+
+.PHONY: run test setup paper reference bench-stats notebooks-clean clean help
+
+help:
+	@echo "make run          set up, run the quick profile on the embedded engines, regenerate notebooks, figures, paper"
+	@echo "make test         set up and run the test suite"
+	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/"
+	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
+	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
+
+$(STAMP): requirements.lock requirements-mysqlclient.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
+	@$(PY) -m pip install --quiet -r requirements-mysqlclient.lock \
+	  || echo "note: mysqlclient did not build (Debian: apt-get install default-libmysqlclient-dev pkg-config); mariadb/mysqlclient cells will be skipped"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	@mkdir -p $(RUNS)
+	$(PY) -m harness run --profile quick --engines 'sqlite/*,duckdb' | tee $(RUNS)/.last-run.txt
+	@run_dir=$$(tail -n 1 $(RUNS)/.last-run.txt); \
+	  $(PY) -m harness notebooks $$run_dir && \
+	  $(PY) -m harness summary $$run_dir --format text && \
+	  echo "" && echo "run:       $$run_dir" && echo "notebooks: $$run_dir/notebooks/ (executed copies)" && \
+	  echo "figures:   figures/" && echo "paper:     paper.md"
+
+test: setup
+	$(PY) -m pytest
+
+paper: setup
+	$(PY) -m harness notebooks data/reference/*/ --executed data/reference-notebooks
+
+reference: setup
+	@last=$$(tail -n 1 $(RUNS)/.last-run.txt) && rm -rf data/reference/* && cp -r $$last data/reference/ \
+	  && rm -rf data/reference/*/notebooks && echo "data/reference/ now holds $$last"
+
+bench-stats: setup
+	$(PY) benchmarks/bench_stats.py
+
+clean:
+	rm -rf data/cache data/reference-notebooks

@@ -1,0 +1,58 @@
+"""`compare`: benchstat-style comparison of two runs, with a regression gate for CI."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="compare two runs (medians, Mann-Whitney U, geomean), benchstat style",
+                       description="Per cell present in both runs: median ± distribution-free CI per side, "
+                                   "change in percent, two-sided Mann-Whitney U p-value (`~` where p >= alpha), "
+                                   "then a geomean row. Samples are per-process means by default.")
+    p.add_argument("base", type=Path, metavar="BASE_RUN")
+    p.add_argument("new", type=Path, metavar="NEW_RUN")
+    p.add_argument("--format", choices=["text", "csv"], default="text")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--confidence", type=float, default=0.95, help="median CI level (default 0.95, as benchstat)")
+    p.add_argument("--samples", choices=["process", "iteration"], default="process",
+                   help="what one sample is: a process's mean (default; iterations of a process are not "
+                        "independent) or each iteration")
+    p.add_argument("--fail-on-regression", type=float, default=None, metavar="PCT",
+                   help="exit with status 1 when a significant slowdown exceeds PCT percent")
+    p.set_defaults(func=run)
+
+
+def regressions(cmp, pct: float):
+    """Rows (not geomean) that are significantly slower by more than pct percent."""
+    rows = cmp[cmp.benchmark != "geomean"]
+    return rows[rows.significant & (rows.delta_pct > pct)]
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from harness import stats, tables
+    from harness.errors import UserError
+    from harness.store import load_runs
+
+    if not 0 < args.alpha < 1:
+        raise UserError("--alpha must be between 0 and 1, e.g. 0.05")
+    if not 0 < args.confidence < 1:
+        raise UserError("--confidence must be between 0 and 1, e.g. 0.95")
+    base = load_runs([args.base])
+    new = load_runs([args.new])
+    cmp = stats.compare_runs(base, new, alpha=args.alpha, confidence=args.confidence, samples=args.samples)
+    if cmp.empty:
+        raise UserError("the two runs have no cell (benchmark, params, engine, runtime) in common")
+    if args.format == "csv":
+        print(cmp.to_csv(index=False, float_format="%.9g"), end="")
+    else:
+        print(tables.compare_text(cmp, args.base.name, args.new.name, args.alpha), end="")
+    if args.fail_on_regression is not None:
+        bad = regressions(cmp, args.fail_on_regression)
+        if len(bad):
+            names = ", ".join(f"{r.benchmark}/{r.engine} {r.delta_pct:+.1f}%" for r in bad.itertuples())
+            print(f"regression over {args.fail_on_regression}%: {names}", file=sys.stderr)
+            return 1
+    return 0

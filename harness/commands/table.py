@@ -1,0 +1,43 @@
+"""`table`: the SQPyte-layout table (time ± CI per engine, × ratio ± CI, geometric mean)."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from harness.commands.summary import add_stats_options
+
+    p = sub.add_parser("table", help="results table in the SQPyte layout (Markdown, LaTeX or CSV)",
+                       description="Per benchmark a time row (mean ± CI half-width per engine) and a "
+                                   "ratio row (engine time / baseline time ± CI half-width), then a "
+                                   "geometric-mean row with its own CI.")
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    p.add_argument("--baseline", required=True, metavar="ENGINE", help="engine the ratios are relative to")
+    p.add_argument("--format", choices=["markdown", "latex", "csv"], default="markdown")
+    add_stats_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness import tables
+    from harness.errors import UserError
+    from harness.store import load_runs
+
+    if not 0 < args.confidence < 1:
+        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
+    if args.resamples < 100:
+        raise UserError("--resamples must be at least 100")
+    df = load_runs(args.runs)
+    if df.empty:
+        raise UserError("the runs hold no timings")
+    t = tables.build_table(df, args.baseline, method=args.method, confidence=args.confidence,
+                           resamples=args.resamples, seed=args.seed,
+                           steady_state=getattr(args, "steady_state", False))
+    if args.format == "csv":
+        print(tables.to_csv(t), end="")
+    elif args.format == "latex":
+        print(tables.to_latex(t, args.baseline), end="")
+    else:
+        print(tables.to_markdown(t, args.baseline), end="")
+    return 0

@@ -1,0 +1,168 @@
+"""What the server engines (PostgreSQL, MariaDB) share, worker side.
+
+Python 3.9 compatible, standard library only. A server engine is reached through the
+`engine_config` the runner hands it (in the worker spec, or for a probe in a 0600 JSON file):
+
+    {"family": "postgresql", "dsn": "postgresql://user:PASSWORD@/db?host=/tmp/dir&port=5432",
+     "source": "throwaway" | "user", "settings": "throwaway-default" | null,
+     "server": {...what the runner knows about the server, no secrets...},
+     "unavailable": "reason"  (only when no server can be reached: the probe says so, cells skip)}
+
+The DSN is the only secret; it never leaves the worker unredacted: every message a connection
+failure produces is scrubbed of the password (and of any DSN-like text) before it is reported.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from harness.engines.base import Connection, Engine
+
+CONNECT_TIMEOUT_S = 10
+
+
+def dsn_password(dsn: str) -> Optional[str]:
+    """The password a DSN holds (URL form or libpq key=value form), or None."""
+    if not dsn:
+        return None
+    if "://" in dsn:
+        try:
+            pw = urlsplit(dsn).password
+        except ValueError:
+            pw = None
+        if pw:
+            return unquote(pw)
+        q = parse_qs(urlsplit(dsn).query)
+        for key in ("password", "passwd"):
+            if q.get(key):
+                return q[key][0]
+        return None
+    m = re.search(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", dsn)
+    if not m:
+        return None
+    value = m.group(1)
+    if value.startswith("'") and value.endswith("'"):
+        value = value[1:-1].replace("\\'", "'").replace("\\\\", "\\")
+    return value
+
+
+def redact_dsn(text: str) -> str:
+    """DSN-like text with passwords replaced by *** (same rules as harness.manifest.redact)."""
+    text = re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
+    return re.sub(r"(?i)(password|passwd|pwd)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&;]+)", r"\1=***", text)
+
+
+def scrub(text: str, secrets: List[str]) -> str:
+    """`text` with every secret (and its URL-quoted spelling) replaced, then DSNs redacted."""
+    from urllib.parse import quote
+
+    for s in secrets:
+        if s and len(s) >= 3:
+            text = text.replace(s, "***").replace(quote(s, safe=""), "***")
+    return redact_dsn(text)
+
+
+def config_secrets(config: Dict[str, Any]) -> List[str]:
+    pw = dsn_password(str(config.get("dsn") or ""))
+    return [pw] if pw else []
+
+
+def describe_target(config: Dict[str, Any]) -> str:
+    """Where a config points, for messages: redacted DSN and where it came from."""
+    source = config.get("source") or "dsn"
+    dsn = scrub(str(config.get("dsn") or ""), config_secrets(config))
+    return "%s server %s" % (source, dsn)
+
+
+def parse_mysql_dsn(dsn: str) -> Dict[str, Any]:
+    """`mysql://user:password@host:port/database?unix_socket=/path` (or `mariadb://`) as
+    connect() keyword arguments common to pymysql and mysqlclient."""
+    parts = urlsplit(dsn)
+    if parts.scheme not in ("mysql", "mariadb"):
+        raise ValueError("a MariaDB DSN looks like mariadb://user:password@host:port/database"
+                         "?unix_socket=/path (scheme mysql:// or mariadb://)")
+    q = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    kw = {"host": parts.hostname or "localhost", "user": unquote(parts.username or ""),
+          "password": unquote(parts.password or q.get("password", "")),
+          "database": unquote(parts.path.lstrip("/")) or q.get("database", "")}  # type: Dict[str, Any]
+    kw = {k: v for k, v in kw.items() if v or k == "password"}
+    if parts.port:
+        kw["port"] = parts.port
+    sock = q.get("unix_socket") or q.get("socket")
+    if sock:
+        kw["unix_socket"] = sock
+    return kw
+
+
+class ServerEngine(Engine):
+    """An engine whose database runs in a server process reached by DSN.
+
+    Subclasses implement `_probe_driver()` (versions and capabilities, no connection),
+    `_connect(config)` (the driver connection wrapped in a Connection) and
+    `_server_info(db)` (server version, settings, transport, read over a live connection).
+    """
+
+    server_family = ""
+    storage = "server database (throwaway instance started by the harness, or the user's DSN)"
+
+    def probe(self, config: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:  # type: ignore[override]
+        config = config or {}
+        secrets = config_secrets(config)
+        if config.get("unavailable"):
+            return {"available": False, "reason": scrub(str(config["unavailable"]), secrets)}
+        try:
+            info = self._probe_driver()
+        except ImportError as exc:
+            return {"available": False, "reason": "driver not importable: %s" % exc}
+        except Exception as exc:  # noqa: BLE001
+            return {"available": False, "reason": scrub("%s: %s" % (type(exc).__name__, exc), secrets)}
+        info.setdefault("available", True)
+        info.setdefault("reason", "")
+        info["driver"] = self.driver
+        info["dialect"] = self.dialect
+        info["storage"] = self.storage
+        info["source"] = config.get("source")
+        info["settings"] = config.get("settings")
+        server = dict(config.get("server") or {})
+        if not config.get("dsn"):
+            # `list` without a server: the driver is there; whether a server can be had is the
+            # runner's business (it adds the throwaway server's availability to the note).
+            info["server"] = server
+            info["note"] = config.get("note") or "no server connected"
+            return info
+        try:
+            db = self.connect(config, "", None)
+            try:
+                server.update(self._server_info(db))
+            finally:
+                db.close()
+        except Exception as exc:  # noqa: BLE001 - unreachable server, wrong password, bad DSN
+            return {"available": False,
+                    "reason": "%s: cannot connect to %s: %s" % (
+                        self.server_family, describe_target(config),
+                        scrub("%s: %s" % (type(exc).__name__, exc), secrets).strip())}
+        info["server"] = server
+        info["versions"]["server"] = server.get("version")
+        return info
+
+    def _probe_driver(self) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def _connect(self, config: Dict[str, Any]) -> Connection:
+        raise NotImplementedError
+
+    def _server_info(self, db: Connection) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
+        if config.get("unavailable"):
+            raise RuntimeError(scrub(str(config["unavailable"]), config_secrets(config)))
+        if not config.get("dsn"):
+            raise RuntimeError("%s: no server configured (the runner passes a DSN in engine_config)"
+                               % self.server_family)
+        try:
+            return self._connect(config)
+        except Exception as exc:  # noqa: BLE001 - re-raised without the password in its message
+            msg = scrub("%s: %s" % (type(exc).__name__, exc), config_secrets(config))
+        raise ConnectionError(msg)

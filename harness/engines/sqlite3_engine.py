@@ -1,0 +1,50 @@
+"""SQLite through the standard library's `sqlite3` module (links the system's libsqlite3)."""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, Optional
+
+from harness.engines.base import Connection, Engine
+
+
+class Sqlite3Connection(Connection):
+    def commit(self) -> None:
+        self.raw.commit()
+
+    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any]) -> None:
+        self.raw.create_function(name, nargs, fn, deterministic=True)
+
+    def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:
+        # sqlite3 instantiates the class itself, once per group.
+        self.raw.create_aggregate(name, nargs, factory)
+
+    def executemany(self, sql, rows) -> None:
+        self.raw.executemany(sql, rows)
+
+
+class Sqlite3Engine(Engine):
+    name = "sqlite/sqlite3"
+    driver = "sqlite3"
+    dialect = "sqlite"
+    runtimes = ("cpython", "pypy")
+    storage = "file database in the process's private temp dir (or the prepared data set's file)"
+
+    def _probe(self) -> Dict[str, Any]:
+        import sqlite3
+        import sys
+
+        return {
+            "versions": {
+                "driver": "sqlite3 (Python %s stdlib)" % sys.version.split()[0],
+                "sqlite": sqlite3.sqlite_version,
+            },
+            "capabilities": {"scalar_callbacks": True, "aggregate_callbacks": True},
+        }
+
+    def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
+        import sqlite3
+
+        path = database or os.path.join(workdir, "bench.db")
+        # isolation_level=None: autocommit; workloads open transactions explicitly with BEGIN.
+        raw = sqlite3.connect(path, isolation_level=None)
+        return Sqlite3Connection(self, raw)

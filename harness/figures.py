@@ -1,0 +1,101 @@
+"""Figures and tables for the E1 bindings study, drawn from summaries (never from typed numbers).
+
+Figures are PNGs written without timestamps or version metadata, so redrawing the same data
+gives the same bytes and regenerating the paper from the same run changes nothing.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+PNG_METADATA = {"Software": None}
+
+
+def save(fig, path: Path | str) -> Path:
+    """Write a figure deterministically (fixed DPI, no metadata) and close it."""
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, metadata=PNG_METADATA, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def cell_label(row: pd.Series) -> str:
+    rt = str(row["runtime"])
+    return f"{row['engine']}\n{rt}"
+
+
+def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
+    """E1 cells of one benchmark with rows/s and its CI (rows/s CI = N / mean CI, bounds swapped)."""
+    df = summary[(summary["benchmark"] == benchmark) & summary["mean_s"].notna()].copy()
+    if df.empty:
+        return df
+    n = df["rows_per_s"] * df["mean_s"]
+    df["rows_per_s_low"] = n / df["ci_high_s"]
+    # a time interval reaching zero (too few processes) leaves rows/s unbounded above
+    df["rows_per_s_high"] = np.where(df["ci_low_s"] > 0, n / df["ci_low_s"].where(df["ci_low_s"] > 0), np.inf)
+    return df.sort_values("rows_per_s", ascending=False)
+
+
+def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "") -> Path:
+    """Bar chart of rows/s per engine/driver/runtime with CI error bars, one panel per variant."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    benches = [b for b in ("bindings.select_fold", "bindings.select_all") if b in set(summary["benchmark"])]
+    fig, axes = plt.subplots(1, max(1, len(benches)), figsize=(5.5 * max(1, len(benches)), 4), squeeze=False)
+    for ax, bench in zip(axes[0], benches):
+        df = e1_rows(summary, bench)
+        if df.empty:
+            continue
+        y = df["rows_per_s"].to_numpy() / 1e6
+        high = df["rows_per_s_high"].to_numpy() / 1e6
+        unbounded = ~np.isfinite(high)
+        err = np.vstack([y - df["rows_per_s_low"].to_numpy() / 1e6, np.where(unbounded, 0.0, high - y)])
+        labels = [cell_label(r) for _, r in df.iterrows()]
+        ax.bar(range(len(y)), y, yerr=err, capsize=4, color="#4c72b0")
+        for i in np.flatnonzero(unbounded):
+            ax.annotate("CI unbounded", (i, y[i]), ha="center", va="bottom", fontsize=7)
+        ax.set_xticks(range(len(y)), labels, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("million rows/s (higher is better)")
+        ax.set_title(bench.replace("bindings.", "E1 "))
+        ax.grid(axis="y", alpha=0.3)
+    ci = f"99% CI ({method})" if method else "99% CI"
+    fig.suptitle(f"E1: SELECT id FROM testdata consumed by the client; error bars {ci}", fontsize=9)
+    return save(fig, path)
+
+
+def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The E1 table: per benchmark and engine, mean time with CI and rows/s with CI."""
+    parts = [e1_rows(summary, b) for b in sorted(summary["benchmark"].unique()) if b.startswith("bindings.")]
+    parts = [p for p in parts if not p.empty]
+    if not parts:
+        return pd.DataFrame()
+    df = pd.concat(parts)
+    out = pd.DataFrame({
+        "benchmark": df["benchmark"], "engine": df["engine"], "runtime": df["runtime"],
+        "mean (ms)": [f"{m * 1e3:.3f} [{lo * 1e3:.3f}, {hi * 1e3:.3f}]"
+                      for m, lo, hi in zip(df["mean_s"], df["ci_low_s"], df["ci_high_s"])],
+        "rows/s (M)": [f"{r / 1e6:.2f} [{lo / 1e6:.2f}, {hi / 1e6:.2f}]"
+                       for r, lo, hi in zip(df["rows_per_s"], df["rows_per_s_low"], df["rows_per_s_high"])],
+    })
+    if "cycles_per_row" in df:
+        out["cycles/row"] = df["cycles_per_row"].map(lambda v: "" if pd.isna(v) else f"{v:.0f}")
+    return out.reset_index(drop=True)
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    """A plain pipe table (no extra dependency)."""
+    if df.empty:
+        return "_no data_"
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(str(v) for v in row) + " |")
+    return "\n".join(lines)

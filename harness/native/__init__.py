@@ -1,0 +1,1 @@
+"""C programs for the speed-of-light baseline (runner side: `launcher`; sources: `*.c`)."""

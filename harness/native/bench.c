@@ -1,0 +1,403 @@
+/*
+ * crossings: the C speed-of-light baseline (engine sqlite/native-c, runtime "c").
+ *
+ * One fresh process of one cell, like `python -m harness.worker`, but with no host language:
+ * the client is C calling libsqlite3 directly (Debian's libsqlite3-dev). Built on demand by
+ * harness/native/launcher.py, which also turns the runner's spec JSON into this argv:
+ *
+ *   bench --probe
+ *       prints one JSON line: sqlite3_libversion() of the linked library, compiler, runtime.
+ *   bench BENCHMARK N ITERATIONS WORKDIR RESULT [DATABASE]
+ *       untimed set-up, then ITERATIONS timed operations, each checked; writes RESULT (the
+ *       worker's result JSON, schema 1) atomically: RESULT.tmp.<pid> + fsync + rename.
+ *
+ * Benchmarks (DESIGN §6 E1, seed 000 and its native/main.c):
+ *   bindings.select_fold  prepare "SELECT id FROM testdata", step every row, sum
+ *                         sqlite3_column_int64, finalize (the seed's C query(), per operation).
+ *   bindings.select_all   the same, but every id is first appended to a growing array
+ *                         (realloc doubling, like a list), then the array is summed and freed.
+ *   selftest.wrong        "SELECT 41" checked against 42: exercises the invalid path.
+ * Anything else: status "not_applicable" (no C implementation), exit 0.
+ *
+ * Timing: CLOCK_MONOTONIC (wall) and CLOCK_PROCESS_CPUTIME_ID (CPU) read around the operation
+ * only, in the same order as the Python worker (wall, cpu, op, cpu, wall). The checksum check
+ * N(N+1)/2 runs outside the timed region. Crossings (rows stepped, i.e. SQLITE_ROW results) and
+ * values converted (sqlite3_column_* calls) are counted by the operation itself: one register
+ * increment per row, which is part of what any client does anyway.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#if defined(__clang__)
+#define COMPILER_NAME "clang"
+#define COMPILER_VERSION STR(__clang_major__) "." STR(__clang_minor__) "." STR(__clang_patchlevel__)
+#elif defined(__GNUC__)
+#define COMPILER_NAME "gcc"
+#define COMPILER_VERSION STR(__GNUC__) "." STR(__GNUC_MINOR__) "." STR(__GNUC_PATCHLEVEL__)
+#else
+#define COMPILER_NAME "cc"
+#define COMPILER_VERSION "unknown"
+#endif
+#define RUNTIME "c-" COMPILER_NAME COMPILER_VERSION
+
+#ifndef CROSSINGS_CFLAGS
+#define CROSSINGS_CFLAGS "unknown"
+#endif
+
+static const char *const SELECT_IDS = "SELECT id FROM testdata";
+static const char *const STRS[4] = {"a", "ab", "abc", "abcd"};
+static const char *const TIMESTAMP = "2010-10-10 00:00:00";
+
+/* ---------------------------------------------------------------- results */
+
+typedef struct {
+    long iterations;
+    long done;
+    int64_t *wall_ns;
+    int64_t *cpu_ns;
+    int *check_ok;
+    int64_t *crossings;
+    int64_t *values;
+    char status[32];
+    char reason[1024];
+} result_t;
+
+typedef struct {
+    int64_t value;     /* the checksum the operation computed */
+    int64_t crossings; /* rows stepped */
+    int64_t values;    /* values converted (column reads) */
+    int rc;            /* SQLITE_OK, or the error that stopped the operation */
+} op_out_t;
+
+static void set_status(result_t *r, const char *status, const char *fmt, ...) {
+    va_list ap;
+    snprintf(r->status, sizeof r->status, "%s", status);
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+}
+
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc(c, f);
+        } else if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+        } else {
+            fputc(c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static void json_int_array(FILE *f, const char *key, const int64_t *v, long n) {
+    fprintf(f, ", \"%s\": [", key);
+    for (long i = 0; i < n; i++) fprintf(f, i ? ", %lld" : "%lld", (long long)v[i]);
+    fputc(']', f);
+}
+
+/* Write the result JSON (harness/worker.py's format) to path via tmp + fsync + rename. */
+static int write_result(const char *path, const result_t *r) {
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (!tmp) return -1;
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s: %s\n", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    long n = r->done;
+    fprintf(f, "{\"schema\": 1, \"pid\": %ld, \"runtime\": ", (long)getpid());
+    json_string(f, RUNTIME);
+    fputs(", \"status\": ", f);
+    json_string(f, r->status);
+    fputs(", \"reason\": ", f);
+    json_string(f, r->reason);
+    json_int_array(f, "wall_ns", r->wall_ns, n);
+    json_int_array(f, "cpu_ns", r->cpu_ns, n);
+    fputs(", \"check_ok\": [", f);
+    for (long i = 0; i < n; i++) fprintf(f, "%s%s", i ? ", " : "", r->check_ok[i] ? "true" : "false");
+    fputc(']', f);
+    json_int_array(f, "crossings", r->crossings, n);
+    json_int_array(f, "values_converted", r->values, n);
+    fputs(", \"compiler\": ", f);
+    json_string(f, COMPILER_NAME " " COMPILER_VERSION);
+    fputs(", \"cflags\": ", f);
+    json_string(f, CROSSINGS_CFLAGS);
+    fputs(", \"sqlite\": ", f);
+    json_string(f, sqlite3_libversion());
+    fputs("}\n", f);
+    int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static int exec_sql(sqlite3 *db, const char *sql, result_t *r) {
+    char *err = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+        set_status(r, "error", "%s: %s", sql, err ? err : sqlite3_errmsg(db));
+        sqlite3_free(err);
+        return -1;
+    }
+    return 0;
+}
+
+/* testdata exactly as harness/workloads/bindings.py makes it: one transaction, a prepared insert. */
+static int create_testdata(sqlite3 *db, long n, result_t *r) {
+    sqlite3_stmt *ins = NULL;
+    if (exec_sql(db, "DROP TABLE IF EXISTS testdata", r) ||
+        exec_sql(db, "CREATE TABLE testdata (id INTEGER PRIMARY KEY, str TEXT, t TIMESTAMP)", r) ||
+        exec_sql(db, "BEGIN", r))
+        return -1;
+    if (sqlite3_prepare_v2(db, "INSERT INTO testdata (id, str, t) VALUES (?, ?, ?)", -1, &ins, NULL) != SQLITE_OK) {
+        set_status(r, "error", "prepare insert: %s", sqlite3_errmsg(db));
+        return -1;
+    }
+    for (long i = 1; i <= n; i++) {
+        sqlite3_bind_int64(ins, 1, (sqlite3_int64)i);
+        sqlite3_bind_text(ins, 2, STRS[(i - 1) % 4], -1, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 3, TIMESTAMP, -1, SQLITE_STATIC);
+        if (sqlite3_step(ins) != SQLITE_DONE) {
+            set_status(r, "error", "insert row %ld: %s", i, sqlite3_errmsg(db));
+            sqlite3_finalize(ins);
+            return -1;
+        }
+        sqlite3_reset(ins);
+    }
+    sqlite3_finalize(ins);
+    return exec_sql(db, "COMMIT", r);
+}
+
+/* ---------------------------------------------------------------- operations (timed) */
+
+static op_out_t select_fold(sqlite3 *db) {
+    op_out_t o = {0, 0, 0, SQLITE_OK};
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(db, SELECT_IDS, -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        o.rc = rc;
+        return o;
+    }
+    int64_t sum = 0, rows = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        sum += sqlite3_column_int64(stmt, 0);
+        rows++;
+    }
+    sqlite3_finalize(stmt);
+    o.value = sum;
+    o.crossings = rows;
+    o.values = rows;
+    o.rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return o;
+}
+
+static op_out_t select_all(sqlite3 *db) {
+    op_out_t o = {0, 0, 0, SQLITE_OK};
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(db, SELECT_IDS, -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        o.rc = rc;
+        return o;
+    }
+    size_t cap = 16, len = 0;
+    int64_t *ids = malloc(cap * sizeof *ids);
+    if (!ids) {
+        sqlite3_finalize(stmt);
+        o.rc = SQLITE_NOMEM;
+        return o;
+    }
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (len == cap) {
+            int64_t *grown = realloc(ids, 2 * cap * sizeof *ids);
+            if (!grown) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            ids = grown;
+            cap *= 2;
+        }
+        ids[len++] = sqlite3_column_int64(stmt, 0);
+    }
+    sqlite3_finalize(stmt);
+    int64_t sum = 0;
+    for (size_t i = 0; i < len; i++) sum += ids[i];
+    free(ids);
+    o.value = sum;
+    o.crossings = (int64_t)len;
+    o.values = (int64_t)len;
+    o.rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return o;
+}
+
+static op_out_t select_41(sqlite3 *db) {
+    op_out_t o = {0, 0, 0, SQLITE_OK};
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(db, "SELECT 41", -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        o.rc = rc;
+        return o;
+    }
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        o.value = sqlite3_column_int64(stmt, 0);
+        o.crossings++;
+        o.values++;
+    }
+    sqlite3_finalize(stmt);
+    o.rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return o;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int64_t now_ns(clockid_t clock) {
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int probe(void) {
+    printf("{\"available\": true, \"runtime\": ");
+    json_string(stdout, RUNTIME);
+    printf(", \"compiler\": ");
+    json_string(stdout, COMPILER_NAME " " COMPILER_VERSION);
+    printf(", \"cflags\": ");
+    json_string(stdout, CROSSINGS_CFLAGS);
+    printf(", \"sqlite\": ");
+    json_string(stdout, sqlite3_libversion());
+    printf(", \"sqlite_source_id\": ");
+    json_string(stdout, sqlite3_sourceid());
+    printf(", \"sqlite_header\": ");
+    json_string(stdout, SQLITE_VERSION);
+    printf(", \"threadsafe\": %d}\n", sqlite3_threadsafe());
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s --probe | BENCHMARK N ITERATIONS WORKDIR RESULT [DATABASE]\n", argv[0]);
+        return 2;
+    }
+    const char *benchmark = argv[1];
+    long n = strtol(argv[2], NULL, 10);
+    long iterations = strtol(argv[3], NULL, 10);
+    const char *workdir = argv[4];
+    const char *result_path = argv[5];
+    const char *database = argc == 7 && argv[6][0] ? argv[6] : NULL;
+
+    result_t r;
+    memset(&r, 0, sizeof r);
+    set_status(&r, "error", "%s", "");
+    if (iterations < 1) iterations = 1;
+    r.iterations = iterations;
+    r.wall_ns = calloc((size_t)iterations, sizeof(int64_t));
+    r.cpu_ns = calloc((size_t)iterations, sizeof(int64_t));
+    r.crossings = calloc((size_t)iterations, sizeof(int64_t));
+    r.values = calloc((size_t)iterations, sizeof(int64_t));
+    r.check_ok = calloc((size_t)iterations, sizeof(int));
+    if (!r.wall_ns || !r.cpu_ns || !r.crossings || !r.values || !r.check_ok) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+
+    op_out_t (*operation)(sqlite3 *) = NULL;
+    int64_t expected = 0;
+    int needs_testdata = 0;
+    if (strcmp(benchmark, "bindings.select_fold") == 0 || strcmp(benchmark, "bindings.select_all") == 0) {
+        if (n < 0) {
+            set_status(&r, "error", "n must be >= 0, got %ld", n);
+            write_result(result_path, &r);
+            return 1;
+        }
+        operation = strcmp(benchmark, "bindings.select_fold") == 0 ? select_fold : select_all;
+        expected = (int64_t)n * (n + 1) / 2;
+        needs_testdata = 1;
+    } else if (strcmp(benchmark, "selftest.wrong") == 0) {
+        operation = select_41;
+        expected = 42;
+    } else {
+        set_status(&r, "not_applicable", "no C implementation of %s in harness/native/bench.c", benchmark);
+        return write_result(result_path, &r) ? 1 : 0;
+    }
+
+    char path[4096];
+    if (database)
+        snprintf(path, sizeof path, "%s", database);
+    else
+        snprintf(path, sizeof path, "%s/bench.db", workdir);
+    sqlite3 *db = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK) {
+        set_status(&r, "error", "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        write_result(result_path, &r);
+        return 1;
+    }
+    if (needs_testdata && create_testdata(db, n, &r) != 0) {
+        sqlite3_close(db);
+        write_result(result_path, &r);
+        return 1;
+    }
+
+    long first_failure = -1;
+    int64_t first_value = 0;
+    for (long i = 0; i < iterations; i++) {
+        int64_t t0 = now_ns(CLOCK_MONOTONIC);
+        int64_t c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+        op_out_t o = operation(db);
+        int64_t c1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+        int64_t t1 = now_ns(CLOCK_MONOTONIC);
+        if (o.rc != SQLITE_OK) {
+            set_status(&r, "error", "iteration %ld: %s: %s", i, sqlite3_errstr(o.rc), sqlite3_errmsg(db));
+            sqlite3_close(db);
+            write_result(result_path, &r);
+            return 1;
+        }
+        r.wall_ns[i] = t1 - t0;
+        r.cpu_ns[i] = c1 - c0;
+        r.crossings[i] = o.crossings;
+        r.values[i] = o.values;
+        r.check_ok[i] = o.value == expected;
+        if (!r.check_ok[i] && first_failure < 0) {
+            first_failure = i;
+            first_value = o.value;
+        }
+        r.done = i + 1;
+    }
+    sqlite3_close(db);
+    if (first_failure >= 0) {
+        if (needs_testdata)
+            set_status(&r, "invalid", "wrong result: iteration %ld: checksum %lld != N(N+1)/2 = %lld", first_failure,
+                       (long long)first_value, (long long)expected);
+        else
+            set_status(&r, "invalid", "wrong result: iteration %ld: expected %lld, got %lld", first_failure,
+                       (long long)expected, (long long)first_value);
+    } else {
+        set_status(&r, "ok", "%s", "");
+    }
+    return write_result(result_path, &r) ? 1 : 0;
+}

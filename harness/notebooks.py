@@ -1,0 +1,60 @@
+"""Execute the notebooks headless on given runs (papermill's job, done with nbclient).
+
+The first cell tagged `parameters` holds defaults; we insert a cell after it that sets the
+run directories, the paper and the figures folder, then execute top to bottom. Executed copies
+(with outputs) go to an output folder; the committed notebooks stay free of outputs.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from harness.errors import UserError
+from harness.manifest import PROJECT_ROOT
+
+NOTEBOOK_DIR = PROJECT_ROOT / "notebooks"
+
+
+def available() -> list[str]:
+    return sorted(p.stem for p in NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> Path:
+    """Run notebook `name` with `parameters` injected; returns the executed copy's path."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    src = NOTEBOOK_DIR / f"{name}.ipynb"
+    if not src.exists():
+        raise UserError(f"unknown notebook {name!r}; notebooks: {', '.join(available())}")
+    nb = nbformat.read(src, as_version=4)
+    index = next((i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), -1)
+    lines = ["# injected by harness.notebooks"] + [f"{k} = {v!r}" for k, v in parameters.items()]
+    injected = nbformat.v4.new_code_cell("\n".join(lines), metadata={"tags": ["injected-parameters"]})
+    nb.cells.insert(index + 1, injected)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"{name}.ipynb"
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        nbformat.write(nb, out)
+        raise UserError(f"notebook {name} failed (executed copy with the error: {out}):\n{str(exc)[-2000:]}") from None
+    nbformat.write(nb, out)
+    return out
+
+
+def execute_all(run_dirs: list[Path], paper: Path, figures: Path, out_dir: Path, names: list[str] | None = None,
+                extra: dict | None = None) -> list[Path]:
+    results = []
+    params = {"run_dirs": [str(Path(d).resolve()) for d in run_dirs], "paper_path": str(Path(paper).resolve()),
+              "figures_dir": str(Path(figures).resolve()), **(extra or {})}
+    for name in names or available():
+        t0 = time.perf_counter()
+        print(f"executing notebooks/{name}.ipynb ...", file=sys.stderr, flush=True)
+        results.append(execute(name, params, out_dir))
+        print(f"  done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return results

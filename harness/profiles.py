@@ -1,0 +1,45 @@
+"""Named protocols: how many processes and iterations, which benchmarks and engines by default.
+
+`smoke` takes seconds and exists for tests; `quick` takes minutes and is what `make run` does on
+the embedded engines; `paper` is the SQPyte paper's full protocol (5 fresh processes x 50
+iterations). `params` override workloads' default parameters, per benchmark glob.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    processes: int
+    iterations: int
+    timeout_s: float
+    benchmarks: tuple[str, ...]
+    engines: tuple[str, ...]
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    description: str = ""
+
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile("smoke", 2, 3, 120.0, ("bindings.*",), ("sqlite/*", "duckdb"),
+                     {"bindings.*": {"n": 1000}, "tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}},
+                     "seconds: for tests and a first look"),
+    "quick": Profile("quick", 5, 20, 300.0, ("bindings.*", "micro.*", "tpch.*"), ("sqlite/*", "duckdb"),
+                     {"tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}},
+                     "minutes: the README's `make run` on the embedded engines"),
+    "paper": Profile("paper", 5, 50, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
+                     {"tpch.*": {"sf": 1}, "micro.*": {"sf": 1}},
+                     "the SQPyte paper's protocol: 5 fresh processes x 50 iterations"),
+}
+
+
+def params_for(profile: Profile, benchmark: str, defaults: dict[str, Any]) -> dict[str, Any]:
+    from fnmatch import fnmatchcase
+
+    params = dict(defaults)
+    for pattern, override in profile.params.items():
+        if fnmatchcase(benchmark, pattern):
+            params.update({k: v for k, v in override.items() if k in defaults})
+    return params

@@ -1,0 +1,149 @@
+"""The worker: runs inside each fresh benchmark process (`python -m harness.worker SPEC RESULT`).
+
+Python 3.9 compatible, standard library only plus the driver under test, because it also runs
+on PyPy. It does untimed set-up, then times each iteration with `perf_counter_ns` (wall) and
+`process_time_ns` (CPU) around the operation alone, checks every result outside the timed
+region, counts crossings once by instrumented replay, and writes its timings atomically.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from typing import Any, Dict, List
+
+RESULT_SCHEMA = 1
+
+
+def runtime_name() -> str:
+    """`cpython3.11.7`, `pypy3.9.18` (PyPy's language version), as the raw rows record it."""
+    impl = platform.python_implementation().lower()
+    return "%s%s" % (impl, platform.python_version())
+
+
+def write_json_atomic(path: str, obj: Dict[str, Any]) -> None:
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def probe(engine_name: str) -> Dict[str, Any]:
+    from harness import engines
+
+    try:
+        engine = engines.get(engine_name)
+    except KeyError as exc:
+        return {"available": False, "reason": str(exc.args[0]), "runtime": runtime_name()}
+    info = engine.probe()
+    info["runtime"] = runtime_name()
+    info["executable"] = sys.executable
+    return info
+
+
+def run(spec: Dict[str, Any]) -> Dict[str, Any]:
+    from harness import engines, workloads
+    from harness.engines.base import NotApplicable
+
+    out = {
+        "schema": RESULT_SCHEMA,
+        "pid": os.getpid(),
+        "runtime": runtime_name(),
+        "status": "error",
+        "reason": "",
+        "wall_ns": [],
+        "cpu_ns": [],
+        "check_ok": [],
+        "crossings": [],
+        "values_converted": [],
+    }  # type: Dict[str, Any]
+    workload = workloads.get(spec["benchmark"])
+    engine = engines.get(spec["engine"])
+    data = spec.get("data") or {}
+    try:
+        db = engine.connect(spec.get("engine_config") or {}, spec["workdir"], data.get("path"))
+    except NotApplicable as exc:
+        out.update(status="not_applicable", reason=str(exc))
+        return out
+    try:
+        reason = workload.not_applicable(db)
+        if reason:
+            out.update(status="not_applicable", reason=reason)
+            return out
+        ctx = {"workdir": spec["workdir"], "data": data, "seed": spec.get("seed", 0),
+               "process": spec.get("process", 0)}
+        try:
+            state = workload.setup(db, dict(spec.get("params") or {}), ctx)
+        except NotApplicable as exc:
+            out.update(status="not_applicable", reason=str(exc))
+            return out
+        operation = workload.operation
+        check = workload.check
+        iterations = int(spec["iterations"])
+        wall = out["wall_ns"]  # type: List[int]
+        cpu = out["cpu_ns"]  # type: List[int]
+        oks = out["check_ok"]  # type: List[bool]
+        first_failure = ""
+        counts = (None, None)
+        perf_counter_ns = time.perf_counter_ns
+        process_time_ns = time.process_time_ns
+        gc.collect()
+        for i in range(iterations):
+            t0 = perf_counter_ns()
+            c0 = process_time_ns()
+            result = operation(state)
+            c1 = process_time_ns()
+            t1 = perf_counter_ns()
+            wall.append(t1 - t0)
+            cpu.append(c1 - c0)
+            problem = check(state, result)
+            oks.append(problem is None)
+            if problem is not None and not first_failure:
+                first_failure = "iteration %d: %s" % (i, problem)
+            if i == 0:
+                counts = workload.counts(state, result)
+            result = None
+        out["crossings"] = [counts[0]] * iterations
+        out["values_converted"] = [counts[1]] * iterations
+        workload.teardown(state)
+        if first_failure:
+            out.update(status="invalid", reason="wrong result: " + first_failure)
+        else:
+            out["status"] = "ok"
+        return out
+    finally:
+        try:
+            db.close()
+        except Exception:  # noqa: BLE001 - closing is best effort once timings exist
+            pass
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) == 2 and argv[0] == "--probe":
+        print(json.dumps(probe(argv[1])))
+        return 0
+    if len(argv) != 2:
+        print("usage: python -m harness.worker SPEC.json RESULT.json | --probe ENGINE", file=sys.stderr)
+        return 2
+    with open(argv[0]) as f:
+        spec = json.load(f)
+    try:
+        out = run(spec)
+    except BaseException as exc:  # noqa: BLE001 - report every failure to the runner
+        out = {"schema": RESULT_SCHEMA, "pid": os.getpid(), "runtime": runtime_name(), "status": "error",
+               "reason": "%s: %s" % (type(exc).__name__, exc), "traceback": traceback.format_exc()}
+        write_json_atomic(argv[1], out)
+        traceback.print_exc()
+        return 1
+    write_json_atomic(argv[1], out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

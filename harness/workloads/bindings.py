@@ -1,0 +1,80 @@
+"""E1, the bindings study (seed 000, "Benchmarking sqlite-simple").
+
+`testdata(id INTEGER PRIMARY KEY, str TEXT, t TIMESTAMP)` with N rows exactly as the seed's
+db-util made it: id 1..N, `str` cycling "a", "ab", "abc", "abcd", `t` = 2010-10-10 00:00:00.
+The timed operation is `SELECT id FROM testdata` consumed by the client, with the checksum
+N(N+1)/2 checked afterwards. Two variants, as in the seed: fold over the cursor
+(`selectIntsFold`) and materialise all rows first (`selectInts`).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+from harness.workloads.base import Workload, count_rows_and_values
+
+SELECT_IDS = "SELECT id FROM testdata"
+STRS = ("a", "ab", "abc", "abcd")
+TIMESTAMP = "2010-10-10 00:00:00"
+
+CREATE = {
+    "sqlite": "CREATE TABLE testdata (id INTEGER PRIMARY KEY, str TEXT, t TIMESTAMP)",
+    "duckdb": "CREATE TABLE testdata (id INTEGER PRIMARY KEY, str TEXT, t TIMESTAMP)",
+    "postgresql": "CREATE TABLE testdata (id INTEGER PRIMARY KEY, str TEXT, t TIMESTAMP)",
+    "mariadb": "CREATE TABLE testdata (id INTEGER PRIMARY KEY, str TEXT, t TIMESTAMP) ENGINE=InnoDB",
+}
+
+
+def create_testdata(db: Any, n: int) -> None:
+    """Drop and fill `testdata` in one transaction (untimed set-up)."""
+    db.execute("DROP TABLE IF EXISTS testdata")
+    db.execute(CREATE[db.dialect])
+    rows = [(i, STRS[(i - 1) % 4], TIMESTAMP) for i in range(1, n + 1)]
+    sql = "INSERT INTO testdata (id, str, t) VALUES ({0}, {0}, {0})".format(db.placeholder)
+    db.execute("BEGIN")
+    db.executemany(sql, rows)
+    db.execute("COMMIT")
+
+
+class _SelectIds(Workload):
+    default_params = {"n": 10000}
+    #: the summary derives rows/s from this parameter
+    rows_param = "n"
+
+    def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
+        n = int(params["n"])
+        create_testdata(db, n)
+        return {"db": db, "n": n, "expected": n * (n + 1) // 2}
+
+    def check(self, state: Any, result: Any) -> Optional[str]:
+        if result != state["expected"]:
+            return "checksum %r != N(N+1)/2 = %d" % (result, state["expected"])
+        return None
+
+    def counts(self, state: Any, result: Any) -> Tuple[Optional[int], Optional[int]]:
+        return count_rows_and_values(state["db"].rows(SELECT_IDS))
+
+
+class SelectFold(_SelectIds):
+    name = "bindings.select_fold"
+    description = "E1: SELECT id FROM testdata, folded over the cursor row by row (sum of ids)"
+
+    def operation(self, state: Any) -> Any:
+        total = 0
+        for row in state["db"].rows(SELECT_IDS):
+            total += row[0]
+        return total
+
+
+class SelectAll(_SelectIds):
+    name = "bindings.select_all"
+    description = "E1: SELECT id FROM testdata, all rows materialised (fetchall), then summed"
+
+    def operation(self, state: Any) -> Any:
+        rows = state["db"].query(SELECT_IDS)
+        total = 0
+        for row in rows:
+            total += row[0]
+        return total
+
+
+WORKLOADS = [SelectFold(), SelectAll()]

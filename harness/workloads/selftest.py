@@ -1,0 +1,49 @@
+"""Benchmarks that exist to test the harness itself (never part of a profile).
+
+`selftest.sleep` sleeps, so a test can kill its worker mid-run; `selftest.wrong` returns a wrong
+answer, so a test sees the cell marked invalid; `selftest.crash` raises in the timed operation.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, Optional
+
+from harness.workloads.base import Workload
+
+
+class Sleep(Workload):
+    name = "selftest.sleep"
+    description = "harness self-test: sleep `seconds` per iteration"
+    default_params = {"seconds": 0.01}
+
+    def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
+        return float(params["seconds"])
+
+    def operation(self, state: Any) -> Any:
+        time.sleep(state)
+        return state
+
+
+class Wrong(Workload):
+    name = "selftest.wrong"
+    description = "harness self-test: an operation whose answer is always wrong"
+
+    def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
+        return db
+
+    def operation(self, state: Any) -> Any:
+        return state.query("SELECT 41")[0][0]
+
+    def check(self, state: Any, result: Any) -> Optional[str]:
+        return None if result == 42 else "expected 42, got %r" % (result,)
+
+
+class Crash(Workload):
+    name = "selftest.crash"
+    description = "harness self-test: an operation that raises"
+
+    def operation(self, state: Any) -> Any:
+        raise RuntimeError("selftest.crash raised on purpose")
+
+
+WORKLOADS = [Sleep(), Wrong(), Crash()]

@@ -1,0 +1,43 @@
+"""Shared fixtures: run the CLI as a user would, in a subprocess, on temporary run folders."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def harness(*args: str, timeout: float = 600, check: bool = True, **kw) -> subprocess.CompletedProcess:
+    """`python -m harness ARGS` in a fresh process; returns the completed process."""
+    proc = subprocess.run([sys.executable, "-m", "harness", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, **kw)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"harness {' '.join(args)} exited {proc.returncode}\nstdout:\n{proc.stdout}\n"
+                             f"stderr:\n{proc.stderr}")
+    return proc
+
+
+def last_line(text: str) -> str:
+    return text.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory) -> Path:
+    """One smoke run of the E1 study on the embedded engines, shared by tests that only read it."""
+    out = tmp_path_factory.mktemp("runs")
+    proc = harness("run", "--profile", "smoke", "--benchmarks", "bindings.*", "--engines", "sqlite/*,duckdb",
+                   "--out", str(out), "--no-progress")
+    run_dir = Path(last_line(proc.stdout))
+    assert run_dir.is_dir()
+    return run_dir
+
+
+def require(env_var: str, reason: str) -> None:
+    """Skip with `reason`, unless `env_var`=1 (CI sets it): then a missing component fails."""
+    if os.environ.get(env_var) == "1":
+        pytest.fail(f"{reason} (and {env_var}=1 forbids skipping)")
+    pytest.skip(reason)

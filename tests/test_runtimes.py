@@ -1,0 +1,244 @@
+"""Runtimes as a dimension: PyPy beside CPython, the C speed-of-light baseline, cycles per row.
+
+A missing pypy3 or C toolchain skips its tests with the reason, unless CROSSINGS_REQUIRE_RUNTIMES=1
+(CI sets it): then it fails.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import harness, last_line, require
+from harness import cpuclock, store
+from harness.native import launcher
+from harness.runner import probe
+from harness.runtimes import RUNTIMES
+
+REQUIRE = "CROSSINGS_REQUIRE_RUNTIMES"
+N = 1000  # the smoke profile's n for bindings.*
+
+
+def need_pypy() -> None:
+    if RUNTIMES["pypy"].unavailable_reason():
+        require(REQUIRE, RUNTIMES["pypy"].unavailable_reason())
+
+
+def need_c() -> None:
+    info = launcher.probe("sqlite/native-c")
+    if not info["available"]:
+        require(REQUIRE, info["reason"])
+
+
+def run(tmp_path: Path, *args: str) -> Path:
+    proc = harness("run", "--profile", "smoke", "--out", str(tmp_path), "--no-progress", *args)
+    return Path(last_line(proc.stdout))
+
+
+def cell_rows(run_dir: Path) -> pd.DataFrame:
+    return store.load_runs([run_dir])
+
+
+def statuses(run_dir: Path) -> pd.DataFrame:
+    p = store.load_process_records([run_dir])
+    return p.drop_duplicates(["benchmark", "engine", "runtime_family"]).set_index(["engine", "runtime_family"])
+
+
+# ---------------------------------------------------------------- PyPy
+
+
+def test_pypy_cell_runs_sqlite3_and_skips_what_pypy_cannot_load(tmp_path):
+    need_pypy()
+    run_dir = run(tmp_path, "--benchmarks", "bindings.select_fold", "--engines", "sqlite/sqlite3,sqlite/apsw,duckdb",
+                  "--runtimes", "cpython,pypy", "--processes", "2", "--iterations", "3")
+    df = cell_rows(run_dir)
+    pypy = df[df["runtime"].str.startswith("pypy")]
+    assert set(pypy["engine"]) == {"sqlite/sqlite3"}
+    assert len(pypy) == 2 * 3 and pypy["pid"].nunique() == 2
+    assert pypy["check_ok"].all() and (pypy["crossings"] == N).all() and (pypy["values_converted"] == N).all()
+    assert set(df[df["runtime"].str.startswith("cpython")]["engine"]) == {"sqlite/sqlite3", "sqlite/apsw", "duckdb"}
+    st = statuses(run_dir)
+    assert st.loc[("sqlite/apsw", "pypy"), "status"] == "skipped"
+    assert st.loc[("sqlite/apsw", "pypy"), "reason"].startswith("not available on pypy: ")
+    assert st.loc[("duckdb", "pypy"), "status"] == "skipped"
+    assert st.loc[("duckdb", "pypy"), "reason"].startswith("not available on pypy: ")
+    m = store.read_manifest(run_dir)
+    assert m["engines"]["sqlite/sqlite3@pypy"]["runtime"].startswith("pypy3.9")
+
+
+def test_missing_pypy_is_a_reason_not_a_crash(monkeypatch):
+    monkeypatch.setenv("CROSSINGS_PYPY", "/nonexistent/pypy3")
+    info = probe("sqlite/sqlite3", "pypy")
+    assert info["available"] is False
+    assert info["reason"].startswith("not available on pypy: ")
+
+
+# ---------------------------------------------------------------- impossible pairs
+
+
+@pytest.mark.parametrize("engine, runtime", [
+    ("sqlite/sqlite3", "c"), ("sqlite/apsw", "c"), ("duckdb", "c"), ("duckdb", "pypy"),
+    ("sqlite/native-c", "cpython"), ("sqlite/native-c", "pypy"),
+])
+def test_impossible_pairs_are_unavailable_with_a_reason(engine, runtime):
+    info = probe(engine, runtime)
+    assert info["available"] is False
+    assert info["reason"].startswith(f"not available on {runtime}: ")
+
+
+def test_four_possible_cells_run_and_impossible_pairs_are_skipped(tmp_path):
+    need_pypy()
+    need_c()
+    run_dir = run(tmp_path, "--benchmarks", "bindings.select_fold", "--engines", "sqlite/sqlite3,sqlite/native-c",
+                  "--runtimes", "cpython,pypy,c", "--processes", "1", "--iterations", "2")
+    df = cell_rows(run_dir)
+    got = {(e, re.match(r"[a-z]+", r).group()) for e, r in zip(df["engine"], df["runtime"])}
+    assert got == {("sqlite/sqlite3", "cpython"), ("sqlite/sqlite3", "pypy"), ("sqlite/native-c", "c")}
+    st = statuses(run_dir)
+    for engine, rt in [("sqlite/sqlite3", "c"), ("sqlite/native-c", "cpython"), ("sqlite/native-c", "pypy")]:
+        assert st.loc[(engine, rt), "status"] == "skipped"
+        assert st.loc[(engine, rt), "reason"].startswith(f"not available on {rt}: ")
+    m = store.read_manifest(run_dir)
+    assert set(m["process_counts"]) == {"ok", "skipped"}
+    assert m["process_counts"]["ok"] == 3
+
+
+# ---------------------------------------------------------------- C baseline
+
+
+def test_c_cells_have_p_times_i_rows_and_right_checksum_and_crossings(tmp_path):
+    need_c()
+    run_dir = run(tmp_path, "--benchmarks", "bindings.*", "--engines", "sqlite/native-c", "--runtimes", "c",
+                  "--processes", "2", "--iterations", "4")
+    df = cell_rows(run_dir)
+    assert set(df["benchmark"]) == {"bindings.select_fold", "bindings.select_all"}
+    for _, g in df.groupby("benchmark"):
+        assert len(g) == 2 * 4
+        assert sorted(g["process"].unique()) == [0, 1] and g["pid"].nunique() == 2
+        assert sorted(g["iteration"]) == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert df["runtime"].str.match(r"^c-(gcc|clang|cc)").all()
+    assert (df["driver"] == "libsqlite3").all()
+    assert df["check_ok"].all()
+    assert (df["crossings"] == N).all() and (df["values_converted"] == N).all()
+    assert (df["wall_ns"] > 0).all() and (df["cpu_ns"] > 0).all()
+    m = store.read_manifest(run_dir)
+    c = m["engines"]["sqlite/native-c@c"]
+    assert c["versions"]["sqlite"] and c["versions"]["compiler"] and c["versions"]["flags"]
+    assert c["build"]["source_sha256"]
+
+
+def test_c_result_file_matches_the_worker_format(tmp_path):
+    need_c()
+    b = launcher.build_for("sqlite/native-c")
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"benchmark": "bindings.select_all", "params": {"n": 100}, "iterations": 3, "workdir": "%s",'
+                    ' "data": {}}' % tmp_path)
+    result = tmp_path / "result.json"
+    argv = launcher.worker_argv("sqlite/native-c", str(spec), str(result))
+    assert argv[0] == str(b.binary)
+    import json
+    import subprocess
+
+    subprocess.run(argv, check=True, timeout=60)
+    out = json.loads(result.read_text())
+    assert out["schema"] == 1 and out["status"] == "ok" and out["reason"] == ""
+    assert out["runtime"].startswith("c-") and isinstance(out["pid"], int)
+    assert out["check_ok"] == [True] * 3 and out["crossings"] == [100] * 3 and out["values_converted"] == [100] * 3
+    assert len(out["wall_ns"]) == len(out["cpu_ns"]) == 3
+    assert not list(tmp_path.glob("result.json.tmp*")), "written via a temporary file and renamed"
+
+
+def test_c_wrong_answer_is_invalid_and_unimplemented_is_not_applicable(tmp_path):
+    need_c()
+    proc = harness("run", "--profile", "smoke", "--benchmarks", "selftest.wrong,selftest.sleep", "--engines",
+                   "sqlite/native-c", "--runtimes", "c", "--processes", "1", "--iterations", "2", "--out",
+                   str(tmp_path), "--no-progress")
+    run_dir = Path(last_line(proc.stdout))
+    p = store.load_process_records([run_dir]).set_index("benchmark")
+    assert p.loc["selftest.wrong", "status"] == "invalid"
+    assert "expected 42, got 41" in p.loc["selftest.wrong", "reason"]
+    assert p.loc["selftest.sleep", "status"] == "not_applicable"
+    assert "no C implementation" in p.loc["selftest.sleep", "reason"]
+
+
+def test_build_cache_is_reused_and_keyed_on_source_and_flags(tmp_path):
+    if not shutil.which(launcher.compiler()):
+        require(REQUIRE, f"no C compiler {launcher.compiler()!r}")
+    need_c()
+    cache = tmp_path / "cache"
+    first = launcher.build(flags=["-O2"], cache=cache)
+    assert first.info["cached"] is False and first.binary.exists()
+    mtime = first.binary.stat().st_mtime_ns
+    again = launcher.build(flags=["-O2"], cache=cache)
+    assert again.info["cached"] is True and again.binary == first.binary
+    assert again.binary.stat().st_mtime_ns == mtime, "reused, not rebuilt"
+    other_flags = launcher.build(flags=["-O1"], cache=cache)
+    assert other_flags.binary != first.binary and other_flags.info["flags"] == "-O1"
+    edited = tmp_path / "bench.c"
+    edited.write_text(launcher.SOURCE.read_text() + "\n/* edited */\n")
+    other_source = launcher.build(source=edited, flags=["-O2"], cache=cache)
+    assert other_source.binary != first.binary
+    assert len(list(cache.glob("bench-*.json"))) == 3
+
+
+def test_missing_compiler_or_headers_make_c_unavailable_with_a_reason(monkeypatch, tmp_path):
+    monkeypatch.setenv("CROSSINGS_CC", "/nonexistent/cc")
+    monkeypatch.setenv("CROSSINGS_NATIVE_CACHE", str(tmp_path))
+    info = launcher.probe("sqlite/native-c")
+    assert info["available"] is False
+    assert info["reason"].startswith("not available on c: no C compiler")
+    msg = launcher._explain_failure("bench.c:30:10: fatal error: sqlite3.h: No such file or directory", ["cc"])
+    assert "libsqlite3-dev" in msg
+
+
+# ---------------------------------------------------------------- cycles per row
+
+
+def test_cycles_per_row_arithmetic():
+    # seed 000: 6.9M rows/s at 3.2 GHz is about 460 cycles per row
+    assert cpuclock.cycles_per_row(10_000 / 6.9e6, 10_000, 3.2e9) == pytest.approx(463.8, abs=0.1)
+    assert math.isnan(cpuclock.cycles_per_row(0.001, 1000, None))
+    assert math.isnan(cpuclock.cycles_per_row(None, 1000, 3e9))
+
+
+def test_add_cycles_per_row_to_a_summary():
+    df = pd.DataFrame({"benchmark": ["a", "b", "c"], "mean_s": [0.001, 0.002, 0.5], "rows_per_s": [1e7, 5e6, None]})
+    out = cpuclock.add_cycles_per_row(df, {"hz": 3e9, "source": "test"})
+    assert out["cycles_per_row"].tolist()[:2] == pytest.approx([300.0, 600.0])
+    assert math.isnan(out["cycles_per_row"].iloc[2])
+    assert out.attrs["cpu_clock"]["source"] == "test"
+    unknown = cpuclock.add_cycles_per_row(df, {"hz": None, "source": "unknown"})
+    assert unknown["cycles_per_row"].isna().all()
+    assert "cycles_per_row" not in df
+
+
+def test_cpu_clock_states_its_source():
+    clock = cpuclock.cpu_clock()
+    assert isinstance(clock["source"], str) and clock["source"]
+    if clock["hz"] is not None:
+        assert 1e8 < clock["hz"] < 1e10
+        assert clock["source"].split(":")[0] in cpuclock.SOURCE_ORDER
+    else:
+        assert clock["source"].startswith("unknown")
+
+
+def test_perf_csv_parsing():
+    text = "<not supported>,,cycles,0,100.00,,\n0.57,msec,task-clock,568232,100.00,0.315,CPUs utilized\n"
+    assert cpuclock.parse_perf_csv(text) == {"cycles": None, "task-clock": 0.57}
+    text = "520000000,,cycles,200000000,100.00,,\n200.0,msec,task-clock,200000000,100.00,1.0,CPUs utilized\n"
+    v = cpuclock.parse_perf_csv(text)
+    assert v["cycles"] / (v["task-clock"] / 1e3) == pytest.approx(2.6e9)
+
+
+def test_clock_of_run_falls_back_to_the_machine_section(tmp_path):
+    (tmp_path / "manifest.json").write_text('{"machine": {"cpu": {"mhz_proc_cpuinfo": 3200.0}}}')
+    clock = cpuclock.clock_of_run(tmp_path)
+    assert clock["hz"] == pytest.approx(3.2e9) and clock["source"].startswith("proc-cpuinfo")
+    (tmp_path / "manifest.json").write_text('{"cpu_clock": {"hz": 2.5e9, "source": "perf: measured"}}')
+    assert cpuclock.clock_of_run(tmp_path)["hz"] == 2.5e9
+    assert os.path.exists(tmp_path / "manifest.json")

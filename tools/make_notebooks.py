@@ -1,0 +1,113 @@
+"""Write the committed notebooks from the cell sources below (run after editing them).
+
+Notebooks are committed without outputs; this script is the single place their cells are
+authored, so a review sees plain Python rather than JSON.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS: dict[str, list[tuple[str, str, list[str]]]] = {}
+
+
+def md(text: str) -> tuple[str, str, list[str]]:
+    return ("markdown", text.strip("\n"), [])
+
+
+def code(text: str, tags: list[str] | None = None) -> tuple[str, str, list[str]]:
+    return ("code", text.strip("\n"), tags or [])
+
+
+PARAMS = code('''
+# Parameters (the harness injects a cell after this one when it runs the notebook headless)
+run_dirs = []            # run directories; empty: data/reference/ or else the newest run in data/runs/
+paper_path = None        # paper.md to update (None: do not touch the paper)
+figures_dir = "../figures"
+method = "hierarchical"  # CI method: hierarchical | pooled-t | process-t
+baseline = "sqlite/sqlite3"
+resamples = 10000
+''', ["parameters"])
+
+SETUP = code('''
+from pathlib import Path
+import pandas as pd
+from harness import figures, paper, report, store
+from harness.summary import summarize_runs
+
+run_dirs = [Path(d) for d in run_dirs] or store.default_runs()
+figures_dir = Path(figures_dir)
+print("runs:", ", ".join(str(d) for d in run_dirs))
+''')
+
+NOTEBOOKS["bindings"] = [
+    md('''
+# E1: the bindings study (seed 000, "Benchmarking sqlite-simple")
+
+`SELECT id FROM testdata` over N rows, consumed by the client and checked against N(N+1)/2, on every
+engine, driver and runtime in the runs. Two variants: fold over the cursor, and materialise all rows
+first. All numbers below are computed from the raw timings by `harness`; this notebook only shows them.
+'''),
+    PARAMS,
+    SETUP,
+    code('''
+summary = summarize_runs(run_dirs, method=method, resamples=resamples)
+e1 = summary[summary["benchmark"].str.startswith("bindings.")]
+e1[["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s", "ci_high_s",
+    "rows_per_s", "status", "reason"]]
+'''),
+    md('''
+## Rows per second
+
+Bars: rows/s = N / mean time per operation; error bars: the 99% CI of the mean, inverted.
+'''),
+    code('''
+fig_path = figures.plot_rows_per_s(e1, figures_dir / "e1_rows_per_s.png", method=method)
+from IPython.display import Image
+Image(filename=str(fig_path))
+'''),
+    code('''
+table = figures.e1_table(e1)
+table
+'''),
+    code('''
+if paper_path:
+    paper.update_section(paper_path, "protocol", report.protocol_text(run_dirs))
+    caption = (f"Table: E1, time per operation and rows/s, mean with 99% CI ({method} method; "
+               "rows/s bounds are N divided by the time bounds).")
+    paper.update_section(paper_path, "e1-table", figures.to_markdown(table) + "\\n\\n" + caption)
+    rel = Path(figures_dir).resolve().relative_to(Path(paper_path).resolve().parent) \\
+        if Path(figures_dir).resolve().is_relative_to(Path(paper_path).resolve().parent) else Path(figures_dir)
+    paper.update_section(paper_path, "e1-figure",
+                         f"![E1 rows/s per engine, driver and runtime, 99% CI ({method})]({rel / 'e1_rows_per_s.png'})")
+    print("updated", paper_path)
+'''),
+]
+
+
+def build(name: str) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    for kind, src, tags in NOTEBOOKS[name]:
+        cell = nbformat.v4.new_markdown_cell(src) if kind == "markdown" else nbformat.v4.new_code_cell(src)
+        if tags:
+            cell.metadata["tags"] = tags
+        cell.pop("id", None)
+        nb.cells.append(cell)
+    nb.nbformat_minor = 4
+    return nb
+
+
+def main() -> int:
+    for name in (sys.argv[1:] or NOTEBOOKS):
+        nbformat.write(build(name), ROOT / "notebooks" / f"{name}.ipynb")
+        print("wrote", ROOT / "notebooks" / f"{name}.ipynb")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
