@@ -99,3 +99,69 @@ def to_markdown(df: pd.DataFrame) -> str:
     for row in df.itertuples(index=False):
         lines.append("| " + " | ".join(str(v) for v in row) + " |")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# E2 (micro-benchmarks): crossings table (SQPyte Figure 15) and speedup against crossings
+# ---------------------------------------------------------------------------------------------
+
+def sqpyte_figure15() -> pd.DataFrame:
+    """The SQPyte paper's published counts at TPC-H SF 1 (cited reference data, seed 001)."""
+    from harness.manifest import PROJECT_ROOT
+
+    return pd.read_csv(PROJECT_ROOT / "harness" / "reference" / "sqpyte_figure15.csv")
+
+
+def crossings_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Counted crossings and values converted per micro-benchmark and engine, beside the paper's."""
+    df = summary[summary["benchmark"].str.startswith("micro.") & summary["crossings"].notna()]
+    if df.empty:
+        return pd.DataFrame()
+    counts = (df.groupby(["benchmark", "params", "engine"], sort=True)[["crossings", "values_converted"]]
+              .max().reset_index())
+    counts["benchmark_short"] = counts["benchmark"].str.replace("micro.", "", regex=False)
+    paper = sqpyte_figure15().rename(columns={"crossings": "paper_crossings_sf1",
+                                              "values_converted": "paper_values_sf1"})
+    out = counts.merge(paper, left_on="benchmark_short", right_on="benchmark", how="left", suffixes=("", "_p"))
+    cols = ["benchmark", "params", "engine", "crossings", "values_converted", "paper_crossings_sf1", "paper_values_sf1"]
+    return out[cols]
+
+
+def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Path | str, baseline: str) -> Path:
+    """Ratio to the baseline (with CI) against crossings per operation, one series per engine."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = table[(table["benchmark"] != "geomean") & (table["engine"] != baseline) & table["ratio"].notna()]
+    counts = summary[["benchmark", "params", "engine", "crossings"]].dropna().drop_duplicates(
+        ["benchmark", "params", "engine"])
+    t = t.merge(counts, on=["benchmark", "params", "engine"], how="inner")
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for (engine, runtime), g in t.groupby(["engine", "runtime"], sort=True):
+        g = g.sort_values("crossings")
+        err = np.vstack([g["ratio"] - g["ratio_ci_low"], g["ratio_ci_high"] - g["ratio"]])
+        ax.errorbar(g["crossings"], g["ratio"], yerr=err, fmt="o-", capsize=3, label=f"{engine} ({runtime})")
+        for _, r in g.iterrows():
+            ax.annotate(r["benchmark"].split(".", 1)[-1], (r["crossings"], r["ratio"]), fontsize=7,
+                        textcoords="offset points", xytext=(4, 3))
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("crossings per operation (counted)")
+    ax.set_ylabel(f"time relative to {baseline} (log; < 1 is faster)")
+    ax.set_title("E2: cost relative to the baseline against boundary crossings", fontsize=9)
+    ax.grid(alpha=0.3, which="both")
+    if len(t):
+        ax.legend(fontsize=7)
+    return save(fig, path)
+
+
+def excluded_cells(summary: pd.DataFrame, prefix: str) -> str:
+    """A sentence naming the cells kept out of a table and why (invalid answers, failures)."""
+    df = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] != "ok")]
+    if df.empty:
+        return "No cell was excluded."
+    parts = [f"{r.benchmark} on {r.engine} ({r.status}: {str(r.reason)[:120]})" for r in df.itertuples()]
+    return "Excluded from the table: " + "; ".join(parts) + "."

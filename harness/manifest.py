@@ -15,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.cpuclock import cpu_clock
 from harness.store import SCHEMA_VERSION
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -102,6 +103,7 @@ def base_manifest(run_id: str, command: list[str] | None) -> dict[str, Any]:
         "command": redact(" ".join(command)) if command else None,
         "project": git_commit(),
         "machine": machine(),
+        "cpu_clock": cpu_clock(),
         "python": {"version": sys.version, "executable": sys.executable},
         "libraries": library_versions(),
     }

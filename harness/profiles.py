@@ -20,15 +20,20 @@ class Profile:
     engines: tuple[str, ...]
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
     description: str = ""
+    #: per-process budget of timed seconds: a process stops iterating once it has spent it
+    #: (after at least 2 iterations), so one slow cell cannot hold a quick run for an hour.
+    #: None: every process runs all its iterations (the paper protocol).
+    budget_s: float | None = None
 
 
 PROFILES: dict[str, Profile] = {
     "smoke": Profile("smoke", 2, 3, 120.0, ("bindings.*",), ("sqlite/*", "duckdb"),
-                     {"bindings.*": {"n": 1000}, "tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}},
-                     "seconds: for tests and a first look"),
-    "quick": Profile("quick", 5, 20, 300.0, ("bindings.*", "micro.*", "tpch.*"), ("sqlite/*", "duckdb"),
-                     {"tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}},
-                     "minutes: the README's `make run` on the embedded engines"),
+                     {"bindings.*": {"n": 1000}, "tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01},
+                      "micro.filltable": {"rows": 1000}},
+                     "seconds: for tests and a first look", budget_s=2.0),
+    "quick": Profile("quick", 3, 10, 300.0, ("bindings.*", "micro.*", "tpch.*"), ("sqlite/*", "duckdb"),
+                     {"tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}, "micro.filltable": {"rows": 10000}},
+                     "minutes: the README's `make run` on the embedded engines", budget_s=3.0),
     "paper": Profile("paper", 5, 50, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
                      {"tpch.*": {"sf": 1}, "micro.*": {"sf": 1}},
                      "the SQPyte paper's protocol: 5 fresh processes x 50 iterations"),

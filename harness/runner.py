@@ -57,6 +57,7 @@ class RunRequest:
     seed: int = 0
     out: Path = PROJECT_ROOT / "data" / "runs"
     timeout_s: float | None = None
+    budget_s: float | None = None
     params: dict[str, Any] = field(default_factory=dict)
     engine_configs: dict[str, dict[str, Any]] = field(default_factory=dict)
     progress: bool = True
@@ -103,8 +104,12 @@ def interleave(n_cells: int, processes: int, seed: int) -> list[tuple[int, int]]
     return tasks
 
 
-def probe(engine: str, runtime: str, timeout: float = 120.0) -> dict[str, Any]:
-    """Ask a worker on `runtime` whether `engine` is usable there, and with which versions."""
+def probe(engine: str, runtime: str, timeout: float = 120.0, config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Ask a worker on `runtime` whether `engine` is usable there, and with which versions.
+
+    A server engine's probe needs its engine_config (DSN): it goes to the worker in a 0600
+    JSON file named by a third argument (`--probe ENGINE CONFIG.json`), never on the command
+    line. Without one (e.g. `list`), `harness.servers.listing_config` says what can be had."""
     rt = RUNTIMES[runtime]
     eng = engine_registry.get(engine)
     if runtime not in eng.runtimes:
@@ -116,19 +121,35 @@ def probe(engine: str, runtime: str, timeout: float = 120.0) -> dict[str, Any]:
     reason = rt.unavailable_reason()
     if reason:
         return {"available": False, "reason": f"not available on {runtime}: {reason}"}
+    if config is None and getattr(eng, "server_family", None):
+        from harness.servers import listing_config
+
+        config = listing_config(engine)
+    extra: list[str] = []
+    config_path = None
+    if config is not None:
+        fd, config_path = tempfile.mkstemp(prefix="crossings-probe-", suffix=".json")  # mode 0600
+        with os.fdopen(fd, "w") as f:
+            json.dump(config, f)
+        extra = [config_path]
     try:
-        proc = subprocess.run(rt.worker_argv("--probe", engine), capture_output=True, text=True, timeout=timeout,
-                              cwd=PROJECT_ROOT, env=worker_env())
+        proc = subprocess.run(rt.worker_argv("--probe", engine, *extra), capture_output=True, text=True,
+                              timeout=timeout, cwd=PROJECT_ROOT, env=worker_env())
     except subprocess.TimeoutExpired:
         return {"available": False, "reason": f"probe on {runtime} timed out after {timeout:.0f} s"}
     except OSError as exc:  # e.g. CROSSINGS_PYPY names a file that is missing or not executable
         return {"available": False, "reason": f"not available on {runtime}: cannot start {rt.executable()}: "
                                               f"{exc.strerror or exc}"}
+    finally:
+        if config_path:
+            os.unlink(config_path)
     try:
         info = json.loads(proc.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         tail = (proc.stderr or "").strip().splitlines()[-1:] or ["no output"]
-        return {"available": False, "reason": f"probe on {runtime} failed: {tail[0]}"}
+        return {"available": False, "reason": redact(f"probe on {runtime} failed: {tail[0]}")}
+    if info.get("reason"):
+        info["reason"] = redact(str(info["reason"]))
     if not info.get("available") and runtime != "cpython":
         info["reason"] = f"not available on {runtime}: {info.get('reason')}"
     return info
@@ -141,6 +162,18 @@ def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
 
         return launcher.worker_argv(cell.engine, spec_path, result_path)
     return RUNTIMES[cell.runtime].worker_argv(spec_path, result_path)
+
+
+def _die_with_parent() -> None:
+    """In the worker before exec: ask Linux to kill it if the runner dies (even by SIGKILL),
+    so a killed harness leaves no orphan worker behind. Elsewhere: nothing to do."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _tail(path: Path) -> str:
@@ -177,10 +210,9 @@ class Runner:
         workload = workloads.get(cell.benchmark)
         data: dict[str, Any] = {}
         if workload.dataset:
-            import importlib
+            from harness.datasets import prepare_for
 
-            module = importlib.import_module(f"harness.datasets.{workload.dataset}")
-            data = module.prepare_for(cell.engine, cell.params, progress=self.progress)
+            data = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress)
             fingerprints = self.plan.setdefault("datasets", {})
             fingerprints[f"{workload.dataset}:{cell.engine}:{store.canonical_params(cell.params)}"] = {
                 k: v for k, v in data.items() if k != "path"}
@@ -210,10 +242,8 @@ class Runner:
             return "skipped"
         try:
             data = self._prepare(index)
-        except UserError:
-            raise
         except Exception as exc:  # noqa: BLE001 - a data set that cannot be made skips its cells
-            self.dead_cells[index] = ("skipped", f"data set preparation failed: {type(exc).__name__}: {exc}")
+            self.dead_cells[index] = ("skipped", f"data set preparation failed: {exc}")
             return self.run_one(seq, index, process)
         workdir = Path(tempfile.mkdtemp(prefix="crossings-worker-"))
         try:
@@ -224,6 +254,7 @@ class Runner:
     def _execute(self, seq: int, index: int, process: int, cell: Cell, data: dict[str, Any], workdir: Path) -> str:
         spec = {"benchmark": cell.benchmark, "params": cell.params, "engine": cell.engine,
                 "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": self.plan["iterations"],
+                "budget_s": self.plan.get("budget_s"), "min_iterations": self.plan.get("min_iterations", 2),
                 "process": process, "seed": self.plan["seed"] * 1_000_003 + seq, "workdir": str(workdir), "data": data}
         spec_path = workdir / "spec.json"
         fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -235,7 +266,7 @@ class Runner:
         with open(log_path, "wb") as log:
             self.current = subprocess.Popen(worker_argv(cell, str(spec_path), str(result_path)), cwd=PROJECT_ROOT,
                                             env=worker_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                            start_new_session=True)
+                                            start_new_session=True, preexec_fn=_die_with_parent)
             try:
                 returncode = self.current.wait(timeout=self.plan["timeout_s"])
             except subprocess.TimeoutExpired:
@@ -285,7 +316,9 @@ class Runner:
             }
             store.write_timings(self.run_dir, seq, rows)
             extra["timings_file"] = f"timings/{seq:06d}.parquet"
-        if status == "ok" and n != self.plan["iterations"]:
+        if result.get("budget_stop"):
+            extra["budget_stop"] = result["budget_stop"]
+        elif status == "ok" and n != self.plan["iterations"]:
             status, reason = "error", f"worker returned {n} iterations, expected {self.plan['iterations']}"
         if status == "error" and result.get("traceback"):
             extra["traceback"] = redact(result["traceback"])
@@ -351,18 +384,25 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     order = interleave(len(cells), processes, request.seed)
     return {
         "run_id": run_id, "profile": profile.name, "processes": processes, "iterations": iterations,
-        "seed": request.seed, "timeout_s": request.timeout_s or profile.timeout_s, "benchmarks": benchmarks,
+        "seed": request.seed, "timeout_s": request.timeout_s or profile.timeout_s,
+        "budget_s": request.budget_s if request.budget_s is not None else profile.budget_s,
+        "min_iterations": min(2, iterations), "benchmarks": benchmarks,
         "engines": engines, "runtimes": runtimes, "cells": cells,
         "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {},
     }
 
 
-def probe_all(plan: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Probe every (engine, runtime) pair once; mark cells of unusable pairs unavailable."""
+def probe_all(plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]] | None = None
+              ) -> dict[str, dict[str, Any]]:
+    """Probe every (engine, runtime) pair once; mark cells of unusable pairs unavailable.
+    Server engines are probed with the run's engine_config (they connect to the server)."""
     probes: dict[str, dict[str, Any]] = {}
     for e in plan["engines"]:
+        config = (engine_configs or {}).get(e)
+        if config is None and getattr(engine_registry.get(e), "server_family", None):
+            config = {"unavailable": f"no server for {e} in this run: `harness run` starts one, or give --dsn"}
         for r in plan["runtimes"]:
-            probes[f"{e}@{r}"] = probe(e, r)
+            probes[f"{e}@{r}"] = probe(e, r, config=config)
     for i, c in enumerate(plan["cells"]):
         info = probes[f"{c['engine']}@{c['runtime']}"]
         if not info.get("available"):
@@ -377,8 +417,11 @@ def start_run(request: RunRequest) -> Path:
     run_dir = store.create_run_dir(Path(request.out), run_id)
     manifest = base_manifest(run_id, request.command)
     manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
-                                                      "benchmarks", "engines", "runtimes")}
-    manifest["engines"] = probe_all(plan)
+                                                      "budget_s", "benchmarks", "engines", "runtimes")}
+    attach = getattr(request.engine_configs, "attach_run", None)
+    if attach is not None:
+        attach(run_dir)  # harness.servers records server start/stop times into this run's manifest
+    manifest["engines"] = probe_all(plan, request.engine_configs)
     skipped = sorted({plan["unavailable"][k] for k in plan["unavailable"]})
     for reason in skipped:
         print(f"skipping cells: {reason}", file=sys.stderr)
@@ -417,4 +460,7 @@ def resume_run(run_dir: Path, engine_configs: dict[str, dict[str, Any]] | None =
     """Finish an interrupted run: processes already recorded are kept, the rest run in plan order."""
     if not (Path(run_dir) / "plan.json").exists():
         raise UserError(f"{run_dir}: not a run directory (no plan.json)")
+    attach = getattr(engine_configs, "attach_run", None)
+    if attach is not None:
+        attach(Path(run_dir))
     return execute_run(Path(run_dir), engine_configs or {}, progress)

@@ -23,11 +23,15 @@ class Runtime:
         if self.name == "cpython":
             return sys.executable
         if self.name == "pypy":
-            return os.environ.get("CROSSINGS_PYPY") or shutil.which("pypy3")
+            chosen = os.environ.get("CROSSINGS_PYPY")
+            # which() also vets an explicit path: None unless it is an executable file
+            return shutil.which(chosen) if chosen else shutil.which("pypy3")
         return None
 
     def unavailable_reason(self) -> str | None:
-        if self.name in ("cpython", "pypy") and not self.executable():
+        if self.name == "pypy" and not self.executable():
+            if os.environ.get("CROSSINGS_PYPY"):
+                return f"CROSSINGS_PYPY={os.environ['CROSSINGS_PYPY']} is not an executable file"
             return "pypy3 not found on PATH: install Debian's pypy3 (or set CROSSINGS_PYPY)"
         return None
 

@@ -125,6 +125,34 @@ def cell_seed(seed: int, key: Iterable[object]) -> np.random.Generator:
 # ----------------------------------------------------------------------------------------------
 
 
+def uniform_indices(rng: np.random.Generator, high: int | np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Uniform integers in [0, high) (high may broadcast against shape), as int64 (intp).
+
+    Why not rng.integers: it spent most of a bootstrap's time. For a scalar high <= 2**16 we use
+    Lemire's multiply-shift on 16 random bits (four indices per 64-bit draw) and redraw the rare
+    rejected values (probability < high / 2**16) with rng.integers, so the result is exactly
+    uniform. Otherwise 32 bits per index without rejection: non-uniformity at most high / 2**32,
+    far below the Monte Carlo error of any bootstrap.
+    """
+    m = int(np.prod(shape))
+    if np.ndim(high) == 0 and 0 < int(high) <= 1 << 16:
+        h = int(high)
+        raw = rng.bit_generator.random_raw((m + 3) // 4).view(np.uint16)[:m].reshape(shape)
+        prod = np.multiply(raw, h, dtype=np.uint32)
+        thr = (1 << 16) % h
+        out = (prod >> np.uint32(16)).astype(np.intp)
+        if thr:
+            bad = (prod & np.uint32(0xFFFF)) < thr
+            nbad = int(np.count_nonzero(bad))
+            if nbad:
+                out[bad] = rng.integers(0, h, size=nbad)
+        return out
+    raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)[:m].reshape(shape)
+    out = np.multiply(raw, np.asarray(high, dtype=np.uint64), dtype=np.uint64)
+    out >>= np.uint64(32)
+    return out.view(np.int64)
+
+
 def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchical",
                     resamples: int = 10000, rng: np.random.Generator | int | None = 0) -> np.ndarray:
     """`resamples` bootstrap replicates of the cell mean, drawn as arrays (no loop per resample).
@@ -140,7 +168,7 @@ def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hi
     procs = s.processes
     if method == "process-t" and len(procs) > 1:
         m = s.process_means
-        idx = rng.integers(0, len(m), size=(resamples, len(m)))
+        idx = uniform_indices(rng, len(m), (resamples, len(m)))
         return m[idx].mean(axis=1)
     if method == "pooled-t" or len(procs) == 1:
         x = s.flat
@@ -149,7 +177,7 @@ def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hi
         step = max(1, _CHUNK_ELEMENTS // n)
         for a in range(0, resamples, step):
             b = min(resamples, a + step)
-            out[a:b] = x[rng.integers(0, n, size=(b - a, n))].mean(axis=1)
+            out[a:b] = x[uniform_indices(rng, n, (b - a, n))].sum(axis=1) / n
         return out
     # hierarchical, two levels
     P = len(procs)
@@ -164,14 +192,14 @@ def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hi
     step = max(1, _CHUNK_ELEMENTS // (P * imax))
     for a in range(0, resamples, step):
         b = min(resamples, a + step)
-        pick = rng.integers(0, P, size=(b - a, P))
+        pick = uniform_indices(rng, P, (b - a, P))
         if balanced:
-            it = rng.integers(0, imax, size=(b - a, P, imax))
+            it = uniform_indices(rng, imax, (b - a, P, imax))
             it += (pick * imax)[:, :, None]
             out[a:b] = flat[it].reshape(b - a, -1).sum(axis=1) / (P * imax)
         else:
             nj = counts[pick]  # (B, P)
-            it = (rng.random((b - a, P, imax)) * nj[:, :, None]).astype(np.int64)
+            it = uniform_indices(rng, nj[:, :, None], (b - a, P, imax))
             it += (pick * imax)[:, :, None]
             vals = flat[it]
             vals[np.arange(imax)[None, None, :] >= nj[:, :, None]] = 0.0
@@ -385,62 +413,60 @@ def flag_outliers(df: pd.DataFrame, k: float = 1.5) -> pd.Series:
     return pd.Series(out, index=df.index)
 
 
-def changepoints(z: np.ndarray, pen: float) -> list[int]:
-    """Segment ends (exclusive; the last is len(z)) minimising L2 cost + pen per changepoint.
+def changepoints_batch(Z: np.ndarray, pen: float | np.ndarray) -> list[list[int]]:
+    """Segment ends (exclusive; the last is n) per row of Z (m x n), minimising L2 cost + pen each.
 
-    Exact optimal partitioning with cumulative sums: the optimum PELT (and ruptures' Pelt with
-    model="l2", min_size=1, jump=1) finds, without its per-segment Python overhead (run
-    sequences are short, tens to thousands of iterations; ruptures took ~50 ms per process).
+    Exact optimal partitioning with cumulative sums, all rows at once (one numpy step per
+    iteration index, none per process): the optimum that PELT, e.g. ruptures' Pelt(model="l2",
+    min_size=1, jump=1), finds, without its per-segment Python overhead (~50 ms per process).
     """
-    z = np.asarray(z, dtype=float)
-    n = len(z)
+    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    m, n = Z.shape
     if n < 2:
-        return [n]
-    s1 = np.concatenate([[0.0], np.cumsum(z)])
-    s2 = np.concatenate([[0.0], np.cumsum(z * z)])
-    F = np.empty(n + 1)
-    F[0] = -pen
-    last = np.zeros(n + 1, dtype=np.int64)
+        return [[n] for _ in range(m)]
+    pen = np.broadcast_to(np.asarray(pen, dtype=float), (m,))
+    s1 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z, axis=1)], axis=1)
+    s2 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z * Z, axis=1)], axis=1)
+    F = np.empty((m, n + 1))
+    F[:, 0] = -pen
+    last = np.zeros((m, n + 1), dtype=np.int64)
+    rows = np.arange(m)
     for t in range(1, n + 1):
-        s = np.arange(t)
-        cost = (s2[t] - s2[s]) - (s1[t] - s1[s]) ** 2 / (t - s)
-        tot = F[:t] + cost + pen
-        j = int(np.argmin(tot))
-        F[t] = tot[j]
-        last[t] = j
-    ends = []
-    t = n
-    while t > 0:
-        ends.append(t)
-        t = int(last[t])
-    return ends[::-1]
+        length = t - np.arange(t)
+        cost = (s2[:, t:t + 1] - s2[:, :t]) - (s1[:, t:t + 1] - s1[:, :t]) ** 2 / length
+        tot = F[:, :t] + cost + pen[:, None]
+        j = np.argmin(tot, axis=1)
+        F[:, t] = tot[rows, j]
+        last[:, t] = j
+    out = []
+    for r in range(m):
+        ends = []
+        t = n
+        while t > 0:
+            ends.append(t)
+            t = int(last[r, t])
+        out.append(ends[::-1])
+    return out
 
 
-def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel_tol: float = 0.01,
-                 min_tail: float = 0.25) -> tuple[int | None, str]:
-    """(index where steady state starts or None, class) of one process's run sequence.
+def changepoints(z: np.ndarray, pen: float) -> list[int]:
+    """Segment ends of one series (see changepoints_batch)."""
+    return changepoints_batch(np.asarray(z, dtype=float)[None, :], pen)[0]
 
-    Changepoint analysis (penalised optimal partitioning, as PELT, L2 cost on the series scaled by a robust noise estimate: the MAD
-    of successive differences, which a level shift does not inflate; penalty pen_scale * log n).
-    Then, in the spirit of Barrett et al. 2017 ("Virtual machine warmup blows hot and cold"):
-    segments shorter than max(3, 5% of n) iterations, except the first, are treated as spikes
-    and merged into their left neighbour; neighbouring segments whose means differ by less than
-    max(rel_tol * mean, 2 noise sd) are merged. One segment left: ``flat`` (steady from 0).
-    Otherwise the last segment is the steady state if it covers at least `min_tail` of the
-    iterations, else ``no steady state``; it is ``warm-up`` when faster than the segment
-    before it and ``slowdown`` when slower.
-    """
-    x = np.asarray(x, dtype=float)
-    n = len(x)
-    if n < 4:
-        return 0, "flat"
+
+def _noise_sd(x: np.ndarray) -> float:
+    """Robust noise sd: MAD of successive differences / sqrt 2 (a level shift barely moves it)."""
     d = np.diff(x)
     sigma = 1.4826 * np.median(np.abs(d - np.median(d))) / math.sqrt(2)
     scale = abs(float(np.median(x))) or 1.0
     if not np.isfinite(sigma) or sigma <= 1e-9 * scale:
         sigma = max(1e-9 * scale, float(np.std(x)) or 1e-9 * scale)
-    z = (x - np.median(x)) / sigma
-    ends = changepoints(z, pen_scale * math.log(n))
+    return float(sigma)
+
+
+def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_tail: float
+              ) -> tuple[int | None, str]:
+    n = len(x)
     bounds = [0] + ends
     segs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
     min_len = max(3, int(math.ceil(0.05 * n)))
@@ -476,25 +502,79 @@ def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel
     return last[0], ("warm-up" if seg_mean(prev) > seg_mean(last) else "slowdown")
 
 
-def warmup_analysis(df: pd.DataFrame, **kwargs: float) -> pd.DataFrame:
-    """Per process: steady-state start (iteration position, NaN if none) and warm-up class.
+def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_tol: float = 0.01,
+                  min_tail: float = 0.25) -> list[tuple[int | None, str]]:
+    """steady_state for many run sequences at once (batched by length: fast for whole runs)."""
+    out: list[tuple[int | None, str] | None] = [None] * len(series)
+    by_len: dict[int, list[int]] = {}
+    xs = [np.asarray(x, dtype=float) for x in series]
+    for i, x in enumerate(xs):
+        if len(x) < 4:
+            out[i] = (0, "flat")
+        else:
+            by_len.setdefault(len(x), []).append(i)
+    for n, idxs in by_len.items():
+        sig = np.array([_noise_sd(xs[i]) for i in idxs])
+        Z = np.stack([(xs[i] - np.median(xs[i])) / sg for i, sg in zip(idxs, sig)])
+        ends = changepoints_batch(Z, pen_scale * math.log(n))
+        for i, sg, e in zip(idxs, sig, ends):
+            out[i] = _classify(xs[i], float(sg), e, rel_tol, min_tail)
+    return out  # type: ignore[return-value]
 
-    Columns: benchmark, params, engine, runtime, process, iterations, steady_start, warmup.
-    Valid iterations only (check_ok True), in iteration order; `steady_start` is a position in
-    that sequence and `steady_iteration` the matching `iteration` value. For run-sequence plots.
+
+def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel_tol: float = 0.01,
+                 min_tail: float = 0.25) -> tuple[int | None, str]:
+    """(index where steady state starts or None, class) of one process's run sequence.
+
+    Changepoint analysis: penalised optimal partitioning (the optimum PELT finds) with an L2
+    cost on the series scaled by a robust noise estimate (the MAD of successive differences,
+    which a level shift does not inflate), penalty pen_scale * log n per changepoint.
+    Then, in the spirit of Barrett et al. 2017 ("Virtual machine warmup blows hot and cold"):
+    segments shorter than max(3, 5% of n) iterations, except the first, are treated as spikes
+    and merged into their left neighbour; neighbouring segments whose medians differ by less
+    than max(rel_tol * median, 2 noise sd) are merged. One segment left: ``flat`` (steady from
+    0). Otherwise the last segment is the steady state if it covers at least `min_tail` of the
+    iterations, else ``no steady state``; it is ``warm-up`` when faster than the segment before
+    it and ``slowdown`` when slower.
     """
-    rows = []
+    return steady_states([x], pen_scale=pen_scale, rel_tol=rel_tol, min_tail=min_tail)[0]
+
+
+def _process_series(df: pd.DataFrame) -> tuple[list[tuple], list[np.ndarray], list[np.ndarray], pd.DataFrame]:
+    """(process keys, valid seconds per process, iteration numbers per process, sorted df)."""
+    df = df.sort_values(CELL_KEYS + ["process", "iteration"], kind="stable")
+    valid = df["check_ok"].astype(bool).to_numpy()
+    secs = _seconds(df)
+    its = df["iteration"].to_numpy()
+    keys, xs, itv = [], [], []
+    for key, idx in df.groupby(CELL_KEYS + ["process"], sort=True).indices.items():
+        idx = np.sort(idx)
+        idx = idx[valid[idx]]
+        keys.append(tuple(key))
+        xs.append(secs[idx])
+        itv.append(its[idx])
+    return keys, xs, itv, df
+
+
+def warmup_analysis(df: pd.DataFrame, **kwargs: float) -> pd.DataFrame:
+    """Per process: where steady state starts and the warm-up class (for run-sequence plots).
+
+    Columns: benchmark, params, engine, runtime, process, iterations (valid ones), steady_start
+    (position in the process's valid iterations, NaN if no steady state), steady_iteration (the
+    `iteration` value there), warmup (flat / warm-up / slowdown / no steady state).
+    """
+    cols = CELL_KEYS + ["process", "iterations", "steady_start", "steady_iteration", "warmup"]
     if df.empty:
-        return pd.DataFrame(columns=CELL_KEYS + ["process", "iterations", "steady_start", "steady_iteration",
-                                                 "warmup"])
-    v = df[df["check_ok"].astype(bool)].sort_values(CELL_KEYS + ["process", "iteration"])
-    for key, g in v.groupby(CELL_KEYS + ["process"], sort=False):
-        x = g["wall_ns"].to_numpy(dtype=float) / 1e9
-        start, cls = steady_state(x, **kwargs)
-        rows.append((*key, len(x), start if start is not None else np.nan,
-                     g["iteration"].iloc[start] if start is not None else np.nan, cls))
-    return pd.DataFrame(rows, columns=CELL_KEYS + ["process", "iterations", "steady_start", "steady_iteration",
-                                                   "warmup"])
+        return pd.DataFrame(columns=cols)
+    keys, xs, itv, _ = _process_series(df)
+    res = steady_states(xs, **kwargs)
+    rows = []
+    for key, x, it, (start, cls) in zip(keys, xs, itv, res):
+        if len(x) == 0:
+            continue
+        rows.append((*key, len(x), np.nan if start is None else start,
+                     np.nan if start is None else it[start], cls))
+    return pd.DataFrame(rows, columns=cols)
 
 
 def _class_summary(classes: Iterable[str]) -> str:
@@ -518,36 +598,30 @@ def cell_samples(df: pd.DataFrame, steady_state_only: bool = False
     Returns ({cell key: CellSample}, info) where info has one row per cell with invalid and
     outlier counts and the warm-up class summary, indexed by the cell keys.
     """
+    info_cols = CELL_KEYS + ["invalid", "outliers", "warmup", "used"]
     if df.empty:
-        return {}, pd.DataFrame(columns=CELL_KEYS + ["invalid", "outliers", "warmup", "used"]).set_index(CELL_KEYS)
-    df = df.sort_values(CELL_KEYS + ["process", "iteration"], kind="stable")
+        return {}, pd.DataFrame(columns=info_cols).set_index(CELL_KEYS)
+    keys, xs, _, df = _process_series(df)
+    res = steady_states(xs)
     valid = df["check_ok"].astype(bool).to_numpy()
     outl = flag_outliers(df).to_numpy()
-    secs = _seconds(df)
+    cell_index = df.groupby(CELL_KEYS, sort=True).indices
+    per_cell: dict[tuple, tuple[list[np.ndarray], list[str]]] = {tuple(k): ([], []) for k in cell_index}
+    for key, x, (start, cls) in zip(keys, xs, res):
+        if len(x) == 0:
+            continue
+        procs, classes = per_cell[key[:4]]
+        classes.append(cls)
+        procs.append(x[start:] if (steady_state_only and start is not None) else x)
     samples: dict[tuple, CellSample] = {}
     info_rows = []
-    for key, idx in df.groupby(CELL_KEYS, sort=True).indices.items():
+    for key, idx in cell_index.items():
         key = tuple(key)
-        idx = np.sort(idx)
-        procs_col = df["process"].to_numpy()[idx]
-        v = valid[idx]
-        procs: list[np.ndarray] = []
-        classes = []
-        for p in pd.unique(procs_col):
-            sel = (procs_col == p) & v
-            x = secs[idx][sel]
-            if len(x) == 0:
-                continue
-            start, cls = steady_state(x)
-            classes.append(cls)
-            if steady_state_only and start is not None:
-                x = x[start:]
-            procs.append(x)
+        procs, classes = per_cell[key]
         samples[key] = CellSample(procs)
-        info_rows.append((*key, int((~v).sum()), int(outl[idx].sum()), _class_summary(classes),
+        info_rows.append((*key, int((~valid[idx]).sum()), int(outl[idx].sum()), _class_summary(classes),
                           "steady-state" if steady_state_only else "all"))
-    info = pd.DataFrame(info_rows, columns=CELL_KEYS + ["invalid", "outliers", "warmup", "used"]).set_index(CELL_KEYS)
-    return samples, info
+    return samples, pd.DataFrame(info_rows, columns=info_cols).set_index(CELL_KEYS)
 
 
 SUMMARY_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
@@ -659,7 +733,8 @@ def ratio_summary(df: pd.DataFrame, baseline: str, method: str = "hierarchical",
 def _binom_pmf(n: int, p: float, k: int) -> float:
     if k < 0 or k > n:
         return 0.0
-    return float(sps.binom.pmf(k, n, p))
+    # exact for p = 1/2 (symmetric ties must compare equal for the left-bias rule)
+    return math.comb(n, k) * p**k * (1 - p) ** (n - k)
 
 
 @lru_cache(maxsize=None)

@@ -12,7 +12,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from harness import store
+from harness import cpuclock, store
 
 KEYS = ["benchmark", "params", "engine", "runtime"]
 FIRST_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
@@ -80,6 +80,7 @@ def summarize_runs(run_dirs: Iterable[Path | str], method: str = "hierarchical",
         n = _param(r["params"], key) if key else None
         rows_per_s.append(n / r["mean_s"] if n and r.get("mean_s") and r["mean_s"] > 0 else np.nan)
     merged["rows_per_s"] = rows_per_s
+    merged = cpuclock.add_cycles_per_row(merged, cpuclock.clock_of_run(dirs[0]))
     cols = FIRST_COLUMNS + [c for c in merged.columns if c not in FIRST_COLUMNS]
     return merged[[c for c in cols if c in merged.columns]]
 
@@ -92,10 +93,11 @@ def format_summary(df: pd.DataFrame, fmt: str) -> str:
     for c in ["mean_s", "ci_low_s", "ci_high_s", "median_s", "std_s"]:
         if c in show:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:.6g}")
-    if "rows_per_s" in show:
-        show["rows_per_s"] = show["rows_per_s"].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
+    for c in ("rows_per_s", "cycles_per_row"):
+        if c in show:
+            show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
     cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
-                        "ci_high_s", "median_s", "rows_per_s", "crossings", "method", "warmup", "outliers", "status",
+                        "ci_high_s", "median_s", "rows_per_s", "cycles_per_row", "crossings", "method", "warmup", "outliers", "status",
                         "reason"] if c in show]
     show = show[cols].astype(object).where(show[cols].notna(), "")
     if fmt == "markdown":

@@ -14,7 +14,7 @@ import platform
 import sys
 import time
 import traceback
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 RESULT_SCHEMA = 1
 
@@ -34,14 +34,23 @@ def write_json_atomic(path: str, obj: Dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def probe(engine_name: str) -> Dict[str, Any]:
+def probe(engine_name: str, config_path: Optional[str] = None) -> Dict[str, Any]:
+    """Availability and versions of an engine. A server engine gets its engine_config (DSN)
+    from the 0600 JSON file `config_path` and connects to read the server's version and settings."""
     from harness import engines
 
     try:
         engine = engines.get(engine_name)
     except KeyError as exc:
         return {"available": False, "reason": str(exc.args[0]), "runtime": runtime_name()}
-    info = engine.probe()
+    if getattr(engine, "server_family", None):
+        config = {}  # type: Dict[str, Any]
+        if config_path:
+            with open(config_path) as f:
+                config = json.load(f)
+        info = engine.probe(config)  # type: ignore[call-arg]
+    else:
+        info = engine.probe()
     info["runtime"] = runtime_name()
     info["executable"] = sys.executable
     return info
@@ -86,6 +95,10 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
         operation = workload.operation
         check = workload.check
         iterations = int(spec["iterations"])
+        # optional time budget: stop after the iteration that spends it (at least min_iterations)
+        budget_ns = int(float(spec.get("budget_s") or 0) * 1e9)
+        min_iterations = int(spec.get("min_iterations") or 2)
+        spent = 0
         wall = out["wall_ns"]  # type: List[int]
         cpu = out["cpu_ns"]  # type: List[int]
         oks = out["check_ok"]  # type: List[bool]
@@ -109,8 +122,13 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
             if i == 0:
                 counts = workload.counts(state, result)
             result = None
-        out["crossings"] = [counts[0]] * iterations
-        out["values_converted"] = [counts[1]] * iterations
+            spent += t1 - t0
+            if budget_ns and spent >= budget_ns and i + 1 >= min_iterations and i + 1 < iterations:
+                out["budget_stop"] = "time budget of %.1f s spent after %d of %d iterations" % (
+                    budget_ns / 1e9, i + 1, iterations)
+                break
+        out["crossings"] = [counts[0]] * len(wall)
+        out["values_converted"] = [counts[1]] * len(wall)
         workload.teardown(state)
         if first_failure:
             out.update(status="invalid", reason="wrong result: " + first_failure)
@@ -125,11 +143,11 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def main(argv: List[str]) -> int:
-    if len(argv) == 2 and argv[0] == "--probe":
-        print(json.dumps(probe(argv[1])))
+    if len(argv) in (2, 3) and argv[0] == "--probe":
+        print(json.dumps(probe(argv[1], argv[2] if len(argv) == 3 else None)))
         return 0
     if len(argv) != 2:
-        print("usage: python -m harness.worker SPEC.json RESULT.json | --probe ENGINE", file=sys.stderr)
+        print("usage: python -m harness.worker SPEC.json RESULT.json | --probe ENGINE [CONFIG.json]", file=sys.stderr)
         return 2
     with open(argv[0]) as f:
         spec = json.load(f)

@@ -140,7 +140,7 @@ def test_format_sf():
 # ------------------------------------------------------------------------------------- queries
 
 def test_queries_structure():
-    for dialect in ("sqlite", "duckdb", "postgresql", "standard"):
+    for dialect in ("sqlite", "duckdb", "postgresql", "mariadb", "standard"):
         qs = tpch_queries.all_queries(dialect)
         assert [q.number for q in qs] == list(range(1, 23))
         for q in qs:

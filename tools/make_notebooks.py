@@ -33,6 +33,7 @@ resamples = 10000
 ''', ["parameters"])
 
 SETUP = code('''
+import os
 from pathlib import Path
 import pandas as pd
 from harness import figures, paper, report, store
@@ -79,10 +80,103 @@ if paper_path:
     caption = (f"Table: E1, time per operation and rows/s, mean with 99% CI ({method} method; "
                "rows/s bounds are N divided by the time bounds).")
     paper.update_section(paper_path, "e1-table", figures.to_markdown(table) + "\\n\\n" + caption)
-    rel = Path(figures_dir).resolve().relative_to(Path(paper_path).resolve().parent) \\
-        if Path(figures_dir).resolve().is_relative_to(Path(paper_path).resolve().parent) else Path(figures_dir)
-    paper.update_section(paper_path, "e1-figure",
-                         f"![E1 rows/s per engine, driver and runtime, 99% CI ({method})]({rel / 'e1_rows_per_s.png'})")
+    rel = os.path.relpath(fig_path, Path(paper_path).resolve().parent)
+    paper.update_section(paper_path, "e1-figure", f"![E1 rows/s per engine, driver and runtime, 99% CI ({method})]({rel})")
+    print("updated", paper_path)
+'''),
+]
+
+
+NOTEBOOKS["tpch"] = [
+    md('''
+# E3: TPC-H (seed 001, SQPyte Figure 11)
+
+The 22 TPC-H queries on every engine in the runs, each answer checked against the TPC-H answer set
+for its scale factor. Layout of the SQPyte paper's Figure 11: per query, mean time ± half-width of the
+99% CI per engine, then × ratio ± half-width against the baseline engine, and a geometric-mean row.
+A query whose answer was wrong is kept out of the table and named below it.
+'''),
+    PARAMS,
+    SETUP,
+    code('''
+from harness import tables
+raw = store.load_runs(run_dirs)
+summary = summarize_runs(run_dirs, method=method, resamples=resamples)
+tpch_raw = raw[raw["benchmark"].str.startswith("tpch.")]
+ok_cells = summary[summary["benchmark"].str.startswith("tpch.") & (summary["status"] == "ok")]
+keep = tpch_raw.merge(ok_cells[["benchmark", "params", "engine", "runtime"]], how="inner")
+excluded = figures.excluded_cells(summary, "tpch.")
+print(excluded)
+'''),
+    code('''
+if keep.empty or baseline not in set(keep["engine"]):
+    table_md = "_no valid TPC-H cells with the baseline engine in these runs_"
+    print(table_md)
+else:
+    table = tables.build_table(keep, baseline, method=method, resamples=resamples)
+    table_md = tables.to_markdown(table, baseline)
+    print(table_md)
+'''),
+    code('''
+if paper_path:
+    paper.update_section(paper_path, "e3-table", table_md + "\\n" + excluded)
+    print("updated", paper_path)
+'''),
+]
+
+NOTEBOOKS["micro"] = [
+    md('''
+# E2: boundary micro-benchmarks (seed 001, SQPyte Figures 15 and 16)
+
+Six micro-benchmarks that push data across the language/database boundary. First the counted
+crossings and values converted (Figure 15), beside the paper's counts at TPC-H SF 1; then times and
+ratios against the baseline (Figure 16); then the paper's claim made measurable: how the ratio moves
+with the number of crossings.
+'''),
+    PARAMS,
+    SETUP,
+    code('''
+from harness import tables
+raw = store.load_runs(run_dirs)
+summary = summarize_runs(run_dirs, method=method, resamples=resamples)
+counts = figures.crossings_table(summary)
+counts
+'''),
+    md('''
+Our counts are per operation at the run's scale factor; the paper's are at SF 1, where lineitem has
+6,001,215 rows, so row-driven counts scale with the scale factor. The per-row accounting is described
+in `harness/workloads/micro.py`.
+'''),
+    code('''
+micro_raw = raw[raw["benchmark"].str.startswith("micro.")]
+ok_cells = summary[summary["benchmark"].str.startswith("micro.") & (summary["status"] == "ok")]
+keep = micro_raw.merge(ok_cells[["benchmark", "params", "engine", "runtime"]], how="inner")
+excluded = figures.excluded_cells(summary, "micro.")
+if keep.empty or baseline not in set(keep["engine"]):
+    table = None
+    table_md = "_no valid micro-benchmark cells with the baseline engine in these runs_"
+else:
+    table = tables.build_table(keep, baseline, method=method, resamples=resamples)
+    table_md = tables.to_markdown(table, baseline)
+print(table_md)
+print(excluded)
+'''),
+    code('''
+fig_path = None
+if table is not None:
+    fig_path = figures.plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline)
+    from IPython.display import Image
+    display(Image(filename=str(fig_path)))
+'''),
+    code('''
+if paper_path:
+    paper.update_section(paper_path, "e2-crossings", figures.to_markdown(counts) +
+                         "\\n\\nTable: crossings and values converted per operation, counted by instrumented replay; "
+                         "the last two columns are the SQPyte paper's Figure 15 at SF 1.")
+    paper.update_section(paper_path, "e2-table", table_md + "\\n" + excluded)
+    if fig_path is not None:
+        rel = os.path.relpath(fig_path, Path(paper_path).resolve().parent)
+        paper.update_section(paper_path, "e2-figure", f"![E2: time relative to {baseline} against crossings]({rel})")
     print("updated", paper_path)
 '''),
 ]

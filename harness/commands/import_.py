@@ -28,7 +28,9 @@ def run(args: argparse.Namespace) -> int:
     # the stored schema has integer ns: round (go's ns/op may have decimals) rather than truncate
     df["wall_ns"] = np.round(df["wall_ns"].to_numpy(dtype=float)).astype(np.int64)
     df["cpu_ns"] = df["cpu_ns"].fillna(0).astype(np.int64)
-    out = args.out if args.out is not None else store.PROJECT_ROOT / "data" / "runs"
+    from harness.manifest import PROJECT_ROOT
+
+    out = args.out if args.out is not None else PROJECT_ROOT / "data" / "runs"
     extra = {"source": {"file": str(args.file), "format": args.format, "engine": args.engine}}
     run_dir = store.write_imported_run(out, df.drop(columns=["run_id", "seq"]), extra)
     cells = df.groupby(["benchmark", "params", "engine", "runtime"]).ngroups

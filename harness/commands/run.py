@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--iterations", type=int, help="timed iterations per process (default: the profile's)")
     p.add_argument("--seed", type=int, default=0, help="seed of the interleaved process order (default 0)")
     p.add_argument("--timeout", type=float, help="per-process timeout in seconds (default: the profile's)")
+    p.add_argument("--budget", type=float, metavar="SEC",
+                   help="per-process budget of timed seconds; 0 = run every iteration (default: the profile's)")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="override a benchmark parameter where it exists (e.g. n=100000, sf=0.1)")
     p.add_argument("--dsn", action="append", default=[], metavar="ENGINE_FAMILY=DSN",
@@ -55,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
             request = RunRequest(
                 profile=args.profile, benchmarks=split_globs(args.benchmarks), engines=split_globs(args.engines),
                 runtimes=split_globs(args.runtimes) or ["cpython"], processes=args.processes,
-                iterations=args.iterations, seed=args.seed, out=args.out, timeout_s=args.timeout, params=params,
+                iterations=args.iterations, seed=args.seed, out=args.out, timeout_s=args.timeout, budget_s=args.budget,
+                params=params,
                 engine_configs=engine_configs, progress=progress, command=["python", "-m", "harness", *sys.argv[1:]])
             run_dir = start_run(request)
     _report(run_dir)

@@ -23,16 +23,14 @@ class ApswConnection(Connection):
         # apsw has no implicit transactions: workloads BEGIN/COMMIT explicitly.
         pass
 
-    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any]) -> None:
+    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any], arg_types=(), return_type="") -> None:
         self.raw.create_scalar_function(name, fn, nargs, deterministic=True)
 
     def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:
-        # apsw wants a factory returning (context, step, final); ours return step/final objects.
-        def make():
-            obj = factory()
-            return obj, lambda ctx, *args: ctx.step(*args), lambda ctx: ctx.final()
-
-        self.raw.create_aggregate_function(name, make, nargs)
+        # apsw wants a factory returning (context, step, final) and calls step(context, *args):
+        # the class's own functions with the instance as context need no extra Python layer.
+        step, finalize = factory.step, factory.finalize
+        self.raw.create_aggregate_function(name, lambda: (factory(), step, finalize), nargs)
 
 
 class ApswEngine(Engine):

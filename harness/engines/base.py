@@ -48,11 +48,13 @@ class Connection:
     def commit(self) -> None:
         self.raw.commit()
 
-    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any]) -> None:
+    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any], arg_types: Sequence[str] = (),
+                      return_type: str = "") -> None:
+        """Register a Python scalar function; engines that need SQL types use `arg_types`/`return_type`."""
         raise NotApplicable(f"{self.engine.name} cannot call Python scalar functions")
 
     def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:
-        """`factory()` returns an object with `step(*args)` and `final()`."""
+        """`factory` is a class with `step(self, *args)` and `finalize(self)` (sqlite3's protocol)."""
         raise NotApplicable(f"{self.engine.name} cannot call Python aggregate functions")
 
     def close(self) -> None:

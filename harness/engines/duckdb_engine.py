@@ -23,11 +23,19 @@ class DuckdbConnection(Connection):
     def commit(self) -> None:
         pass
 
-    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any]) -> None:
-        raise NotApplicable(
-            "duckdb: Python scalar UDFs need declared SQL types and numpy/pyarrow; "
-            "see the micro workload for the typed variant"
-        )
+    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any], arg_types: Sequence[str] = (),
+                      return_type: str = "") -> None:
+        # DuckDB needs SQL types; 'native' calls the Python function once per row, like SQLite.
+        if len(arg_types) != nargs or not return_type:
+            raise NotApplicable("duckdb: a Python scalar function needs declared argument and return types")
+        try:
+            self.raw.remove_function(name)
+        except Exception:  # noqa: BLE001 - not registered yet
+            pass
+        self.raw.create_function(name, fn, list(arg_types), return_type, type="native", side_effects=False)
+
+    def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:
+        raise NotApplicable("duckdb has no Python aggregate functions (only scalar UDFs)")
 
 
 class DuckdbEngine(Engine):

@@ -95,6 +95,10 @@ def parse_mysql_dsn(dsn: str) -> Dict[str, Any]:
     return kw
 
 
+class ServerConnectError(ConnectionError):
+    """A connection failed; the message names the driver's error, without the password."""
+
+
 class ServerEngine(Engine):
     """An engine whose database runs in a server process reached by DSN.
 
@@ -129,7 +133,7 @@ class ServerEngine(Engine):
             # `list` without a server: the driver is there; whether a server can be had is the
             # runner's business (it adds the throwaway server's availability to the note).
             info["server"] = server
-            info["note"] = config.get("note") or "no server connected"
+            info["versions"]["server"] = config.get("note") or "no server connected"
             return info
         try:
             db = self.connect(config, "", None)
@@ -138,10 +142,10 @@ class ServerEngine(Engine):
             finally:
                 db.close()
         except Exception as exc:  # noqa: BLE001 - unreachable server, wrong password, bad DSN
+            msg = str(exc) if isinstance(exc, ServerConnectError) else "%s: %s" % (type(exc).__name__, exc)
             return {"available": False,
                     "reason": "%s: cannot connect to %s: %s" % (
-                        self.server_family, describe_target(config),
-                        scrub("%s: %s" % (type(exc).__name__, exc), secrets).strip())}
+                        self.server_family, describe_target(config), " ".join(scrub(msg, secrets).split()))}
         info["server"] = server
         info["versions"]["server"] = server.get("version")
         return info
@@ -165,4 +169,4 @@ class ServerEngine(Engine):
             return self._connect(config)
         except Exception as exc:  # noqa: BLE001 - re-raised without the password in its message
             msg = scrub("%s: %s" % (type(exc).__name__, exc), config_secrets(config))
-        raise ConnectionError(msg)
+        raise ServerConnectError(" ".join(msg.split()))

@@ -11,7 +11,7 @@ class Sqlite3Connection(Connection):
     def commit(self) -> None:
         self.raw.commit()
 
-    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any]) -> None:
+    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any], arg_types=(), return_type="") -> None:
         self.raw.create_function(name, nargs, fn, deterministic=True)
 
     def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:

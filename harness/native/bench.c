@@ -16,8 +16,19 @@
  *                         sqlite3_column_int64, finalize (the seed's C query(), per operation).
  *   bindings.select_all   the same, but every id is first appended to a growing array
  *                         (realloc doubling, like a list), then the array is summed and freed.
+ *   micro.select          (E2, harness/workloads/micro.py) "SELECT l_quantity, l_extendedprice,
+ *                         l_discount FROM lineitem" on the prepared TPC-H file: count rows, sum
+ *                         price * (1 - discount) where quantity < 24.
+ *   micro.innerjoin       "SELECT p_retailprice, ps_supplycost FROM part JOIN partsupp ON
+ *                         p_partkey = ps_partkey": count rows, sum retail - cost.
+ *   micro.filltable       DROP/CREATE filltable (a INTEGER, b VARCHAR(32)), BEGIN, N prepared
+ *                         inserts of (i, "row i") made untimed beforehand, COMMIT, then read
+ *                         back "SELECT a, b FROM filltable": count rows, sum a.
  *   selftest.wrong        "SELECT 41" checked against 42: exercises the invalid path.
  * Anything else: status "not_applicable" (no C implementation), exit 0.
+ * The micro.* results (row count, sum) are checked as micro.py checks them: the count exactly,
+ * the sum to a relative 1e-9 of the same quantity computed by SQLite in SQL (untimed set-up).
+ * Their crossings count the query as one more crossing, as micro.py's counts do.
  *
  * Timing: CLOCK_MONOTONIC (wall) and CLOCK_PROCESS_CPUTIME_ID (CPU) read around the operation
  * only, in the same order as the Python worker (wall, cpu, op, cpu, wall). The checksum check
@@ -29,6 +40,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -75,7 +87,8 @@ typedef struct {
 } result_t;
 
 typedef struct {
-    int64_t value;     /* the checksum the operation computed */
+    int64_t value;     /* the checksum the operation computed (the row count for micro.*) */
+    double sum;        /* micro.*: the floating-point sum */
     int64_t crossings; /* rows stepped */
     int64_t values;    /* values converted (column reads) */
     int rc;            /* SQLITE_OK, or the error that stopped the operation */
@@ -197,7 +210,7 @@ static int create_testdata(sqlite3 *db, long n, result_t *r) {
 /* ---------------------------------------------------------------- operations (timed) */
 
 static op_out_t select_fold(sqlite3 *db) {
-    op_out_t o = {0, 0, 0, SQLITE_OK};
+    op_out_t o = {0, 0.0, 0, 0, SQLITE_OK};
     sqlite3_stmt *stmt;
     int rc = sqlite3_prepare_v2(db, SELECT_IDS, -1, &stmt, NULL);
     if (rc != SQLITE_OK) {
@@ -218,7 +231,7 @@ static op_out_t select_fold(sqlite3 *db) {
 }
 
 static op_out_t select_all(sqlite3 *db) {
-    op_out_t o = {0, 0, 0, SQLITE_OK};
+    op_out_t o = {0, 0.0, 0, 0, SQLITE_OK};
     sqlite3_stmt *stmt;
     int rc = sqlite3_prepare_v2(db, SELECT_IDS, -1, &stmt, NULL);
     if (rc != SQLITE_OK) {
@@ -256,7 +269,7 @@ static op_out_t select_all(sqlite3 *db) {
 }
 
 static op_out_t select_41(sqlite3 *db) {
-    op_out_t o = {0, 0, 0, SQLITE_OK};
+    op_out_t o = {0, 0.0, 0, 0, SQLITE_OK};
     sqlite3_stmt *stmt;
     int rc = sqlite3_prepare_v2(db, "SELECT 41", -1, &stmt, NULL);
     if (rc != SQLITE_OK) {
@@ -271,6 +284,154 @@ static op_out_t select_41(sqlite3 *db) {
     sqlite3_finalize(stmt);
     o.rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
     return o;
+}
+
+/* micro.select and micro.innerjoin share their state: the SQL text (set before the loop) */
+static const char *micro_sql = NULL;
+static const char *const MICRO_SELECT =
+    "SELECT l_quantity, l_extendedprice, l_discount FROM lineitem";
+static const char *const MICRO_SELECT_EXPECTED =
+    "SELECT COUNT(*), SUM(CASE WHEN l_quantity < 24 THEN l_extendedprice * (1 - l_discount) ELSE 0 END) "
+    "FROM lineitem";
+static const char *const MICRO_JOIN = "SELECT p_retailprice, ps_supplycost FROM part JOIN partsupp ON p_partkey = ps_partkey";
+static const char *const MICRO_JOIN_EXPECTED =
+    "SELECT COUNT(*), SUM(p_retailprice - ps_supplycost) FROM part JOIN partsupp ON p_partkey = ps_partkey";
+
+static op_out_t micro_select(sqlite3 *db) {
+    op_out_t o = {0, 0.0, 0, 0, SQLITE_OK};
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(db, micro_sql, -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        o.rc = rc;
+        return o;
+    }
+    int64_t count = 0;
+    double revenue = 0.0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        double quantity = sqlite3_column_double(stmt, 0);
+        double price = sqlite3_column_double(stmt, 1);
+        double discount = sqlite3_column_double(stmt, 2);
+        count++;
+        if (quantity < 24) revenue += price * (1 - discount);
+    }
+    sqlite3_finalize(stmt);
+    o.value = count;
+    o.sum = revenue;
+    o.crossings = count + 1;
+    o.values = 3 * count;
+    o.rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return o;
+}
+
+static op_out_t micro_innerjoin(sqlite3 *db) {
+    op_out_t o = {0, 0.0, 0, 0, SQLITE_OK};
+    sqlite3_stmt *stmt;
+    int rc = sqlite3_prepare_v2(db, micro_sql, -1, &stmt, NULL);
+    if (rc != SQLITE_OK) {
+        o.rc = rc;
+        return o;
+    }
+    int64_t count = 0;
+    double margin = 0.0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        double retail = sqlite3_column_double(stmt, 0);
+        double cost = sqlite3_column_double(stmt, 1);
+        count++;
+        margin += retail - cost;
+    }
+    sqlite3_finalize(stmt);
+    o.value = count;
+    o.sum = margin;
+    o.crossings = count + 1;
+    o.values = 2 * count;
+    o.rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return o;
+}
+
+/* micro.filltable: the rows to insert are made before the timed loop, as micro.py's set-up does */
+static long fill_n = 0;
+static char **fill_strs = NULL;
+
+static int fill_prepare(long n) {
+    fill_n = n;
+    fill_strs = calloc((size_t)(n > 0 ? n : 1), sizeof *fill_strs);
+    if (!fill_strs) return -1;
+    for (long i = 0; i < n; i++) {
+        char buf[32];
+        int len = snprintf(buf, sizeof buf, "row %ld", i);
+        fill_strs[i] = malloc((size_t)len + 1);
+        if (!fill_strs[i]) return -1;
+        memcpy(fill_strs[i], buf, (size_t)len + 1);
+    }
+    return 0;
+}
+
+static op_out_t micro_filltable(sqlite3 *db) {
+    op_out_t o = {0, 0.0, 0, 0, SQLITE_OK};
+    sqlite3_stmt *stmt = NULL;
+    int rc;
+    if ((rc = sqlite3_exec(db, "DROP TABLE IF EXISTS filltable", NULL, NULL, NULL)) != SQLITE_OK ||
+        (rc = sqlite3_exec(db, "CREATE TABLE filltable (a INTEGER, b VARCHAR(32))", NULL, NULL, NULL)) != SQLITE_OK ||
+        (rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL)) != SQLITE_OK ||
+        (rc = sqlite3_prepare_v2(db, "INSERT INTO filltable (a, b) VALUES (?, ?)", -1, &stmt, NULL)) != SQLITE_OK) {
+        o.rc = rc;
+        return o;
+    }
+    for (long i = 0; i < fill_n; i++) {
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)i);
+        sqlite3_bind_text(stmt, 2, fill_strs[i], -1, SQLITE_STATIC);
+        if ((rc = sqlite3_step(stmt)) != SQLITE_DONE) {
+            sqlite3_finalize(stmt);
+            o.rc = rc;
+            return o;
+        }
+        sqlite3_reset(stmt);
+    }
+    sqlite3_finalize(stmt);
+    if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK ||
+        (rc = sqlite3_prepare_v2(db, "SELECT a, b FROM filltable", -1, &stmt, NULL)) != SQLITE_OK) {
+        o.rc = rc;
+        return o;
+    }
+    int64_t count = 0, total = 0;
+    size_t text_bytes = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        total += sqlite3_column_int64(stmt, 0);
+        const unsigned char *b = sqlite3_column_text(stmt, 1); /* converted, as the Python loop's _b is */
+        text_bytes += b ? (size_t)sqlite3_column_bytes(stmt, 1) : 0;
+        count++;
+    }
+    sqlite3_finalize(stmt);
+    o.value = count;
+    (void)text_bytes; /* the column reads above are the point: each text value is converted */
+    o.sum = (double)total;
+    o.crossings = 1 + fill_n + 1 + count;
+    o.values = 2 * fill_n + 2 * count;
+    o.rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    return o;
+}
+
+static int query_count_sum(sqlite3 *db, const char *sql, int64_t *count, double *sum, result_t *r) {
+    sqlite3_stmt *stmt;
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) {
+        set_status(r, "error", "%s: %s", sql, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (sqlite3_step(stmt) != SQLITE_ROW) {
+        set_status(r, "error", "%s: %s", sql, sqlite3_errmsg(db));
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    *count = sqlite3_column_int64(stmt, 0);
+    *sum = sqlite3_column_double(stmt, 1);
+    sqlite3_finalize(stmt);
+    return 0;
+}
+
+static int close_enough(double a, double b) {
+    double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+    if (m < 1.0) m = 1.0;
+    return fabs(a - b) <= 1e-9 * m;
 }
 
 /* ---------------------------------------------------------------- main */
@@ -329,6 +490,9 @@ int main(int argc, char **argv) {
     op_out_t (*operation)(sqlite3 *) = NULL;
     int64_t expected = 0;
     int needs_testdata = 0;
+    int float_check = 0;           /* micro.*: check (count, sum) instead of one integer */
+    double expected_sum = 0.0;
+    const char *expected_sql = NULL; /* micro.* on TPC-H: expected (count, sum) computed by SQLite */
     if (strcmp(benchmark, "bindings.select_fold") == 0 || strcmp(benchmark, "bindings.select_all") == 0) {
         if (n < 0) {
             set_status(&r, "error", "n must be >= 0, got %ld", n);
@@ -338,6 +502,27 @@ int main(int argc, char **argv) {
         operation = strcmp(benchmark, "bindings.select_fold") == 0 ? select_fold : select_all;
         expected = (int64_t)n * (n + 1) / 2;
         needs_testdata = 1;
+    } else if (strcmp(benchmark, "micro.select") == 0 || strcmp(benchmark, "micro.innerjoin") == 0) {
+        if (!database) {
+            set_status(&r, "error", "%s needs the prepared TPC-H database (spec data.path)", benchmark);
+            write_result(result_path, &r);
+            return 1;
+        }
+        int is_select = strcmp(benchmark, "micro.select") == 0;
+        operation = is_select ? micro_select : micro_innerjoin;
+        micro_sql = is_select ? MICRO_SELECT : MICRO_JOIN;
+        expected_sql = is_select ? MICRO_SELECT_EXPECTED : MICRO_JOIN_EXPECTED;
+        float_check = 1;
+    } else if (strcmp(benchmark, "micro.filltable") == 0) {
+        if (n < 0 || fill_prepare(n) != 0) {
+            set_status(&r, "error", "cannot prepare %ld rows", n);
+            write_result(result_path, &r);
+            return 1;
+        }
+        operation = micro_filltable;
+        expected = n;
+        expected_sum = (double)((int64_t)n * (n - 1) / 2);
+        float_check = 1;
     } else if (strcmp(benchmark, "selftest.wrong") == 0) {
         operation = select_41;
         expected = 42;
@@ -352,7 +537,9 @@ int main(int argc, char **argv) {
     else
         snprintf(path, sizeof path, "%s/bench.db", workdir);
     sqlite3 *db = NULL;
-    if (sqlite3_open(path, &db) != SQLITE_OK) {
+    /* a prepared data set is shared by every process: open it read-only */
+    int flags = database ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
         set_status(&r, "error", "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
         write_result(result_path, &r);
         return 1;
@@ -363,8 +550,15 @@ int main(int argc, char **argv) {
         return 1;
     }
 
+    if (expected_sql && query_count_sum(db, expected_sql, &expected, &expected_sum, &r) != 0) {
+        sqlite3_close(db);
+        write_result(result_path, &r);
+        return 1;
+    }
+
     long first_failure = -1;
     int64_t first_value = 0;
+    double first_sum = 0.0;
     for (long i = 0; i < iterations; i++) {
         int64_t t0 = now_ns(CLOCK_MONOTONIC);
         int64_t c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -381,16 +575,20 @@ int main(int argc, char **argv) {
         r.cpu_ns[i] = c1 - c0;
         r.crossings[i] = o.crossings;
         r.values[i] = o.values;
-        r.check_ok[i] = o.value == expected;
+        r.check_ok[i] = o.value == expected && (!float_check || close_enough(o.sum, expected_sum));
         if (!r.check_ok[i] && first_failure < 0) {
             first_failure = i;
             first_value = o.value;
+            first_sum = o.sum;
         }
         r.done = i + 1;
     }
     sqlite3_close(db);
     if (first_failure >= 0) {
-        if (needs_testdata)
+        if (float_check)
+            set_status(&r, "invalid", "wrong result: iteration %ld: got (rows %lld, sum %.17g), expected (%lld, %.17g)",
+                       first_failure, (long long)first_value, first_sum, (long long)expected, expected_sum);
+        else if (needs_testdata)
             set_status(&r, "invalid", "wrong result: iteration %ld: checksum %lld != N(N+1)/2 = %lld", first_failure,
                        (long long)first_value, (long long)expected);
         else

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from harness.servers import mariadb, postgresql
-from harness.servers.common import DEFAULT_SETTINGS, SETTINGS_ENV, TRANSPORT_ENV, ServerError, ThrowawayServer
+from harness.servers.common import (DEFAULT_SETTINGS, SETTINGS_ENV, TRANSPORT_ENV, ServerError, ThrowawayServer,
+                                    sweep_stale_dirs)
 
 FAMILIES: dict[str, Any] = {"postgresql": postgresql, "mariadb": mariadb}
 SERVER_CLASSES: dict[str, type[ThrowawayServer]] = {"postgresql": postgresql.PostgresqlServer,
@@ -188,6 +189,9 @@ def run_servers(args: Any, progress: bool = True) -> Iterator[EngineConfigs]:
     families = [f for f in FAMILIES if any(family_of(e) == f for e in engines)]
     dsns = user_dsns(getattr(args, "dsn", None))
     started: list[ThrowawayServer] = []
+    if any(f not in dsns for f in families):
+        for d in sweep_stale_dirs():
+            print(f"removed a stale throwaway server directory {d} (its harness was killed)", file=sys.stderr)
     with contextlib.ExitStack() as stack:
         stack.enter_context(_terminate_as_interrupt())
 

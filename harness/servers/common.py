@@ -27,6 +27,8 @@ from typing import Any
 SETTINGS_ENV = "CROSSINGS_SERVER_SETTINGS"
 TRANSPORT_ENV = "CROSSINGS_SERVER_TRANSPORT"
 DEFAULT_SETTINGS = "throwaway-default"
+#: for tests only: a known throwaway password, so a test can search a run's files for it
+PASSWORD_ENV = "CROSSINGS_THROWAWAY_PASSWORD"
 READY_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 30.0
 LOG_TAIL_LINES = 3
@@ -100,9 +102,59 @@ def private_dir(prefix: str, ident: Identity) -> Path:
                               "traverse")
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
     os.chmod(path, 0o700)
+    (path / OWNER_FILE).write_text(f"{os.getpid()}\n")  # lets a later run sweep it if we are SIGKILLed
     if ident.switch:
         os.chown(path, ident.uid, ident.gid)
     return path
+
+
+OWNER_FILE = "harness.pid"
+DIR_PREFIXES = ("crossings-postgresql-", "crossings-mariadb-")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _mentioned_by_a_process(text: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def sweep_stale_dirs() -> list[str]:
+    """Remove throwaway server directories whose harness died without cleaning up (SIGKILL:
+    PR_SET_PDEATHSIG already stopped the server, only its directory is left). A directory is
+    stale when the harness pid in its owner file is gone and no process mentions the directory."""
+    removed = []
+    bases = {Path(tempfile.gettempdir()), Path("/tmp")}
+    for base in bases:
+        try:
+            entries = [p for p in base.iterdir() if p.name.startswith(DIR_PREFIXES) and p.is_dir()]
+        except OSError:
+            continue
+        for d in entries:
+            try:
+                st = d.stat()
+                pid = int((d / OWNER_FILE).read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+            if os.geteuid() not in (0, st.st_uid) or _pid_alive(pid) or _mentioned_by_a_process(str(d)):
+                continue
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(str(d))
+    return removed
 
 
 def write_private(path: Path, text: str, ident: Identity) -> None:
@@ -254,12 +306,12 @@ class ThrowawayServer:
         self.settings_name = settings_name or os.environ.get(SETTINGS_ENV) or DEFAULT_SETTINGS
         self.transport = transport or transport_choice()
         self.user = "crossings"
-        self.password = password or new_password()
+        self.password = password or os.environ.get(PASSWORD_ENV) or new_password()
         self.dir: Path | None = None
         self.proc: subprocess.Popen | None = None
         self.port: int | None = None
         self.record: dict[str, Any] = {"family": self.family, "source": "throwaway",
-                                       "settings_name": self.settings_name, "transport": self.transport}
+                                       "settings_name": self.settings_name, "listen": self.transport}
 
     @property
     def log(self) -> Path:
@@ -271,7 +323,7 @@ class ThrowawayServer:
         if settings is None:
             raise ServerError(f"unknown server settings {self.settings_name!r}: "
                               f"choose one of {', '.join(self.settings_table())}")
-        self.record["settings"] = dict(settings)
+        self.record["requested_settings"] = dict(settings)
         self.record["start_requested"] = now_iso()
         t0 = time.monotonic()
         try:
