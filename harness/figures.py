@@ -41,7 +41,8 @@ def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> p
     return df.sort_values("rows_per_s", ascending=False)
 
 
-def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "") -> Path:
+def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
+                    title: str = "E1: SELECT id FROM testdata consumed by the client") -> Path:
     """Bar chart of rows/s per engine/driver/runtime with CI error bars, one panel per variant."""
     import matplotlib
 
@@ -67,7 +68,7 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "") -
         ax.set_title(bench.replace("bindings.", "E1 "))
         ax.grid(axis="y", alpha=0.3)
     ci = f"99% CI ({method})" if method else "99% CI"
-    fig.suptitle(f"E1: SELECT id FROM testdata consumed by the client; error bars {ci}", fontsize=9)
+    fig.suptitle(f"{title}; error bars {ci}", fontsize=9)
     return save(fig, path)
 
 
@@ -165,3 +166,74 @@ def excluded_cells(summary: pd.DataFrame, prefix: str) -> str:
         return "No cell was excluded."
     parts = [f"{r.benchmark} on {r.engine} ({r.status}: {str(r.reason)[:120]})" for r in df.itertuples()]
     return "Excluded from the table: " + "; ".join(parts) + "."
+
+
+# ---------------------------------------------------------------------------------------------
+# E1 with runtimes: seed 000's "native C vs bindings" chart, cycles per row, run sequences
+# ---------------------------------------------------------------------------------------------
+
+NATIVE = "sqlite/native-c"
+
+
+def plot_native_vs_bindings(summary: pd.DataFrame, path: Path | str, method: str = "") -> Path | None:
+    """Seed 000's first chart: SQLite reached natively from C and through each binding/runtime."""
+    sqlite = summary[summary["engine"].str.startswith("sqlite/")]
+    if sqlite.empty:
+        return None
+    return plot_rows_per_s(sqlite, path, method=method,
+                           title="E1, native C vs bindings: SQLite from C and through each Python binding")
+
+
+def cycles_gap(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
+    """Per cell: cycles per row, and how many more than native C (the binding's own cost per row)."""
+    df = e1_rows(summary, benchmark)
+    if df.empty or "cycles_per_row" not in df or NATIVE not in set(df["engine"]):
+        return pd.DataFrame()
+    native = df.loc[df["engine"] == NATIVE, "cycles_per_row"].iloc[0]
+    native_mean = df.loc[df["engine"] == NATIVE, "mean_s"].iloc[0]
+    out = df[["engine", "runtime", "rows_per_s", "cycles_per_row", "mean_s"]].copy()
+    out["extra_cycles_per_row"] = out["cycles_per_row"] - native
+    out["time_vs_native"] = out["mean_s"] / native_mean
+    return out.drop(columns=["mean_s"]).reset_index(drop=True)
+
+
+def cycles_paragraph(gap: pd.DataFrame, clock: dict) -> str:
+    """Prose for the paper, every number taken from `gap` and the recorded clock."""
+    if gap.empty:
+        return "_No native C baseline in these runs, so no gap in cycles per row can be given._"
+    hz = clock.get("hz")
+    native = gap[gap["engine"] == NATIVE].iloc[0]
+    parts = [f"At the recorded clock of {hz / 1e9:.2f} GHz (source: {clock.get('source')}), native C folds over "
+             f"the result at {native['rows_per_s'] / 1e6:.1f} M rows/s, {native['cycles_per_row']:.0f} cycles per row:"
+             " the speed of light for this query on this machine."]
+    for r in gap[gap["engine"] != NATIVE].sort_values("cycles_per_row").itertuples():
+        parts.append(f"{r.engine} on {r.runtime} spends {r.cycles_per_row:.0f} cycles per row, "
+                     f"{r.extra_cycles_per_row:.0f} more than C ({r.time_vs_native:.1f}x its time).")
+    return " ".join(parts)
+
+
+def plot_run_sequences(raw: pd.DataFrame, path: Path | str, benchmark: str) -> Path | None:
+    """krun-style run-sequence plots: one panel per cell of `benchmark`, one line per process."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from harness.figures_warmup import plot_run_sequence
+
+    df = raw[(raw["benchmark"] == benchmark) & raw["check_ok"]]
+    cells = df[["benchmark", "params", "engine", "runtime"]].drop_duplicates().sort_values(["engine", "runtime"])
+    if cells.empty:
+        return None
+    n = len(cells)
+    cols = 2 if n > 1 else 1
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 3.2 * rows), squeeze=False)
+    for ax, key in zip(axes.flat, cells.itertuples(index=False)):
+        cell = df[(df["engine"] == key.engine) & (df["runtime"] == key.runtime) & (df["params"] == key.params)]
+        plot_run_sequence(cell, ax=ax)
+        ax.title.set_fontsize(8)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.tight_layout()
+    return save(fig, path)

@@ -673,13 +673,31 @@ def summarize_cells(df: pd.DataFrame, method: str = "hierarchical", confidence: 
 RATIO_COLUMNS = SUMMARY_COLUMNS[:12] + ["baseline", "ratio", "ratio_ci_low", "ratio_ci_high"] + SUMMARY_COLUMNS[12:]
 
 
+def parse_baseline(baseline: str) -> tuple[str, str | None]:
+    """`ENGINE` or `ENGINE@RUNTIME` (a runtime prefix: `cpython` matches `cpython3.11.7`)."""
+    engine, _, runtime = baseline.partition("@")
+    return engine, (runtime or None)
+
+
+def is_baseline(engine: str, runtime: str, baseline: str) -> bool:
+    b_engine, b_runtime = parse_baseline(baseline)
+    return engine == b_engine and (b_runtime is None or str(runtime).startswith(b_runtime))
+
+
 def _find_baseline(keys: Iterable[tuple], key: tuple, baseline: str) -> tuple | None:
+    """The baseline cell for `key`. `ENGINE@RUNTIME` names one runtime's cell for every row.
+    Plain `ENGINE`: the same runtime's cell (runtimes side by side); failing that the only one,
+    or else the CPython one (the harness's own runtime, e.g. for a C or PyPy row)."""
     bench, params, _engine, runtime = key
-    exact = (bench, params, baseline, runtime)
-    if exact in keys:
-        return exact
-    cands = [k for k in keys if k[0] == bench and k[1] == params and k[2] == baseline]
-    return cands[0] if len(cands) == 1 else None
+    b_engine, b_runtime = parse_baseline(baseline)
+    cands = [k for k in keys if k[0] == bench and k[1] == params and k[2] == b_engine
+             and (b_runtime is None or str(k[3]).startswith(b_runtime))]
+    if b_runtime is None and (bench, params, b_engine, runtime) in keys:
+        return (bench, params, b_engine, runtime)
+    if len(cands) == 1:
+        return cands[0]
+    cpython = [k for k in cands if str(k[3]).startswith("cpython")]
+    return cpython[0] if len(cpython) == 1 else None
 
 
 def ratio_summary(df: pd.DataFrame, baseline: str, method: str = "hierarchical", confidence: float = 0.99,
@@ -704,7 +722,7 @@ def ratio_summary(df: pd.DataFrame, baseline: str, method: str = "hierarchical",
             ratios.append((None, math.nan, math.nan, math.nan))
             continue
         r = combine_log_ratios([(boots[key], boots[bkey])], confidence)
-        ratios.append((bkey[2], *r))
+        ratios.append((f"{bkey[2]}@{bkey[3]}", *r))
         groups.setdefault((key[2], key[3]), []).append((key, bkey))
     summ["baseline"] = [r[0] for r in ratios]
     summ["ratio"] = [r[1] for r in ratios]

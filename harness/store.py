@@ -235,8 +235,8 @@ def write_imported_run(out: Path, df: "pd.DataFrame", manifest_extra: dict[str, 
         group = group.assign(seq=seq)
         rows = {c: [None if pd.isna(v) else v for v in group[c].tolist()] if c in ("crossings", "values_converted")
                 else group[c].tolist() for c in RAW_COLUMNS}
-        rows["wall_ns"] = [int(v) for v in rows["wall_ns"]]
-        rows["cpu_ns"] = [int(v) for v in rows["cpu_ns"]]
+        rows["wall_ns"] = [int(round(v)) for v in rows["wall_ns"]]
+        rows["cpu_ns"] = [int(round(v)) for v in rows["cpu_ns"]]
         write_timings(run_dir, seq, rows)
         write_process_record(run_dir, seq, {
             "benchmark": key[0], "params": key[1], "engine": key[2], "runtime": key[3], "process": int(key[4]),

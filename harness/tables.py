@@ -25,6 +25,15 @@ METHOD_NAMES = {
 }
 
 
+def has_baseline(df: pd.DataFrame, baseline: str) -> bool:
+    """Whether the raw timings hold the baseline cell(s) (`ENGINE` or `ENGINE@RUNTIME`)."""
+    if df.empty:
+        return False
+    b_engine, b_runtime = stats.parse_baseline(baseline)
+    runtimes = df.loc[df["engine"] == b_engine, "runtime"].astype(str)
+    return bool(len(runtimes)) and (b_runtime is None or runtimes.str.startswith(b_runtime).any())
+
+
 def build_table(df: pd.DataFrame, baseline: str, method: str = "hierarchical", confidence: float = 0.99,
                 resamples: int = 10000, seed: int = 0, steady_state: bool = False) -> pd.DataFrame:
     """The table's data: one row per cell plus `geomean` rows, columns CSV_COLUMNS.
@@ -32,7 +41,7 @@ def build_table(df: pd.DataFrame, baseline: str, method: str = "hierarchical", c
     ratio = engine mean / baseline mean (so > 1 means slower than the baseline, as in SQPyte).
     """
     engines = set(df["engine"].unique()) if len(df) else set()
-    if baseline not in engines:
+    if not has_baseline(df, baseline):
         from harness.errors import UserError
 
         raise UserError(f"baseline engine {baseline!r} is not in the runs (engines: {', '.join(sorted(engines)) or 'none'})")
@@ -77,7 +86,7 @@ def _bench_label(bench: str, params: str) -> str:
 def _columns(table: pd.DataFrame, baseline: str) -> list[tuple[str, str]]:
     cells = table[table.benchmark != "geomean"][["engine", "runtime"]].drop_duplicates()
     cols = [tuple(r) for r in cells.itertuples(index=False)]
-    cols.sort(key=lambda c: (c[0] != baseline, c[0], c[1]))
+    cols.sort(key=lambda c: (not stats.is_baseline(c[0], c[1], baseline), c[0], c[1]))
     return cols
 
 
@@ -100,9 +109,10 @@ def table_rows(table: pd.DataFrame, baseline: str, pm: str = "±") -> tuple[list
         rows.append([f"{_bench_label(b.benchmark, b.params)} ({unit})"]
                     + [fmt_pm(r.mean_s, r.ci_low_s, r.ci_high_s, scale, pm) if r is not None else "—" for r in rs])
         ratio_cells = []
-        for (e, _), r in zip(cols, rs):
-            if r is None or e == baseline or not np.isfinite(r.ratio):
-                ratio_cells.append("" if (r is not None and e == baseline) else "—")
+        for (e, rt), r in zip(cols, rs):
+            base = stats.is_baseline(e, rt, baseline)
+            if r is None or base or not np.isfinite(r.ratio):
+                ratio_cells.append("" if (r is not None and base) else "—")
             else:
                 ratio_cells.append(fmt_pm(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, pm))
         rows.append(["×"] + ratio_cells)
@@ -111,7 +121,7 @@ def table_rows(table: pd.DataFrame, baseline: str, pm: str = "±") -> tuple[list
     grow = ["Geometric mean ×"]
     for e, rt in cols:
         r = gidx.get((e, rt))
-        grow.append("" if e == baseline else (fmt_pm(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, pm) if r is not None else "—"))
+        grow.append("" if stats.is_baseline(e, rt, baseline) else (fmt_pm(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, pm) if r is not None else "—"))
     rows.append(grow)
     return header, rows
 

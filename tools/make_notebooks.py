@@ -28,7 +28,7 @@ run_dirs = []            # run directories; empty: data/reference/ or else the n
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
 method = "hierarchical"  # CI method: hierarchical | pooled-t | process-t
-baseline = "sqlite/sqlite3"
+baseline = "sqlite/sqlite3@cpython"  # ENGINE or ENGINE@RUNTIME
 resamples = 10000
 ''', ["parameters"])
 
@@ -55,33 +55,82 @@ first. All numbers below are computed from the raw timings by `harness`; this no
     PARAMS,
     SETUP,
     code('''
+from harness import cpuclock, tables
+raw = store.load_runs(run_dirs)
 summary = summarize_runs(run_dirs, method=method, resamples=resamples)
 e1 = summary[summary["benchmark"].str.startswith("bindings.")]
+clock = cpuclock.clock_of_run(run_dirs[0])
+print(f"clock: {clock.get('hz')} Hz from {clock.get('source')}")
 e1[["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s", "ci_high_s",
-    "rows_per_s", "status", "reason"]]
+    "rows_per_s", "cycles_per_row", "status", "reason"]]
 '''),
     md('''
-## Rows per second
+## Native C vs bindings, and every engine and driver (seed 000's two charts)
 
 Bars: rows/s = N / mean time per operation; error bars: the 99% CI of the mean, inverted.
+The first chart keeps SQLite only, reached from C (the speed of light) and through each Python binding
+and runtime; the second puts every engine, driver and runtime side by side.
 '''),
     code('''
-fig_path = figures.plot_rows_per_s(e1, figures_dir / "e1_rows_per_s.png", method=method)
-from IPython.display import Image
-Image(filename=str(fig_path))
+from IPython.display import Image, display
+native_fig = figures.plot_native_vs_bindings(e1, figures_dir / "e1_native_vs_bindings.png", method=method)
+fig_path = figures.plot_rows_per_s(e1, figures_dir / "e1_rows_per_s.png", method=method,
+                                   title="E1, every engine, driver and runtime")
+for f in (native_fig, fig_path):
+    if f is not None:
+        display(Image(filename=str(f)))
 '''),
     code('''
 table = figures.e1_table(e1)
+gap = figures.cycles_gap(e1)
+cycles_text = figures.cycles_paragraph(gap, clock)
+print(cycles_text)
 table
+'''),
+    md('''
+## Ratios against the baseline, with intervals
+
+Per benchmark, each engine's time relative to the baseline engine (higher is slower), with the 99% CI
+of the ratio (hierarchical bootstrap on both sides), and the geometric mean over the E1 benchmarks.
+'''),
+    code('''
+e1_raw = raw[raw["benchmark"].str.startswith("bindings.")]
+ok = e1[e1["status"] == "ok"][["benchmark", "params", "engine", "runtime"]]
+e1_raw = e1_raw.merge(ok, how="inner")
+ratio_md = "_the baseline engine is not in these runs_"
+if tables.has_baseline(e1_raw, baseline):
+    ratio_table = tables.build_table(e1_raw, baseline, method=method, resamples=resamples)
+    ratio_md = tables.to_markdown(ratio_table, baseline)
+print(ratio_md)
+'''),
+    md('''
+## Warm-up: run-sequence plots per process
+
+Each line is one fresh process; the dashed line marks where changepoint analysis puts the start of its
+steady state, and the legend gives its class (flat, warm-up, slowdown, no steady state), as krun's
+papers show warm-up.
+'''),
+    code('''
+seq_fig = figures.plot_run_sequences(raw, figures_dir / "e1_run_sequence.png", "bindings.select_fold")
+if seq_fig is not None:
+    display(Image(filename=str(seq_fig)))
 '''),
     code('''
 if paper_path:
+    def rel(p):
+        return os.path.relpath(p, Path(paper_path).resolve().parent)
     paper.update_section(paper_path, "protocol", report.protocol_text(run_dirs))
     caption = (f"Table: E1, time per operation and rows/s, mean with 99% CI ({method} method; "
-               "rows/s bounds are N divided by the time bounds).")
+               "rows/s bounds are N divided by the time bounds); cycles per row at the recorded clock.")
     paper.update_section(paper_path, "e1-table", figures.to_markdown(table) + "\\n\\n" + caption)
-    rel = os.path.relpath(fig_path, Path(paper_path).resolve().parent)
-    paper.update_section(paper_path, "e1-figure", f"![E1 rows/s per engine, driver and runtime, 99% CI ({method})]({rel})")
+    figs = [f"![E1 rows/s per engine, driver and runtime, 99% CI ({method})]({rel(fig_path)})"]
+    if native_fig is not None:
+        figs.insert(0, f"![E1 native C vs bindings, rows/s, 99% CI ({method})]({rel(native_fig)})")
+    paper.update_section(paper_path, "e1-figure", "\\n\\n".join(figs))
+    paper.update_section(paper_path, "e1-cycles", cycles_text)
+    paper.update_section(paper_path, "e1-ratios", ratio_md)
+    if seq_fig is not None:
+        paper.update_section(paper_path, "e1-warmup", f"![E1 run-sequence plots per process]({rel(seq_fig)})")
     print("updated", paper_path)
 '''),
 ]
@@ -109,7 +158,7 @@ excluded = figures.excluded_cells(summary, "tpch.")
 print(excluded)
 '''),
     code('''
-if keep.empty or baseline not in set(keep["engine"]):
+if not tables.has_baseline(keep, baseline):
     table_md = "_no valid TPC-H cells with the baseline engine in these runs_"
     print(table_md)
 else:
@@ -152,7 +201,7 @@ micro_raw = raw[raw["benchmark"].str.startswith("micro.")]
 ok_cells = summary[summary["benchmark"].str.startswith("micro.") & (summary["status"] == "ok")]
 keep = micro_raw.merge(ok_cells[["benchmark", "params", "engine", "runtime"]], how="inner")
 excluded = figures.excluded_cells(summary, "micro.")
-if keep.empty or baseline not in set(keep["engine"]):
+if not tables.has_baseline(keep, baseline):
     table = None
     table_md = "_no valid micro-benchmark cells with the baseline engine in these runs_"
 else:

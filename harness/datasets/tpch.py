@@ -14,6 +14,15 @@ Every artefact is built under a temporary name in the same directory and renamed
 when complete; the sidecar `<db>.json` (written after the rename) records which data fingerprint and
 build recipe the database was made from, so an interrupted or stale build is rebuilt, never used.
 
+Server engines (PostgreSQL, MariaDB) get the same parquet data loaded into the server named by the
+run's engine_config, once per server, scale factor and index setting: PostgreSQL into the schema
+`tpch_sf<SF>` (e.g. `tpch_sf0_01`, `tpch_sf0_01_idx` with secondary indexes) of the DSN's database,
+by `COPY ... FROM STDIN`; MariaDB into the database of that name, by `LOAD DATA LOCAL INFILE` (or
+multi-row INSERTs when the server refuses local files). Both from CSV written by DuckDB from the
+parquet files. A marker table `crossings_dataset` in that schema/database records the data
+fingerprint and the recipe; a server already holding the same data (a user's server) is not
+reloaded. See docs/servers.md.
+
 `prepare(engine_name, sf, indexes)` is what the runner calls before worker processes start.
 """
 from __future__ import annotations
@@ -159,6 +168,7 @@ DUCKDB_SCHEMA = {
 }
 
 ENGINE_FAMILIES = ("sqlite", "duckdb")
+SERVER_FAMILIES = ("postgresql", "mariadb")
 KNOWN_SF = (0.01, 0.1, 1.0)  # scale factors with answer sets; others can be generated, not validated
 
 
