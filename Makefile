@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test setup paper reference bench-stats notebooks-clean clean help
+.PHONY: run test setup paper reference bench bench-stats clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines, regenerate notebooks, figures, paper"
@@ -13,6 +13,7 @@ help:
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/"
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
+	@echo "make bench        bench-stats, and the harness's timed region against a bare timeit"
 
 $(STAMP): requirements.lock requirements-mysqlclient.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,6 +47,9 @@ reference: setup
 
 bench-stats: setup
 	$(PY) benchmarks/bench_stats.py
+
+bench: bench-stats
+	$(PY) benchmarks/timed_region.py
 
 clean:
 	rm -rf data/cache data/reference-notebooks

@@ -7,9 +7,13 @@ computes the same set of intervals with scipy.stats.bootstrap, one call per cell
 per geometric mean, with percentile intervals (the like-for-like comparison: scipy has no
 hierarchical resampling, so it resamples the pooled iterations, which is less work than ours);
 scipy's default BCa method is timed too, for reference. Run: python benchmarks/bench_stats.py
+Ours bootstraps the cells on CROSSINGS_STATS_THREADS threads (default: all CPUs; results do not
+depend on it). Timings are wall-clock: the load average is printed, since other jobs on the
+machine slow both sides (the ratio is the comparable number).
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,7 +23,7 @@ from scipy import stats as sps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness import simdata, tables  # noqa: E402
+from harness import simdata, stats, tables  # noqa: E402
 
 RESAMPLES = 10000
 
@@ -60,7 +64,15 @@ def scipy_table(df, baseline: str, method: str = "percentile") -> int:
     return count
 
 
+def _load() -> str:
+    try:
+        return "load average %.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        return "load average unknown"
+
+
 def main() -> int:
+    load_before = _load()
     df = simdata.simulate_run(benchmarks=22, engines=("a", "b", "c", "d"), processes=5, iterations=50, seed=1)
     t0 = time.perf_counter()
     t = tables.build_table(df, "a", resamples=RESAMPLES, seed=0)
@@ -71,6 +83,8 @@ def main() -> int:
     t0 = time.perf_counter()
     scipy_table(df, "a", method="BCa")
     bca = time.perf_counter() - t0
+    print(f"machine: {os.cpu_count()} CPUs, bootstrap threads {stats._thread_count(10**6)}; "
+          f"before: {load_before}; after: {_load()}")
     print(f"data: 22 benchmarks x 4 engines x 5 processes x 50 iterations ({len(df)} timings), "
           f"{RESAMPLES} resamples")
     print(f"ours  (harness.tables.build_table, hierarchical, {len(t)} rows): {ours:.2f} s")

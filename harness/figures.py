@@ -162,10 +162,15 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
 def excluded_cells(summary: pd.DataFrame, prefix: str) -> str:
     """A sentence naming the cells kept out of a table and why (invalid answers, failures)."""
     df = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] != "ok")]
-    if df.empty:
-        return "No cell was excluded."
-    parts = [f"{r.benchmark} on {r.engine} ({r.status}: {str(r.reason)[:120]})" for r in df.itertuples()]
-    return "Excluded from the table: " + "; ".join(parts) + "."
+    skipped = df[df["status"] == "skipped"]
+    df = df[df["status"] != "skipped"]
+    text = "No cell was excluded." if df.empty else "Excluded from the table: " + "; ".join(
+        f"{r.benchmark} on {r.engine} ({r.status}: {str(r.reason).replace('not applicable: ', '')[:120]})"
+        for r in df.itertuples()) + "."
+    if len(skipped):
+        reasons = sorted(set(skipped["reason"].astype(str)))
+        text += f" {len(skipped)} cells were skipped ({'; '.join(reasons)[:300]})."
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,3 +242,36 @@ def plot_run_sequences(raw: pd.DataFrame, path: Path | str, benchmark: str) -> P
         ax.axis("off")
     fig.tight_layout()
     return save(fig, path)
+
+
+def socket_paragraph(summary: pd.DataFrame, baseline: str = "sqlite/sqlite3") -> str:
+    """What the socket costs per row (E1 select_all) and per query (E1 point_query), against an
+    in-process baseline; every number from the summary."""
+    def cell(bench: str, engine: str) -> pd.Series | None:
+        df = summary[(summary["benchmark"] == bench) & (summary["engine"] == engine) & summary["mean_s"].notna()
+                     & summary["runtime"].astype(str).str.startswith("cpython")]
+        return df.iloc[0] if len(df) else None
+
+    servers = sorted(e for e in summary["engine"].unique() if e.split("/")[0] in ("postgresql", "mariadb"))
+    if not servers:
+        return "_No client/server engine in these runs._"
+    parts = []
+    base_all = cell("bindings.select_all", baseline)
+    base_point = cell("bindings.point_query", baseline)
+    for engine in servers:
+        row_all = cell("bindings.select_all", engine)
+        row_point = cell("bindings.point_query", engine)
+        bits = []
+        if row_all is not None and base_all is not None:
+            n = row_all["rows_per_s"] * row_all["mean_s"]
+            per_row = row_all["mean_s"] / n * 1e9
+            base_row = base_all["mean_s"] / (base_all["rows_per_s"] * base_all["mean_s"]) * 1e9
+            bits.append(f"{per_row:.0f} ns per row fetched in bulk ({per_row - base_row:+.0f} ns against {baseline})")
+        if row_point is not None and base_point is not None:
+            k = row_point["rows_per_s"] * row_point["mean_s"]
+            per_q = row_point["mean_s"] / k * 1e6
+            base_q = base_point["mean_s"] / (base_point["rows_per_s"] * base_point["mean_s"]) * 1e6
+            bits.append(f"{per_q:.1f} µs per point query ({per_q / base_q:.0f}x {baseline}'s {base_q:.1f} µs)")
+        if bits:
+            parts.append(f"{engine}: " + "; ".join(bits) + ".")
+    return " ".join(parts) or "_No comparable E1 cells for the server engines in these runs._"

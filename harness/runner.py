@@ -212,7 +212,8 @@ class Runner:
         if workload.dataset:
             from harness.datasets import prepare_for
 
-            data = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress)
+            data = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress,
+                               engine_config=self.engine_configs.get(cell.engine))
             fingerprints = self.plan.setdefault("datasets", {})
             fingerprints[f"{workload.dataset}:{cell.engine}:{store.canonical_params(cell.params)}"] = {
                 k: v for k, v in data.items() if k != "path"}
@@ -361,7 +362,9 @@ class Runner:
 
 def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     profile: Profile = PROFILES[request.profile]
-    engines = resolve_engines(split_globs(request.engines) or list(profile.engines))
+    engine_patterns = split_globs(request.engines) or list(profile.engines)
+    engines = resolve_engines(engine_patterns)
+    named = set(engine_patterns) & set(engine_registry.ENGINES)
     if request.benchmarks:
         benchmarks = resolve_benchmarks(split_globs(request.benchmarks))
     else:  # a profile's globs may name families this checkout does not have; they just match nothing
@@ -380,6 +383,10 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
                 params[k] = type(w.default_params[k])(v)
         for e in engines:
             for r in runtimes:
+                # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
+                # kept even where it cannot run, so the run says why it was skipped
+                if r not in engine_registry.get(e).runtimes and e not in named:
+                    continue
                 cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
     order = interleave(len(cells), processes, request.seed)
     return {

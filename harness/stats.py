@@ -50,8 +50,11 @@ Welch-Satterthwaite. A geometric-mean replicate resamples every benchmark on bot
 from __future__ import annotations
 
 import math
+import os
 import zlib
-from dataclasses import dataclass
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -65,8 +68,9 @@ METHODS = ("hierarchical", "pooled-t", "process-t")
 WARMUP_CLASSES = ("flat", "warm-up", "slowdown", "no steady state")
 
 # Elements drawn per chunk when resampling: small enough to stay in cache (measured ~2.5x
-# faster than one big draw), large enough that the Python loop over chunks costs nothing.
-_CHUNK_ELEMENTS = 131_072
+# faster than one big draw) and for the temporary arrays to stay below malloc's mmap threshold
+# (no page faults per chunk), large enough that the Python loop over chunks costs little.
+_CHUNK_ELEMENTS = 65_536
 
 
 # ----------------------------------------------------------------------------------------------
@@ -125,32 +129,110 @@ def cell_seed(seed: int, key: Iterable[object]) -> np.random.Generator:
 # ----------------------------------------------------------------------------------------------
 
 
+# Largest table of pair sums (entries) the balanced hierarchical bootstrap builds: 1 MiB of
+# float64, so it stays in cache; bigger cells draw single iterations.
+_PAIR_TABLE_MAX = 1 << 17
+
+
+def _fill_uniform(rng: np.random.Generator, h: int, base: np.ndarray, out: np.ndarray) -> None:
+    """out[i, ...] = base[...] + (uniform integer in [0, h)), exactly uniform; out is intp.
+
+    16 random bits per value (four per 64-bit draw) when h <= 2**16, else 32 (two per draw).
+    A raw value r below q * h (q = 2**bits // h) gives r // q, exactly uniform on [0, h); the
+    rare others (probability (2**bits mod h) / 2**bits) are redrawn with rng.integers. The
+    division by a constant and the comparison run as SIMD loops on the narrow raw values, so this
+    is much cheaper than rng.integers or a multiply-shift with its per-value rejection test.
+    `base` has shape out.shape[1:] and is broadcast along the leading axis (long inner loops).
+    The consumption of `rng` depends only on out.size and the rejections: reproducible.
+    """
+    m = out.size
+    if m == 0:
+        return
+    if h == 1:
+        out[...] = base
+        return
+    if h > 1 << 32:
+        np.add(rng.integers(0, h, size=out.shape), base, out=out)
+        return
+    if h <= 1 << 16:
+        bits, dt = 16, np.uint16
+        raw = rng.bit_generator.random_raw((m + 3) // 4).view(np.uint16)[:m]
+    else:
+        bits, dt = 32, np.uint32
+        raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)[:m]
+    q = (1 << bits) // h
+    lim = q * h
+    bad = np.flatnonzero(raw >= dt(lim)) if lim < 1 << bits else None
+    np.floor_divide(raw, dt(q), out=raw)
+    flat = out.reshape(-1)  # out is contiguous: a view
+    if int(np.max(base)) + h <= 1 << bits:  # add the offsets in the narrow type (cheaper)
+        raw2 = raw.reshape(out.shape)
+        np.add(raw2, np.asarray(base).astype(dt), out=raw2)
+        flat[...] = raw
+    else:
+        flat[...] = raw
+        out += base
+    if bad is not None and bad.size:
+        flat[bad] = np.ravel(base)[bad % np.size(base)] + rng.integers(0, h, size=bad.size)
+
+
 def uniform_indices(rng: np.random.Generator, high: int | np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Uniform integers in [0, high) (high may broadcast against shape), as int64 (intp).
 
-    Why not rng.integers: it spent most of a bootstrap's time. For a scalar high <= 2**16 we use
-    Lemire's multiply-shift on 16 random bits (four indices per 64-bit draw) and redraw the rare
-    rejected values (probability < high / 2**16) with rng.integers, so the result is exactly
-    uniform. Otherwise 32 bits per index without rejection: non-uniformity at most high / 2**32,
+    Why not rng.integers: it spent most of a bootstrap's time. For a scalar high this is
+    _fill_uniform (division of narrow random values with rejection: exactly uniform). For an array high
+    (unbalanced cells) 32 bits per index without rejection: non-uniformity at most high / 2**32,
     far below the Monte Carlo error of any bootstrap.
     """
-    m = int(np.prod(shape))
-    if np.ndim(high) == 0 and 0 < int(high) <= 1 << 16:
-        h = int(high)
-        raw = rng.bit_generator.random_raw((m + 3) // 4).view(np.uint16)[:m].reshape(shape)
-        prod = np.multiply(raw, h, dtype=np.uint32)
-        thr = (1 << 16) % h
-        out = (prod >> np.uint32(16)).astype(np.intp)
-        if thr:
-            bad = (prod & np.uint32(0xFFFF)) < thr
-            nbad = int(np.count_nonzero(bad))
-            if nbad:
-                out[bad] = rng.integers(0, h, size=nbad)
+    if np.ndim(high) == 0 and 0 < int(high):
+        out = np.empty(shape, dtype=np.intp)
+        _fill_uniform(rng, int(high), np.zeros((), dtype=np.intp), out)
         return out
+    m = int(np.prod(shape))
     raw = rng.bit_generator.random_raw((m + 1) // 2).view(np.uint32)[:m].reshape(shape)
     out = np.multiply(raw, np.asarray(high, dtype=np.uint64), dtype=np.uint64)
     out >>= np.uint64(32)
     return out.view(np.int64)
+
+
+def _balanced_hierarchical(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Two-level bootstrap means of a cell whose P processes all have I iterations (x is P x I).
+
+    Each replicate picks P processes with replacement and, in each, I iterations with
+    replacement. Drawing the iterations two at a time is the same thing: a uniform integer u in
+    [0, I*I) is a uniform pair (u // I, u % I) of independent iteration indices, so one lookup in
+    the table of pair sums x[j, a] + x[j, b] replaces two lookups and one addition (odd I: one
+    single draw more per process). Draws are laid out (draw, replicate, process) so that every
+    numpy loop runs over a whole chunk; buffers are allocated once and chunks stay in cache.
+    """
+    P, I = x.shape
+    pairs = I >= 2 and I * I <= 1 << 16 and P * I * I <= _PAIR_TABLE_MAX
+    singles = np.ascontiguousarray(x, dtype=float).reshape(-1)
+    if pairs:
+        h, k = I * I, I // 2
+        table = (x[:, :, None] + x[:, None, :]).reshape(-1)
+    else:
+        h, k = I, I
+        table = singles
+    odd = pairs and I % 2 == 1
+    out = np.empty(resamples)
+    step = max(1, min(resamples, _CHUNK_ELEMENTS // (P * (k + odd))))
+    idx = np.empty((k + odd) * step * P, dtype=np.intp)
+    vals = np.empty((k + odd) * step * P)
+    for a in range(0, resamples, step):
+        b = min(resamples, a + step)
+        BP = (b - a) * P
+        pick = uniform_indices(rng, P, (BP,))
+        ix = idx[: (k + odd) * BP].reshape(k + odd, BP)  # contiguous views
+        v = vals[: (k + odd) * BP].reshape(k + odd, BP)
+        _fill_uniform(rng, h, pick * h, ix[:k])
+        np.take(table, ix[:k], out=v[:k], mode="clip")
+        if odd:
+            _fill_uniform(rng, I, pick * I, ix[k:])
+            np.take(singles, ix[k:], out=v[k:], mode="clip")
+        s = v.sum(axis=0).reshape(b - a, P).sum(axis=1)
+        np.divide(s, P * I, out=out[a:b])
+    return out
 
 
 def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchical",
@@ -183,27 +265,23 @@ def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hi
     P = len(procs)
     counts = np.array([len(p) for p in procs])
     imax = int(counts.max())
+    if bool((counts == imax).all()):
+        return _balanced_hierarchical(np.stack(procs).astype(float, copy=False), resamples, rng)
     padded = np.zeros((P, imax))
     for j, p in enumerate(procs):
         padded[j, : len(p)] = p
     flat = padded.ravel()
-    balanced = bool((counts == imax).all())
     out = np.empty(resamples)
     step = max(1, _CHUNK_ELEMENTS // (P * imax))
     for a in range(0, resamples, step):
         b = min(resamples, a + step)
         pick = uniform_indices(rng, P, (b - a, P))
-        if balanced:
-            it = uniform_indices(rng, imax, (b - a, P, imax))
-            it += (pick * imax)[:, :, None]
-            out[a:b] = flat[it].reshape(b - a, -1).sum(axis=1) / (P * imax)
-        else:
-            nj = counts[pick]  # (B, P)
-            it = uniform_indices(rng, nj[:, :, None], (b - a, P, imax))
-            it += (pick * imax)[:, :, None]
-            vals = flat[it]
-            vals[np.arange(imax)[None, None, :] >= nj[:, :, None]] = 0.0
-            out[a:b] = vals.reshape(b - a, -1).sum(axis=1) / nj.sum(axis=1)
+        nj = counts[pick]  # (B, P)
+        it = uniform_indices(rng, nj[:, :, None], (b - a, P, imax))
+        it += (pick * imax)[:, :, None]
+        vals = flat[it]
+        vals[np.arange(imax)[None, None, :] >= nj[:, :, None]] = 0.0
+        out[a:b] = vals.reshape(b - a, -1).sum(axis=1) / nj.sum(axis=1)
     return out
 
 
@@ -307,12 +385,30 @@ def mean_ci(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchic
 
 @dataclass
 class CellBoot:
-    """A cell's point estimate, bootstrap replicates of its mean and expansion terms."""
+    """A cell's point estimate, bootstrap replicates of its mean and expansion terms.
+
+    log_reps (log of the replicates) and log_var (variance of their finite values, nan if none)
+    are computed once per cell, when first needed, and shared by all its ratios and geomeans.
+    """
 
     mean: float
     reps: np.ndarray
     k: float
     df: float
+    log_reps: np.ndarray | None = field(default=None, repr=False)
+    log_var: float | None = field(default=None, repr=False)
+
+    def logs(self) -> tuple[np.ndarray, float]:
+        if self.log_reps is None or self.log_var is None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lr = np.log(self.reps)
+            fin = np.isfinite(lr)
+            if fin.all():
+                var = float(np.var(lr))
+            else:
+                var = float(np.var(lr[fin])) if fin.any() else math.nan
+            self.log_reps, self.log_var = lr, var
+        return self.log_reps, self.log_var
 
 
 def cell_boot(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchical", resamples: int = 10000,
@@ -324,10 +420,50 @@ def cell_boot(sample: CellSample | Sequence[np.ndarray], method: str = "hierarch
     return CellBoot(s.mean(), reps, k, df)
 
 
+# Threads for the per-cell bootstraps (None: the CROSSINGS_STATS_THREADS environment variable,
+# else the number of CPUs). Every cell has its own generator (cell_seed), so results are
+# identical whatever the number of threads; numpy releases the GIL in the heavy steps.
+THREADS: int | None = None
+
+
+def _thread_count(tasks: int) -> int:
+    n = THREADS
+    if n is None:
+        env = os.environ.get("CROSSINGS_STATS_THREADS", "")
+        n = int(env) if env.strip() else (os.cpu_count() or 1)
+    return max(1, min(int(n), tasks))
+
+
+def _parallel_map(fn, items: list) -> list:
+    """[fn(item) for item in items], on up to _thread_count threads, results in input order."""
+    n = _thread_count(len(items))
+    if n <= 1:
+        return [fn(it) for it in items]
+    with ThreadPoolExecutor(max_workers=n) as ex:
+        return list(ex.map(fn, items))
+
+
+def boot_cells(samples: dict[tuple, CellSample], method: str, resamples: int, seed: int,
+               logs: bool = True) -> dict[tuple, CellBoot]:
+    """cell_boot of every non-empty cell with its own generator cell_seed(seed, key), in parallel.
+
+    With logs, also takes the logs of the replicates (for ratios and geomeans) in the workers.
+    """
+    keys = [k for k, s in samples.items() if s.n]
+
+    def work(key: tuple) -> CellBoot:
+        cb = cell_boot(samples[key], method, resamples, cell_seed(seed, key))
+        if logs:
+            cb.logs()
+        return cb
+
+    return dict(zip(keys, _parallel_map(work, keys)))
+
+
 def _log_ratio_parts(num: CellBoot, den: CellBoot) -> tuple[float, np.ndarray]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        est = math.log(num.mean / den.mean) if num.mean > 0 and den.mean > 0 else math.nan
-        reps = np.log(num.reps) - np.log(den.reps)
+    est = math.log(num.mean / den.mean) if num.mean > 0 and den.mean > 0 else math.nan
+    with np.errstate(invalid="ignore"):
+        reps = num.logs()[0] - den.logs()[0]
     return est, reps
 
 
@@ -347,11 +483,9 @@ def combine_log_ratios(pairs: Sequence[tuple[CellBoot, CellBoot]], confidence: f
     for num, den in pairs:
         e, r = _log_ratio_parts(num, den)
         est += e / K
-        reps = reps + r / K
+        reps += r / K if K > 1 else r
         for cell in (num, den):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lr = np.log(cell.reps)
-            weights.append(np.var(lr[np.isfinite(lr)]) / K**2 if np.isfinite(lr).any() else math.nan)
+            weights.append(cell.logs()[1] / K**2)
             ks.append(cell.k)
             dfs.append(cell.df)
     if not np.isfinite(est):
@@ -464,6 +598,19 @@ def _noise_sd(x: np.ndarray) -> float:
     return float(sigma)
 
 
+def _noise_sd_rows(X: np.ndarray) -> np.ndarray:
+    """_noise_sd of every row of X (m x n), vectorised (the same values)."""
+    d = np.diff(X, axis=1)
+    sigma = 1.4826 * np.median(np.abs(d - np.median(d, axis=1, keepdims=True)), axis=1) / math.sqrt(2)
+    scale = np.abs(np.median(X, axis=1))
+    scale[scale == 0] = 1.0
+    with np.errstate(invalid="ignore"):
+        fix = ~np.isfinite(sigma) | (sigma <= 1e-9 * scale)
+    for r in np.flatnonzero(fix):
+        sigma[r] = _noise_sd(X[r])
+    return sigma
+
+
 def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_tail: float
               ) -> tuple[int | None, str]:
     n = len(x)
@@ -514,8 +661,9 @@ def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_t
         else:
             by_len.setdefault(len(x), []).append(i)
     for n, idxs in by_len.items():
-        sig = np.array([_noise_sd(xs[i]) for i in idxs])
-        Z = np.stack([(xs[i] - np.median(xs[i])) / sg for i, sg in zip(idxs, sig)])
+        X = np.stack([xs[i] for i in idxs])
+        sig = _noise_sd_rows(X)
+        Z = (X - np.median(X, axis=1, keepdims=True)) / sig[:, None]
         ends = changepoints_batch(Z, pen_scale * math.log(n))
         for i, sg, e in zip(idxs, sig, ends):
             out[i] = _classify(xs[i], float(sg), e, rel_tol, min_tail)
@@ -578,8 +726,8 @@ def warmup_analysis(df: pd.DataFrame, **kwargs: float) -> pd.DataFrame:
 
 
 def _class_summary(classes: Iterable[str]) -> str:
-    counts = pd.Series(list(classes)).value_counts()
-    return ",".join(f"{c}:{int(counts[c])}" for c in WARMUP_CLASSES if c in counts.index)
+    counts = Counter(classes)
+    return ",".join(f"{c}:{counts[c]}" for c in WARMUP_CLASSES if c in counts)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -631,8 +779,10 @@ SUMMARY_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "ite
 
 def _summary_rows(samples: dict[tuple, CellSample], info: pd.DataFrame, method: str, confidence: float,
                   boots: dict[tuple, CellBoot] | None, resamples: int, seed: int) -> pd.DataFrame:
-    rows = []
-    for key, s in samples.items():
+    infos = dict(zip(info.index, info.itertuples(index=False)))
+
+    def row(key: tuple) -> tuple:
+        s = samples[key]
         n = s.n
         flat = s.flat
         reps = boots[key].reps if boots is not None and key in boots else None
@@ -641,11 +791,13 @@ def _summary_rows(samples: dict[tuple, CellSample], info: pd.DataFrame, method: 
         mean, lo, hi = mean_ci(s, method, confidence, resamples, cell_seed(seed, key), reps=reps)
         counts = [len(p) for p in s.processes]
         it = int(np.median(counts)) if counts and min(counts) == max(counts) else (int(round(np.mean(counts))) if counts else 0)
-        inf = info.loc[key]
-        rows.append((*key, len(s.processes), it, mean, lo, hi,
-                     float(np.median(flat)) if n else math.nan,
-                     float(flat.std(ddof=1)) if n > 1 else math.nan, n, method, confidence,
-                     int(inf["invalid"]), int(inf["outliers"]), inf["warmup"], inf["used"]))
+        inf = infos[key]
+        return (*key, len(s.processes), it, mean, lo, hi,
+                float(np.median(flat)) if n else math.nan,
+                float(flat.std(ddof=1)) if n > 1 else math.nan, n, method, confidence,
+                int(inf.invalid), int(inf.outliers), inf.warmup, inf.used)
+
+    rows = _parallel_map(row, list(samples))
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     return out
 
@@ -663,7 +815,8 @@ def summarize_cells(df: pd.DataFrame, method: str = "hierarchical", confidence: 
     """
     _check_method(method)
     samples, info = cell_samples(df, steady_state_only=steady_state)
-    return _summary_rows(samples, info, method, confidence, None, resamples, seed)
+    boots = boot_cells(samples, method, resamples, seed, logs=False) if method == "hierarchical" else None
+    return _summary_rows(samples, info, method, confidence, boots, resamples, seed)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -712,25 +865,29 @@ def ratio_summary(df: pd.DataFrame, baseline: str, method: str = "hierarchical",
     """
     _check_method(method)
     samples, info = cell_samples(df, steady_state_only=steady_state)
-    boots = {key: cell_boot(s, method, resamples, cell_seed(seed, key)) for key, s in samples.items() if s.n}
+    boots = boot_cells(samples, method, resamples, seed)
     summ = _summary_rows(samples, info, method, confidence, boots, resamples, seed)
     keys = set(boots)
-    ratios, groups = [], {}
+    ratios, groups, jobs = [], {}, []
     for key in samples:
         bkey = _find_baseline(keys, key, baseline)
         if key not in boots or bkey is None:
             ratios.append((None, math.nan, math.nan, math.nan))
             continue
-        r = combine_log_ratios([(boots[key], boots[bkey])], confidence)
-        ratios.append((f"{bkey[2]}@{bkey[3]}", *r))
+        jobs.append([(boots[key], boots[bkey])])
+        ratios.append((f"{bkey[2]}@{bkey[3]}", len(jobs) - 1))
         groups.setdefault((key[2], key[3]), []).append((key, bkey))
+    geo_first = len(jobs)
+    jobs += [[(boots[a], boots[b]) for a, b in pairs] for pairs in groups.values()]
+    combined = _parallel_map(lambda pairs: combine_log_ratios(pairs, confidence), jobs)
+    ratios = [r if r[0] is None else (r[0], *combined[r[1]]) for r in ratios]
     summ["baseline"] = [r[0] for r in ratios]
     summ["ratio"] = [r[1] for r in ratios]
     summ["ratio_ci_low"] = [r[2] for r in ratios]
     summ["ratio_ci_high"] = [r[3] for r in ratios]
     geo_rows = []
-    for (engine, runtime), pairs in groups.items():
-        g, lo, hi = combine_log_ratios([(boots[a], boots[b]) for a, b in pairs], confidence)
+    for i, ((engine, runtime), pairs) in enumerate(groups.items()):
+        g, lo, hi = combined[geo_first + i]
         means = [boots[a].mean for a, _ in pairs]
         gm = float(np.exp(np.mean(np.log(means)))) if all(m > 0 for m in means) else math.nan
         geo_rows.append({"benchmark": "geomean", "params": "", "engine": engine, "runtime": runtime,

@@ -1,11 +1,16 @@
 """`python -m harness validate tpch`: run the 22 queries (untimed, straight through the driver) and
 check each answer against the answer sets and against other engines' answers at the same scale factor.
 
+Server engines (postgresql/psycopg, mariadb/pymysql, mariadb/mysqlclient) validate on the server a
+DSN names (`dsns`, else $CROSSINGS_POSTGRESQL_DSN / $CROSSINGS_MARIADB_DSN), else on a throwaway
+server started for the validation and stopped (and removed) when it ends.
+
 Runner side. Each engine's answers are kept in `data/cache/tpch/sf<SF>/answers/<engine>.json`
 (tagged with the data fingerprint) so a later validation of another engine is compared with them.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -24,11 +29,53 @@ ENGINES = {
     "sqlite/sqlite3": "sqlite",
     "sqlite/apsw": "sqlite",
     "duckdb": "duckdb",
+    "postgresql/psycopg": "postgresql",
+    "mariadb/pymysql": "mariadb",
+    "mariadb/mysqlclient": "mariadb",
 }
+SERVER_ENGINES = ("postgresql/psycopg", "mariadb/pymysql", "mariadb/mysqlclient")
 
 
-def connect(engine: str, path: str):
-    """A read-only DB-API style connection to the prepared database file."""
+@contextlib.contextmanager
+def server_config(engine: str, dsns: dict | None = None, progress: bool = True):
+    """The engine_config of the server to validate on: the user's DSN, or a throwaway server for
+    the duration of the block (stopped and removed afterwards, also on Ctrl-C)."""
+    from harness import servers
+
+    family = servers.family_of(engine)
+    dsns = dict(servers.user_dsns(None), **(dsns or {}))
+    if family in dsns:
+        yield servers.user_config(family, dsns[family])
+        return
+    reason = servers.unavailable_reason(family)
+    if reason:
+        raise UserError(f"cannot validate {engine}: {reason}")
+    servers.sweep_stale_dirs()
+    try:
+        # SIGTERM unwinds like Ctrl-C, so the server is stopped and its directory removed
+        with servers._terminate_as_interrupt(), servers.throwaway(family) as server:
+            if progress:
+                print(f"[validate] started throwaway {server.record.get('version') or family} server "
+                      f"in {server.record.get('start_s')} s", file=sys.stderr, flush=True)
+            yield server.engine_config()
+    except servers.ServerError as exc:
+        raise UserError(f"cannot validate {engine}: throwaway {family} server: {exc}") from None
+
+
+def connect(engine: str, path: str, engine_config: dict | None = None, timeout: float | None = None):
+    """A read-only DB-API style connection to the prepared database file; for a server engine, a
+    connection (the driver's own, as the benchmarks use it) to the schema/database `path`."""
+    if engine in SERVER_ENGINES:
+        from harness import engines
+
+        raw = engines.get(engine).connect(engine_config or {}, "", path).raw
+        if timeout:  # the server cancels a statement that runs longer
+            sql = (f"SET statement_timeout = {int(timeout * 1000)}" if engine.startswith("postgresql/")
+                   else f"SET SESSION max_statement_time = {float(timeout)}")
+            cur = raw.cursor()
+            cur.execute(sql)
+            cur.close()
+        return raw
     if engine == "sqlite/sqlite3":
         import sqlite3
 
@@ -74,7 +121,7 @@ def _rows_as_text(rows):
 
 
 def _run_with_timeout(conn, query, timeout):
-    if not timeout:
+    if not timeout or not hasattr(conn, "interrupt"):  # servers: a statement timeout set at connect
         return tpch_queries.run_query(conn, query)
     timer = threading.Timer(timeout, conn.interrupt)
     timer.start()
@@ -86,10 +133,36 @@ def _run_with_timeout(conn, query, timeout):
 
 def validate(engine: str, sf, *, indexes: bool = True, queries=None, answers_dir: str | None = None,
              timeout: float | None = None, progress: bool = True, cross: bool = True,
-             save: bool = True) -> tuple[list[QueryResult], dict]:
-    """Validate `engine` at scale factor `sf`. Returns (results, info)."""
+             save: bool = True, dsns: dict | None = None) -> tuple[list[QueryResult], dict]:
+    """Validate `engine` at scale factor `sf`. Returns (results, info). A server engine runs on the
+    server `dsns` names ({family: DSN}), else on a throwaway one started for this validation."""
     if engine not in ENGINES:
         raise UserError(unknown_engine_message(engine))
+    if engine in SERVER_ENGINES:
+        _check_request(sf, queries, answers_dir)
+        with server_config(engine, dsns, progress) as config:
+            return _validate(engine, sf, indexes=indexes, queries=queries, answers_dir=answers_dir, timeout=timeout,
+                             progress=progress, cross=cross, save=save, engine_config=config)
+    return _validate(engine, sf, indexes=indexes, queries=queries, answers_dir=answers_dir, timeout=timeout,
+                     progress=progress, cross=cross, save=save)
+
+
+def _check_request(sf, queries, answers_dir) -> None:
+    answers_dir = answers_dir or tpch_check.default_answers_dir()
+    sf_text = tpch_data.format_sf(sf)
+    if tpch_check.answer_file(1, sf_text, answers_dir) is None:
+        have = tpch_check.available_sfs(answers_dir)
+        raise UserError(
+            f"no TPC-H answer set for sf {sf_text} under {answers_dir}; "
+            f"answers exist for sf {', '.join(have) if have else '(none: is ../shared/tpch-answers there?)'}"
+        )
+    for n in queries or ():
+        if n not in tpch_queries.NUMBERS:
+            raise UserError(f"TPC-H has queries 1..22, not {n}")
+
+
+def _validate(engine: str, sf, *, indexes: bool, queries, answers_dir, timeout, progress: bool, cross: bool,
+              save: bool, engine_config: dict | None = None) -> tuple[list[QueryResult], dict]:
     answers_dir = answers_dir or tpch_check.default_answers_dir()
     sf_text = tpch_data.format_sf(sf)
     if tpch_check.answer_file(1, sf_text, answers_dir) is None:
@@ -102,10 +175,10 @@ def validate(engine: str, sf, *, indexes: bool = True, queries=None, answers_dir
     for n in numbers:
         if n not in tpch_queries.NUMBERS:
             raise UserError(f"TPC-H has queries 1..22, not {n}")
-    data = tpch_data.prepare(engine, float(sf_text), indexes, progress=progress)
+    data = tpch_data.prepare(engine, float(sf_text), indexes, progress=progress, engine_config=engine_config)
     dialect = ENGINES[engine]
     applied_indexes = data["indexes"]
-    conn = connect(engine, data["path"])
+    conn = connect(engine, data["path"], engine_config, timeout)
     others = _load_other_answers(engine, applied_indexes, sf_text, data["fingerprint"]) if cross else {}
     results = []
     try:
@@ -144,11 +217,16 @@ def validate(engine: str, sf, *, indexes: bool = True, queries=None, answers_dir
         close = getattr(conn, "close", None)
         if close:
             close()
+    where = data["path"]
+    if engine_config is not None:
+        kind = "schema" if engine.startswith("postgresql/") else "database"
+        where = f"{kind} {data['path']} on the {engine_config.get('source') or ''} {engine.split('/')[0]} server".replace(
+            "  ", " ")
     info = {
         "engine": engine,
         "sf": sf_text,
         "indexes": applied_indexes,
-        "path": data["path"],
+        "path": where,
         "fingerprint": data["fingerprint"],
         "answers": str(Path(answers_dir) / f"sf{sf_text}"),
         "answer_kind": "official TPC-H kit answers" if sf_text == "1" else "DuckDB-computed answers",

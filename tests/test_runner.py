@@ -20,14 +20,17 @@ from harness.runner import interleave
 def test_smoke_run_has_p_times_i_rows_per_cell_and_fresh_processes(smoke_run):
     df = store.load_runs([smoke_run])
     cells = df.groupby(["benchmark", "params", "engine", "runtime"])
-    assert cells.ngroups == 6  # 2 benchmarks x 3 engines
+    assert cells.ngroups == 9  # 3 benchmarks x 3 engines
     for _, g in cells:
         assert len(g) == 2 * 3
         assert g.groupby("process")["pid"].nunique().eq(1).all()
         assert g["pid"].nunique() == 2, "each process of a cell is a distinct fresh worker"
-    assert df["pid"].nunique() == 12
+    assert df["pid"].nunique() == 18
     assert df["check_ok"].all()
-    assert (df["crossings"] == 1000).all() and (df["values_converted"] == 1000).all()
+    scans = df[df["benchmark"].isin(["bindings.select_fold", "bindings.select_all"])]
+    assert (scans["crossings"] == 1000).all() and (scans["values_converted"] == 1000).all()
+    points = df[df["benchmark"] == "bindings.point_query"]
+    assert (points["crossings"] == 2000).all()
     assert (df["wall_ns"] > 0).all() and (df["cpu_ns"] >= 0).all()
 
 
@@ -41,7 +44,7 @@ def test_manifest_records_what_was_run(smoke_run):
     apsw_v = engines["sqlite/apsw@cpython"]["versions"]["sqlite"]
     assert sqlite3_v and apsw_v  # each adapter reports the SQLite it links
     assert engines["duckdb@cpython"]["capabilities"]["aggregate_callbacks"] is False
-    assert m["process_counts"]["ok"] == 12
+    assert m["process_counts"]["ok"] == 18
     assert set(m["process_counts"]) <= {"ok", "skipped"}  # skipped: engine/runtime pairs that cannot run
 
 

@@ -206,3 +206,48 @@ def test_plot_run_sequence_smoke():
     df = simdata.simulate_run(benchmarks=1, engines=("e",), processes=2, iterations=30, warmup=3, seed=9)
     ax = plot_run_sequence(df)
     assert len(ax.lines) >= 2 and "warm-up" in ax.get_legend_handles_labels()[1][0]
+
+
+def test_table_identical_for_any_thread_count(monkeypatch):
+    """Each cell has its own generator: 1 thread and several threads give a bit-identical table."""
+    df = simdata.simulate_run(benchmarks=3, engines=("a", "b"), processes=5, iterations=21, seed=7)
+    out = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(stats, "THREADS", threads)
+        out.append(stats.ratio_summary(df, "a", resamples=3000, seed=11))
+    pd.testing.assert_frame_equal(out[0], out[1], check_exact=True)
+    pd.testing.assert_frame_equal(out[0], out[2], check_exact=True)
+    monkeypatch.setattr(stats, "THREADS", 2)
+    s1 = stats.summarize_cells(df, resamples=3000, seed=11)
+    monkeypatch.setattr(stats, "THREADS", 1)
+    pd.testing.assert_frame_equal(s1, stats.summarize_cells(df, resamples=3000, seed=11), check_exact=True)
+
+
+@pytest.mark.parametrize("shape", [(5, 50), (4, 7), (3, 300), (2, 1)])
+def test_balanced_bootstrap_moments_all_paths(shape):
+    """Pair table (even and odd I), single draws (large I) and I = 1 all give the two-level variance."""
+    rng = np.random.default_rng(8)
+    P, I = shape
+    x = 1 + rng.normal(0, 0.05, (P, 1)) + rng.normal(0, 0.02, (P, I))
+    reps = stats.bootstrap_means(x, "hierarchical", 20000, 3)
+    between = np.var(x.mean(axis=1))
+    within = np.mean(np.var(x, axis=1))
+    expected = (between + within / I) / P
+    assert reps.mean() == pytest.approx(x.mean(), abs=5 * math.sqrt(expected / 20000))
+    assert reps.var() == pytest.approx(expected, rel=0.05)
+    assert np.array_equal(reps, stats.bootstrap_means(x, "hierarchical", 20000, 3))
+
+
+def test_fill_uniform_exact_with_rejections():
+    """Values come out uniform on [0, h) including the redrawn ones, offset by the base."""
+    rng = np.random.default_rng(9)
+    for h in (3, 50, 2500, 40000, 70001):
+        base = np.arange(4) * h
+        out = np.empty((50000, 4), dtype=np.intp)
+        stats._fill_uniform(rng, h, base, out)
+        u = out - base
+        assert u.min() >= 0 and u.max() < h
+    out = np.empty((600000, 1), dtype=np.intp)
+    stats._fill_uniform(rng, 40000, np.zeros(1, dtype=np.intp), out)
+    counts = np.bincount(out.ravel() // 4000, minlength=10)  # 40000 = 10 bins of 4000
+    assert sps.chisquare(counts).pvalue > 1e-4

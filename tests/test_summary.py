@@ -61,7 +61,7 @@ def test_summary_csv_columns(smoke_run):
     df = pd.read_csv(io.StringIO(out))
     assert list(df.columns[: len(REQUIRED)]) == REQUIRED
     ok = df[df["status"] == "ok"]
-    assert len(ok) == 6
+    assert len(ok) == 9
     assert (ok["ci_low_s"] <= ok["mean_s"]).all() and (ok["mean_s"] <= ok["ci_high_s"]).all()
     assert (ok["rows_per_s"] > 0).all()
     for fmt in ("text", "markdown"):

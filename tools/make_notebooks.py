@@ -85,6 +85,7 @@ table = figures.e1_table(e1)
 gap = figures.cycles_gap(e1)
 cycles_text = figures.cycles_paragraph(gap, clock)
 print(cycles_text)
+print(figures.socket_paragraph(e1))
 table
 '''),
     md('''
@@ -128,6 +129,7 @@ if paper_path:
         figs.insert(0, f"![E1 native C vs bindings, rows/s, 99% CI ({method})]({rel(native_fig)})")
     paper.update_section(paper_path, "e1-figure", "\\n\\n".join(figs))
     paper.update_section(paper_path, "e1-cycles", cycles_text)
+    paper.update_section(paper_path, "e1-socket", figures.socket_paragraph(e1))
     paper.update_section(paper_path, "e1-ratios", ratio_md)
     if seq_fig is not None:
         paper.update_section(paper_path, "e1-warmup", f"![E1 run-sequence plots per process]({rel(seq_fig)})")

@@ -17,10 +17,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "engines' stored answers at the same scale factor. Exit 0 if all pass, 1 if any "
                     "fails, 2 for a usage error.",
     )
-    t.add_argument("--engine", required=True, help="sqlite/sqlite3, sqlite/apsw or duckdb")
+    t.add_argument("--engine", required=True, help="sqlite/sqlite3, sqlite/apsw, duckdb, postgresql/psycopg, "
+                   "mariadb/pymysql or mariadb/mysqlclient (a server engine validates on --dsn's server, "
+                   "else on a throwaway one started and stopped for the validation)")
+    t.add_argument("--dsn", action="append", default=[], metavar="ENGINE_FAMILY=DSN",
+                   help="the server to validate a server engine on, e.g. postgresql=postgresql://u:pw@host/db "
+                        "(or $CROSSINGS_POSTGRESQL_DSN / $CROSSINGS_MARIADB_DSN); the data goes into schema "
+                        "(PostgreSQL) or database (MariaDB) tpch_sf<SF>[_idx]")
     t.add_argument("--sf", required=True, help="scale factor with an answer set: 0.01, 0.1 or 1")
     t.add_argument("--indexes", choices=["on", "off"], default="on",
-                   help="SQLite secondary indexes + ANALYZE (default on; ignored by DuckDB)")
+                   help="secondary indexes + ANALYZE on SQLite, PostgreSQL and MariaDB (default on; ignored by "
+                        "DuckDB)")
     t.add_argument("--queries", default=None, help="comma-separated query numbers (default all 22)")
     t.add_argument("--timeout", type=float, default=None,
                    help="interrupt a query after this many seconds (counts as a failure)")
@@ -32,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_tpch(args: argparse.Namespace) -> int:
     from harness.errors import UserError
+    from harness.servers import user_dsns
     from harness.tpch_validate import ENGINES, format_table, unknown_engine_message, validate
 
     if args.engine not in ENGINES:
@@ -48,6 +56,6 @@ def run_tpch(args: argparse.Namespace) -> int:
             raise UserError(f"--queries must be comma-separated numbers 1..22, not {args.queries!r}") from None
     results, info = validate(args.engine, sf, indexes=args.indexes == "on", queries=queries,
                              answers_dir=args.answers, timeout=args.timeout, progress=not args.quiet,
-                             cross=not args.no_cross)
+                             cross=not args.no_cross, dsns=user_dsns(args.dsn))
     print(format_table(results, info))
     return 0 if all(r.ok for r in results) else 1

@@ -8,7 +8,7 @@ DSN: `mariadb://user:password@host:port/database?unix_socket=/path` (or `mysql:/
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from harness.engines.base import Connection
 from harness.engines.pymysql_engine import CAPABILITIES, MysqlConnection, mysql_server_info
@@ -31,11 +31,13 @@ class MysqlclientEngine(ServerEngine):
                              "client_library": MySQLdb._mysql.get_client_info()},
                 "capabilities": dict(CAPABILITIES, implementation="C extension")}
 
-    def _connect(self, config: Dict[str, Any]) -> Connection:
+    def _connect(self, config: Dict[str, Any], database: Optional[str] = None) -> Connection:
         import MySQLdb
         import MySQLdb.cursors
 
         kw = parse_mysql_dsn(config["dsn"])
+        if database:
+            kw["database"] = database  # a data set's database (harness.datasets.tpch)
         raw = MySQLdb.connect(autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4", **kw)
         return MysqlConnection(self, raw, MySQLdb.cursors.SSCursor)
 

@@ -16,10 +16,10 @@ Choices, recorded in the probe's capabilities:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from harness.engines.base import Connection
-from harness.engines.server_common import CONNECT_TIMEOUT_S, ServerEngine
+from harness.engines.base import Connection, NotApplicable
+from harness.engines.server_common import CONNECT_TIMEOUT_S, POSTGRESQL_CALLBACK_REASON, ServerEngine
 
 SETTINGS = ("shared_buffers", "fsync", "synchronous_commit", "full_page_writes", "wal_level", "work_mem",
             "max_connections", "jit", "ssl")
@@ -44,6 +44,13 @@ class PsycopgConnection(Connection):
     def commit(self) -> None:
         self.raw.commit()
 
+    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any], arg_types: Sequence[str] = (),
+                      return_type: str = "") -> None:
+        raise NotApplicable(POSTGRESQL_CALLBACK_REASON % "pyfunction")
+
+    def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:
+        raise NotApplicable(POSTGRESQL_CALLBACK_REASON % "pyaggregate")
+
 
 class PsycopgEngine(ServerEngine):
     name = "postgresql/psycopg"
@@ -67,10 +74,19 @@ class PsycopgEngine(ServerEngine):
                              "prepare_threshold": 5},
         }
 
-    def _connect(self, config: Dict[str, Any]) -> Connection:
+    def _connect(self, config: Dict[str, Any], database: Optional[str] = None) -> Connection:
         import psycopg
 
         raw = psycopg.connect(config["dsn"], autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        if database:
+            # a data set's schema (harness.datasets.tpch): its tables are found unqualified
+            try:
+                if raw.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (database,)).fetchone() is None:
+                    raise RuntimeError("schema %s does not exist on the server" % database)
+                raw.execute('SET search_path TO "%s"' % database)
+            except BaseException:
+                raw.close()
+                raise
         return PsycopgConnection(self, raw)
 
     def _server_info(self, db: Connection) -> Dict[str, Any]:

@@ -14,10 +14,11 @@ Choices, recorded in the probe's capabilities (the same for `mariadb/mysqlclient
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from harness.engines.base import Connection
-from harness.engines.server_common import CONNECT_TIMEOUT_S, ServerEngine, parse_mysql_dsn
+from harness.engines.base import Connection, NotApplicable
+from harness.engines.server_common import (CONNECT_TIMEOUT_S, MARIADB_CALLBACK_REASON, ServerEngine,
+                                             parse_mysql_dsn)
 
 SETTINGS = ("innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "innodb_doublewrite", "sync_binlog",
             "log_bin", "character_set_server", "max_connections")
@@ -79,6 +80,13 @@ class MysqlConnection(Connection):
         self._finish_stream()
         self.raw.commit()
 
+    def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any], arg_types: Sequence[str] = (),
+                      return_type: str = "") -> None:
+        raise NotApplicable(MARIADB_CALLBACK_REASON)
+
+    def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:
+        raise NotApplicable(MARIADB_CALLBACK_REASON)
+
     def close(self) -> None:
         try:
             self._finish_stream()
@@ -120,11 +128,13 @@ class PymysqlEngine(ServerEngine):
         return {"versions": {"driver": "pymysql " + pymysql.VERSION_STRING},
                 "capabilities": dict(CAPABILITIES, implementation="pure Python")}
 
-    def _connect(self, config: Dict[str, Any]) -> Connection:
+    def _connect(self, config: Dict[str, Any], database: Optional[str] = None) -> Connection:
         import pymysql
         import pymysql.cursors
 
         kw = parse_mysql_dsn(config["dsn"])
+        if database:
+            kw["database"] = database  # a data set's database (harness.datasets.tpch)
         raw = pymysql.connect(autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4", **kw)
         return MysqlConnection(self, raw, pymysql.cursors.SSCursor)
 

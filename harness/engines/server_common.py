@@ -95,6 +95,13 @@ def parse_mysql_dsn(dsn: str) -> Dict[str, Any]:
     return kw
 
 
+#: why the client-side callback benchmarks (micro.pyfunction, micro.pyaggregate) do not apply to servers
+POSTGRESQL_CALLBACK_REASON = ("PostgreSQL runs queries in a server process, which cannot call back into the "
+                              "client's Python (micro.%s_server runs Python inside the server with PL/Python)")
+MARIADB_CALLBACK_REASON = ("MariaDB runs queries in a server process, which cannot call back into the client's "
+                           "Python (and MariaDB has no Python inside the server either)")
+
+
 class ServerConnectError(ConnectionError):
     """A connection failed; the message names the driver's error, without the password."""
 
@@ -103,8 +110,9 @@ class ServerEngine(Engine):
     """An engine whose database runs in a server process reached by DSN.
 
     Subclasses implement `_probe_driver()` (versions and capabilities, no connection),
-    `_connect(config)` (the driver connection wrapped in a Connection) and
-    `_server_info(db)` (server version, settings, transport, read over a live connection).
+    `_connect(config, database)` (the driver connection wrapped in a Connection; `database` is a
+    prepared data set's PostgreSQL schema / MariaDB database, e.g. `tpch_sf0_01`, or None for the
+    DSN's own) and `_server_info(db)` (server version, settings, transport, over a live connection).
     """
 
     server_family = ""
@@ -153,20 +161,24 @@ class ServerEngine(Engine):
     def _probe_driver(self) -> Dict[str, Any]:
         raise NotImplementedError
 
-    def _connect(self, config: Dict[str, Any]) -> Connection:
+    def _connect(self, config: Dict[str, Any], database: Optional[str] = None) -> Connection:
         raise NotImplementedError
 
     def _server_info(self, db: Connection) -> Dict[str, Any]:
         raise NotImplementedError
 
     def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
+        """`database`: the schema (PostgreSQL, set as search_path) or database (MariaDB) a data set
+        was loaded into by the runner (`harness.datasets.tpch`); None: the DSN's database."""
+        if database is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", database):
+            raise ValueError("not a schema/database name: %r" % (database,))
         if config.get("unavailable"):
             raise RuntimeError(scrub(str(config["unavailable"]), config_secrets(config)))
         if not config.get("dsn"):
             raise RuntimeError("%s: no server configured (the runner passes a DSN in engine_config)"
                                % self.server_family)
         try:
-            return self._connect(config)
+            return self._connect(config, database)
         except Exception as exc:  # noqa: BLE001 - re-raised without the password in its message
             msg = scrub("%s: %s" % (type(exc).__name__, exc), config_secrets(config))
         raise ServerConnectError(" ".join(msg.split()))

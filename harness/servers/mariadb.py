@@ -5,7 +5,8 @@ Debian's `mariadb-server` (/usr/sbin/mariadbd, /usr/bin/mariadb-install-db), els
 the server runs as the `mysql` system user (else `nobody`). Started with --no-defaults (the
 machine's my.cnf does not leak in); Unix socket only (--skip-networking), or with
 CROSSINGS_SERVER_TRANSPORT=tcp on 127.0.0.1 at a free port. An --init-file (deleted once the
-server is ready) creates database `crossings` and user `crossings` with a random password.
+server is ready) creates database `crossings` and user `crossings` with a random password, with all
+privileges on `crossings` and on the TPC-H data sets' databases `tpch_*`.
 """
 from __future__ import annotations
 
@@ -105,6 +106,9 @@ class MariadbServer(ThrowawayServer):
             f"CREATE USER IF NOT EXISTS 'crossings'@'127.0.0.1' IDENTIFIED BY '{pw}';",
             "GRANT ALL PRIVILEGES ON crossings.* TO 'crossings'@'localhost';",
             "GRANT ALL PRIVILEGES ON crossings.* TO 'crossings'@'127.0.0.1';",
+            # the TPC-H data sets' databases (tpch_sf0_01, ...: harness.datasets.tpch)
+            "GRANT ALL PRIVILEGES ON `tpch\\_%`.* TO 'crossings'@'localhost';",
+            "GRANT ALL PRIVILEGES ON `tpch\\_%`.* TO 'crossings'@'127.0.0.1';",
             ""]), ident)
         self.sock = self.dir / "mariadb.sock"
         argv = [str(mariadbd), "--no-defaults", f"--datadir={data}", f"--socket={self.sock}",

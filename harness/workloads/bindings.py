@@ -77,4 +77,46 @@ class SelectAll(_SelectIds):
         return total
 
 
-WORKLOADS = [SelectFold(), SelectAll()]
+class PointQuery(Workload):
+    """Per-query cost rather than per-row: K point selects by primary key, one row each.
+
+    On an embedded engine this is a function call; on a server each query is a round trip over
+    the socket, which is what the paper's paragraph on the socket's cost per query needs.
+    """
+
+    name = "bindings.point_query"
+    description = "E1: K point selects by primary key on testdata (one row each): cost per query"
+    default_params = {"n": 10000, "queries": 1000}
+    #: each query fetches one row, so rows/s is also queries/s
+    rows_param = "queries"
+
+    def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
+        n = int(params["n"])
+        k = int(params["queries"])
+        create_testdata(db, n)
+        step = max(1, n // k)
+        keys = [(1 + (i * step) % n,) for i in range(k)]
+        sql = "SELECT str FROM testdata WHERE id = %s" % db.placeholder
+        expected = sum(len(STRS[(key - 1) % 4]) for (key,) in keys)
+        return {"db": db, "keys": keys, "sql": sql, "expected": expected}
+
+    def operation(self, state: Any) -> Any:
+        query = state["db"].query
+        sql = state["sql"]
+        total = 0
+        for key in state["keys"]:
+            total += len(query(sql, key)[0][0])
+        return total
+
+    def check(self, state: Any, result: Any) -> Optional[str]:
+        if result != state["expected"]:
+            return "total length %r != %r" % (result, state["expected"])
+        return None
+
+    def counts(self, state: Any, result: Any) -> Tuple[Optional[int], Optional[int]]:
+        k = len(state["keys"])
+        # per query: the call with its one parameter, then one row of one value
+        return 2 * k, 2 * k
+
+
+WORKLOADS = [SelectFold(), SelectAll(), PointQuery()]

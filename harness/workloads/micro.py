@@ -23,6 +23,25 @@ What each does, and how it matches the paper's description and its Figure 15 cou
 - `filltable`: create a two-column table, fill it with 100,000 rows through a prepared insert
   (executemany) in one transaction, read it back (paper: 200,004 crossings, 400,000 values).
 
+- `pyfunction_server`, `pyaggregate_server`: the same two computations with the Python running
+  *inside the database server* (PostgreSQL's PL/Python, `plpython3u`), where a server engine
+  cannot call back into the client: `pg_temp.py_net(...)` resp. the aggregate
+  `pg_temp.py_revenue(...)`, created per session in set-up (session-temporary: nothing is left in
+  the database; `CREATE EXTENSION plpython3u` needs a superuser, which the throwaway server's user
+  is; on a user's server without it, or without PL/Python installed, the cell is not applicable
+  with the server's reason). What they measure: the SQL->Python crossings happen inside the
+  server process (PL/Python converts each argument from a SQL datum to a Python object and the
+  result back), not over the client socket; the client still crosses the socket once per result
+  row. Their counts add both kinds: the query, each row fetched by the client, each PL/Python call
+  (counted by instrumented replay: a counting version of the function increments a counter in
+  PL/Python's session dictionary `GD`, read back afterwards). The aggregate's state is a SQL value
+  in PostgreSQL, so each step converts three values in (state, price, discount) and one out,
+  where the client-side `pyaggregate` passes two; the final function converts one in and one out.
+  Not applicable on MariaDB (no Python inside the server) nor on the embedded engines (their
+  callbacks run in the client's own process: that is `pyfunction`/`pyaggregate`). The client-side
+  `pyfunction`/`pyaggregate` are not applicable on PostgreSQL and MariaDB (a server cannot call
+  the client's Python).
+
 Decimal columns are read as doubles on every engine (SQLite stores them as REAL; DuckDB,
 PostgreSQL and MariaDB get an explicit cast), so each engine converts the same kind of value.
 Every result is checked against the same quantity computed by the engine in SQL, untimed.
@@ -282,4 +301,128 @@ class FillTable(Workload):
         return 1 + n + 1 + rows, inserted_values + values
 
 
-WORKLOADS = [Select(), InnerJoin(), PythonJoin(), PyFunction(), PyAggregate(), FillTable()]
+# ------------------------------------------------------------- Python inside the server (PL/Python)
+
+_PLPY_COUNTER = """
+CREATE OR REPLACE FUNCTION pg_temp.crossings_calls(what text) RETURNS bigint LANGUAGE plpython3u AS $$
+n = GD.get("crossings_" + what, 0)
+GD["crossings_" + what] = 0
+return n
+$$"""
+
+
+def _server_python_reason(db: Any) -> Optional[str]:
+    if db.dialect == "postgresql":
+        return None
+    if db.dialect == "mariadb":
+        return "MariaDB has no Python inside the server (stored functions and aggregates are SQL only)"
+    return ("an embedded engine runs in the client's own process: its Python callbacks are what "
+            "micro.pyfunction / micro.pyaggregate measure")
+
+
+def _plpython(db: Any, statements: Any) -> None:
+    """Run set-up statements that need PL/Python; a server that cannot makes the cell not applicable."""
+    from harness.engines.base import NotApplicable
+
+    try:
+        installed = db.query("SELECT 1 FROM pg_extension WHERE extname = 'plpython3u'")
+        if not installed:
+            db.execute("CREATE EXTENSION IF NOT EXISTS plpython3u")
+        for sql in statements:
+            db.execute(sql)
+    except Exception as exc:  # noqa: BLE001 - no superuser, package missing: say so
+        msg = " ".join(str(exc).split())
+        raise NotApplicable("PL/Python (plpython3u) not usable on this PostgreSQL server: %s: %s"
+                            % (type(exc).__name__, msg))
+
+
+def _py_net_sql(counting: bool) -> str:
+    body = 'GD["crossings_calls"] = GD.get("crossings_calls", 0) + 1\n' if counting else ""
+    return ("CREATE OR REPLACE FUNCTION pg_temp.py_net(discount double precision) RETURNS double precision "
+            "LANGUAGE plpython3u AS $$\n%sreturn 1.0 - discount\n$$" % body)
+
+
+class PyFunctionServer(_TpchMicro):
+    name = "micro.pyfunction_server"
+    description = ("E2: PostgreSQL calls a PL/Python scalar function per lineitem row inside the server; "
+                   "the client sums the results")
+
+    def not_applicable(self, db: Any) -> Optional[str]:
+        return _server_python_reason(db)
+
+    def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
+        _plpython(db, [_py_net_sql(False), _PLPY_COUNTER])
+        sql = "SELECT %s * pg_temp.py_net(%s) FROM lineitem" % (num(db, "l_extendedprice"), num(db, "l_discount"))
+        e = db.query("SELECT COUNT(*), SUM(%s * (1 - %s)) FROM lineitem"
+                     % (num(db, "l_extendedprice"), num(db, "l_discount")))[0]
+        return {"db": db, "sql": sql, "expected": (int(e[0]), float(e[1]))}
+
+    operation = PyFunction.operation
+
+    def counts(self, state: Any, result: Any) -> Tuple[Optional[int], Optional[int]]:
+        db = state["db"]
+        db.execute(_py_net_sql(True))
+        try:
+            db.query("SELECT pg_temp.crossings_calls('calls')")
+            rows, values = count_rows_and_values(db.rows(state["sql"]))
+            calls = int(db.query("SELECT pg_temp.crossings_calls('calls')")[0][0])
+        finally:
+            db.execute(_py_net_sql(False))
+        # as micro.pyfunction: per call one argument in and one result out (inside the server);
+        # per row its values over the socket; plus the query
+        return 1 + rows + calls, values + 2 * calls
+
+
+def _revenue_step_sql(counting: bool) -> str:
+    body = 'GD["crossings_steps"] = GD.get("crossings_steps", 0) + 1\n' if counting else ""
+    return ("CREATE OR REPLACE FUNCTION pg_temp.py_revenue_step(state double precision, price double precision, "
+            "discount double precision) RETURNS double precision LANGUAGE plpython3u AS $$\n"
+            "%sreturn state + price * (1 - discount)\n$$" % body)
+
+
+def _revenue_final_sql(counting: bool) -> str:
+    body = 'GD["crossings_finals"] = GD.get("crossings_finals", 0) + 1\n' if counting else ""
+    return ("CREATE OR REPLACE FUNCTION pg_temp.py_revenue_final(state double precision) RETURNS double precision "
+            "LANGUAGE plpython3u AS $$\n%sreturn state\n$$" % body)
+
+
+class PyAggregateServer(_TpchMicro):
+    name = "micro.pyaggregate_server"
+    description = ("E2: a PL/Python aggregate inside PostgreSQL (step per lineitem row, then final) "
+                   "computing revenue")
+
+    def not_applicable(self, db: Any) -> Optional[str]:
+        return _server_python_reason(db)
+
+    def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
+        _plpython(db, [_revenue_step_sql(False), _revenue_final_sql(False), _PLPY_COUNTER,
+                       "CREATE AGGREGATE pg_temp.py_revenue(double precision, double precision) ("
+                       "SFUNC = pg_temp.py_revenue_step, STYPE = double precision, "
+                       "FINALFUNC = pg_temp.py_revenue_final, INITCOND = '0')"])
+        sql = "SELECT pg_temp.py_revenue(%s, %s) FROM lineitem" % (num(db, "l_extendedprice"), num(db, "l_discount"))
+        e = db.query("SELECT COUNT(*), SUM(%s * (1 - %s)) FROM lineitem"
+                     % (num(db, "l_extendedprice"), num(db, "l_discount")))[0]
+        return {"db": db, "sql": sql, "expected": (int(e[0]), float(e[1]))}
+
+    operation = PyAggregate.operation
+    check = PyAggregate.check
+
+    def counts(self, state: Any, result: Any) -> Tuple[Optional[int], Optional[int]]:
+        db = state["db"]
+        db.execute(_revenue_step_sql(True))
+        db.execute(_revenue_final_sql(True))
+        try:
+            db.query("SELECT pg_temp.crossings_calls('steps'), pg_temp.crossings_calls('finals')")
+            rows, values = count_rows_and_values(db.rows(state["sql"]))
+            steps, finals = (int(v) for v in db.query(
+                "SELECT pg_temp.crossings_calls('steps'), pg_temp.crossings_calls('finals')")[0])
+        finally:
+            db.execute(_revenue_step_sql(False))
+            db.execute(_revenue_final_sql(False))
+        # the query + each step + each final call + each row fetched; per step the state and two
+        # arguments in and the new state out, per final call one value in and one out
+        return 1 + steps + finals + rows, 4 * steps + 2 * finals + values
+
+
+WORKLOADS = [Select(), InnerJoin(), PythonJoin(), PyFunction(), PyAggregate(), PyFunctionServer(),
+             PyAggregateServer(), FillTable()]

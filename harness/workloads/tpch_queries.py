@@ -27,8 +27,10 @@ Dialects
   l_discount = 0.07 would be lost; Q13's derived-table column list is written as column aliases.
   SQLite's LIKE is ASCII case-insensitive; the TPC-H patterns never meet text differing only by
   case (validation checks this on the data).
-- ``mariadb``: standard SQL except Q13 (no derived-table column list) and Q15 (a plain view: MariaDB
-  has no temporary views). Written but not yet validated against a server, nor is ``postgresql``.
+- ``mariadb``: standard SQL except Q13 (no derived-table column list) and Q15 (MariaDB has no
+  temporary views: the spec's WITH-clause variant, no setup or teardown).
+- ``postgresql`` (an alias of ``standard``) and ``mariadb`` are validated against PostgreSQL 15 and
+  MariaDB 10.11 (`python -m harness validate tpch --engine postgresql/psycopg --sf 0.01`).
 
 To add a dialect: a dict of the queries whose text differs from ``standard`` plus setup/teardown
 dicts, registered in ``_DIALECTS`` (or an alias in ``ALIASES``); the engine adapter names its dialect.
@@ -848,13 +850,19 @@ _SQLITE_TEARDOWN = {15: ["drop view revenue0"]}
 
 # ---------------------------------------------------------------------------------------- MariaDB
 # MariaDB takes the standard date literals, intervals, extract() and substring(... from ... for ...).
-# It has no derived-table column lists and no temporary views (Q15's view is a plain view, so two
-# processes must not run Q15 on the same database at the same time). NOT YET VALIDATED against a
-# MariaDB server: run `python -m harness validate tpch` on it before trusting it.
+# It has no derived-table column lists (Q13 is written as SQLite's, with column aliases) and no
+# temporary views: Q15 uses the TPC-H spec's own variant (Appendix B, 15a) with the view as a WITH
+# clause of the query, so there is no DDL at all, nothing to collide between processes and nothing
+# left behind on a user's server. Validated against MariaDB 10.11 at SF 0.01 and 0.1 (22/22).
 
 _MARIADB = {13: _SQLITE[13]}
-_MARIADB_SETUP = {15: [_Q15_VIEW_STANDARD.replace("create temporary view", "create or replace view")]}
-_MARIADB_TEARDOWN = {15: ["drop view revenue0"]}
+_MARIADB[15] = (
+    _Q15_VIEW_STANDARD.replace("create temporary view revenue0 (supplier_no, total_revenue) as",
+                               "with revenue0 (supplier_no, total_revenue) as (").rstrip()
+    + "\n)" + _STANDARD[15]
+)
+_MARIADB_SETUP = {}
+_MARIADB_TEARDOWN = {}
 
 # --------------------------------------------------------------------------------------- registry
 
