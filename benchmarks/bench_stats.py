@@ -83,7 +83,8 @@ def main() -> int:
     t0 = time.perf_counter()
     scipy_table(df, "a", method="BCa")
     bca = time.perf_counter() - t0
-    print(f"machine: {os.cpu_count()} CPUs, bootstrap threads {stats._thread_count(10**6)}; "
+    threads = stats._thread_count(10**6) if hasattr(stats, "_thread_count") else 1
+    print(f"machine: {os.cpu_count()} CPUs, bootstrap threads {threads}; "
           f"before: {load_before}; after: {_load()}")
     print(f"data: 22 benchmarks x 4 engines x 5 processes x 50 iterations ({len(df)} timings), "
           f"{RESAMPLES} resamples")

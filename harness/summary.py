@@ -82,6 +82,7 @@ def summarize_runs(run_dirs: Iterable[Path | str], method: str = "hierarchical",
     merged["rows_per_s"] = rows_per_s
     merged = cpuclock.add_cycles_per_row(merged, cpuclock.clock_of_run(dirs[0]))
     cols = FIRST_COLUMNS + [c for c in merged.columns if c not in FIRST_COLUMNS]
+    merged = merged.sort_values(KEYS, kind="stable").reset_index(drop=True)
     return merged[[c for c in cols if c in merged.columns]]
 
 

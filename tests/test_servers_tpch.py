@@ -90,7 +90,7 @@ def test_micro_and_tpch_smoke_on_the_server_engines(tmp_path, private_tmp):  # n
     counts = df.groupby(["benchmark", "engine"])[["crossings", "values_converted"]].first()
     # one call per lineitem row, counted inside the server by PL/Python: query + rows + calls
     assert tuple(counts.loc[("micro.pyfunction_server", "postgresql/psycopg")]) == (
-        1 + 2 * LINEITEM_SF001, 5 * LINEITEM_SF001)
+        1 + 2 * LINEITEM_SF001, 3 * LINEITEM_SF001)
     assert tuple(counts.loc[("micro.pyaggregate_server", "postgresql/psycopg")]) == (
         1 + LINEITEM_SF001 + 1 + 1, 4 * LINEITEM_SF001 + 2 + 1)
     for engine in servers:  # the same data, so the same counts on every driver

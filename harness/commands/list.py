@@ -19,7 +19,10 @@ def run(args: argparse.Namespace) -> int:
     runtimes = resolve_runtimes(split_globs(args.runtimes) or ["cpython"])
     print("engines:")
     for name, eng in engines.ENGINES.items():
-        for rt in runtimes:
+        usable = [rt for rt in runtimes if rt in eng.runtimes]
+        if not usable:
+            print(f"  {name:22s} {'-':8s} runs on {', '.join(eng.runtimes)} only: add --runtimes {eng.runtimes[0]}")
+        for rt in usable:
             info = probe(name, rt)
             if info.get("available"):
                 v = info.get("versions", {})
@@ -34,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     print("benchmarks:")
     for name, w in workloads.all_workloads().items():
         params = ",".join(f"{k}={v}" for k, v in sorted(w.default_params.items()))
-        print(f"  {name:26s} {params:16s} {w.description}")
+        print(f"  {name:26s} {params:22s} {w.description}")
     print("profiles:")
     for name, prof in PROFILES.items():
         print(f"  {name:8s} {prof.processes} processes x {prof.iterations} iterations, "
