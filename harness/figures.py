@@ -61,8 +61,13 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
         err = np.vstack([y - df["rows_per_s_low"].to_numpy() / 1e6, np.where(unbounded, 0.0, high - y)])
         labels = [cell_label(r) for _, r in df.iterrows()]
         ax.bar(range(len(y)), y, yerr=err, capsize=4, color="#4c72b0")
-        for i in np.flatnonzero(unbounded):
-            ax.annotate("CI unbounded", (i, y[i]), ha="center", va="bottom", fontsize=7)
+        top = 1.6 * float(np.max(y))
+        for i in range(len(y)):
+            if unbounded[i]:
+                ax.annotate("CI unbounded above", (i, min(y[i], top)), ha="center", va="bottom", fontsize=7)
+            elif high[i] > top:
+                ax.annotate(f"CI up to {high[i]:.3g}", (i, top), ha="center", va="top", fontsize=7)
+        ax.set_ylim(0, top)
         ax.set_xticks(range(len(y)), labels, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("million rows/s (higher is better)")
         ax.set_title(bench.replace("bindings.", "E1 "))

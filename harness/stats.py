@@ -3,7 +3,10 @@
 Everything here is a pure function of pandas DataFrames / numpy arrays of raw timings (the long
 format of DESIGN §3: one row per iteration). Bootstrap resamples are drawn as whole numpy arrays
 (resamples x processes x iterations), never in a Python loop over resamples; the only Python
-loops are over cells (tens to hundreds) and processes.
+loops are over cells (tens to hundreds), processes and cache-sized chunks of resamples. Cells
+are bootstrapped on a thread pool (numpy releases the GIL in the heavy steps); each cell has its
+own generator derived from the seed and its key (cell_seed), so results are bit-identical
+whatever the number of threads (THREADS / CROSSINGS_STATS_THREADS).
 
 Confidence intervals of the mean (``method``):
 
@@ -219,10 +222,11 @@ def _balanced_hierarchical(x: np.ndarray, resamples: int, rng: np.random.Generat
     step = max(1, min(resamples, _CHUNK_ELEMENTS // (P * (k + odd))))
     idx = np.empty((k + odd) * step * P, dtype=np.intp)
     vals = np.empty((k + odd) * step * P)
+    picks = uniform_indices(rng, P, (resamples * P,))  # the processes of every replicate, at once
     for a in range(0, resamples, step):
         b = min(resamples, a + step)
         BP = (b - a) * P
-        pick = uniform_indices(rng, P, (BP,))
+        pick = picks[a * P: b * P]
         ix = idx[: (k + odd) * BP].reshape(k + odd, BP)  # contiguous views
         v = vals[: (k + odd) * BP].reshape(k + odd, BP)
         _fill_uniform(rng, h, pick * h, ix[:k])
