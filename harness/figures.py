@@ -50,7 +50,9 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
     import matplotlib.pyplot as plt
 
     benches = [b for b in ("bindings.select_fold", "bindings.select_all") if b in set(summary["benchmark"])]
-    fig, axes = plt.subplots(1, max(1, len(benches)), figsize=(5.5 * max(1, len(benches)), 4), squeeze=False)
+    bars = max([len(e1_rows(summary, b)) for b in benches] or [1])
+    width = max(5.5, 0.8 * bars + 1.5)
+    fig, axes = plt.subplots(1, max(1, len(benches)), figsize=(width * max(1, len(benches)), 4.2), squeeze=False)
     for ax, bench in zip(axes[0], benches):
         df = e1_rows(summary, bench)
         if df.empty:
@@ -66,7 +68,8 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
             if unbounded[i]:
                 ax.annotate("CI unbounded above", (i, min(y[i], top)), ha="center", va="bottom", fontsize=7)
             elif high[i] > top:
-                ax.annotate(f"CI up to {high[i]:.3g}", (i, top), ha="center", va="top", fontsize=7)
+                ax.annotate(f"CI to {high[i]:.3g}", (i, 0.97 * top), ha="center", va="top", fontsize=7,
+                            rotation=90)
         ax.set_ylim(0, top)
         ax.set_xticks(range(len(y)), labels, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("million rows/s (higher is better)")

@@ -16,12 +16,14 @@ is the commit marker.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import secrets
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from harness.errors import DataError, UserError
 
@@ -69,6 +71,18 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
 
 def write_json_atomic(path: Path, obj: Any) -> None:
     write_bytes_atomic(path, (json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n").encode())
+
+
+@contextlib.contextmanager
+def locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on a cache directory, so two runs never build the same thing at once."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _arrow_schema():

@@ -28,7 +28,6 @@ reloaded. See docs/servers.md.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -39,6 +38,7 @@ import time
 from pathlib import Path
 
 from harness.errors import UserError
+from harness.store import locked, write_json_atomic
 
 TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 
@@ -207,25 +207,6 @@ class _Progress:
             print(f"[tpch {time.perf_counter() - self.t0:7.1f}s] {message}", file=sys.stderr, flush=True)
 
 
-@contextlib.contextmanager
-def _locked(directory: Path):
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _write_json_atomic(path: Path, obj) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w") as fh:
-        json.dump(obj, fh, indent=2, sort_keys=True)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def _read_json(path: Path):
@@ -290,7 +271,7 @@ def generate(sf, *, progress: bool = True, force: bool = False, root: Path | Non
     """Generate the parquet files for `sf` (cached) and return the contents of FINGERPRINT.json."""
     say = _Progress(progress)
     directory = sf_dir(sf, root)
-    with _locked(directory):
+    with locked(directory):
         return _generate_locked(sf, directory, say, force)
 
 
@@ -336,7 +317,7 @@ def _generate_locked(sf, directory: Path, say, force: bool) -> dict:
         "generate_seconds": round(gen_seconds, 3),
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    _write_json_atomic(tmp / "FINGERPRINT.json", meta)
+    write_json_atomic(tmp / "FINGERPRINT.json", meta)
     if target.exists():
         old = directory / f".parquet-old.tmp-{os.getpid()}"
         os.replace(target, old)
@@ -492,7 +473,7 @@ def load(family: str, sf, indexes: bool = False, *, progress: bool = True, force
         db_filename(family, indexes)  # raises UserError
     if family == "duckdb":
         indexes = False
-    with _locked(directory):
+    with locked(directory):
         data_meta = _generate_locked(sf, directory, say, False)
         return _load_locked(family, sf, bool(indexes), directory, data_meta, say, force)
 
@@ -544,7 +525,7 @@ def _load_locked(family, sf, indexes, directory, data_meta, say, force) -> dict:
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "versions": _engine_versions(family),
     }
-    _write_json_atomic(sidecar, info)
+    write_json_atomic(sidecar, info)
     say(f"sf{data_meta['sf']}: {db.name} built in {seconds:.1f}s ({info['size_bytes'] / 1e6:.0f} MB)")
     return info
 
@@ -840,7 +821,7 @@ def load_server(family: str, sf, indexes: bool, config: dict | None, *, progress
     directory = sf_dir(sf, root)
     name = server_database_name(sf, indexes)
     recipe = _server_recipe(family, indexes)
-    with _locked(directory):
+    with locked(directory):
         data_meta = _generate_locked(sf, directory, say, False)
     try:
         loader = _PostgresLoader(config) if family == "postgresql" else _MariadbLoader(config)
@@ -858,7 +839,7 @@ def load_server(family: str, sf, indexes: bool, config: dict | None, *, progress
             say(f"sf{data_meta['sf']}: loading {where} {name} ({loader.version}, {loader.bulk_path()}) ...")
             t0 = time.perf_counter()
             loader.reset(name)
-            with _locked(directory):
+            with locked(directory):
                 tmp = directory / f".csv-{family}.tmp-{os.getpid()}"
                 _remove(tmp)
                 try:

@@ -14,8 +14,6 @@ per process. The worker's spec JSON is translated here into argv, so the C progr
 """
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -27,6 +25,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from harness.store import locked
 
 NATIVE_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = NATIVE_DIR.parent.parent
@@ -81,15 +81,6 @@ def build_key(source: bytes, cc_path: str, cc_identity: str, flags: list[str], l
     return h.hexdigest()[:16]
 
 
-@contextlib.contextmanager
-def _locked(directory: Path):
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def build(source: Path = SOURCE, flags: list[str] | None = None, cache: Path | None = None,
