@@ -30,10 +30,10 @@ run: setup
 	@mkdir -p $(RUNS)
 	$(PY) -m harness run --profile quick --engines 'sqlite/*,duckdb' | tee $(RUNS)/.last-run.txt
 	@run_dir=$$(tail -n 1 $(RUNS)/.last-run.txt); \
-	  $(PY) -m harness notebooks $$run_dir && \
-	  $(PY) -m harness summary $$run_dir --format text && \
-	  echo "" && echo "run:       $$run_dir" && echo "notebooks: $$run_dir/notebooks/ (executed copies)" && \
-	  echo "figures:   figures/" && echo "paper:     paper.md"
+	  $(PY) -m harness notebooks $$run_dir > /dev/null && \
+	  echo "" && echo "run:       $$run_dir   (summary: $(PY) -m harness summary $$run_dir)" && \
+	  echo "notebooks: $$run_dir/notebooks/ (executed copies)" && \
+	  echo "figures:   $(CURDIR)/figures/" && echo "paper:     $(CURDIR)/paper.md"
 
 test: setup
 	$(PY) -m pytest

@@ -133,7 +133,10 @@ def crossings_table(summary: pd.DataFrame) -> pd.DataFrame:
                                               "values_converted": "paper_values_sf1"})
     out = counts.merge(paper, left_on="benchmark_short", right_on="benchmark", how="left", suffixes=("", "_p"))
     cols = ["benchmark", "params", "engine", "crossings", "values_converted", "paper_crossings_sf1", "paper_values_sf1"]
-    return out[cols]
+    out = out[cols].copy()
+    for c in cols[3:]:
+        out[c] = out[c].astype("Int64").astype(object).where(out[c].notna(), "")
+    return out
 
 
 def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Path | str, baseline: str) -> Path:

@@ -199,6 +199,7 @@ class Runner:
         self.progress = progress
         self.current: subprocess.Popen | None = None
         self.prepared: dict[int, dict[str, Any]] = {}
+        self.datasets: dict[str, dict[str, Any]] = {}
         self.dead_cells: dict[int, tuple[str, str]] = {}
         self.counts: dict[str, int] = {}
 
@@ -212,11 +213,13 @@ class Runner:
         if workload.dataset:
             from harness.datasets import prepare_for
 
-            data = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress,
-                               engine_config=self.engine_configs.get(cell.engine))
-            fingerprints = self.plan.setdefault("datasets", {})
-            fingerprints[f"{workload.dataset}:{cell.engine}:{store.canonical_params(cell.params)}"] = {
-                k: v for k, v in data.items() if k != "path"}
+            key = f"{workload.dataset}:{cell.engine}:{store.canonical_params(cell.params)}"
+            if key not in self.datasets:  # one preparation per data set, engine and parameters
+                self.datasets[key] = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress,
+                                                 engine_config=self.engine_configs.get(cell.engine))
+                self.plan.setdefault("datasets", {})[key] = {
+                    k: v for k, v in self.datasets[key].items() if k != "path"}
+            data = self.datasets[key]
         self.prepared[index] = data
         return data
 
@@ -352,7 +355,7 @@ class Runner:
                 status = self.run_one(seq, index, process)
                 if bar is not None:
                     bar.update(1)
-                    if status not in ("ok", "skipped"):
+                    if status in ("failed", "timeout", "error", "invalid"):
                         bar.write(f"  {self.cells[index].label()} process {process}: {status}", file=sys.stderr)
         finally:
             if bar is not None:

@@ -97,7 +97,7 @@ def build(source: Path = SOURCE, flags: list[str] | None = None, cache: Path | N
     key = build_key(src, cc_path, identity, flags, LDLIBS)
     binary = cache / f"{source.stem}-{key}"
     meta_path = cache / f"{source.stem}-{key}.json"
-    with _locked(cache):
+    with locked(cache):
         _ignore_in_git(cache)
         if binary.exists() and meta_path.exists():
             info = json.loads(meta_path.read_text())
