@@ -29,3 +29,23 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
             f"Libraries: {libs}. Project commit {commit[:12]}."
         )
     return "\n\n".join(out)
+
+
+def family_table(raw: "pd.DataFrame", summary: "pd.DataFrame", prefix: str, baseline: str,
+                 method: str = "hierarchical", resamples: int = 10000) -> tuple["pd.DataFrame | None", str]:
+    """The SQPyte-layout table of one benchmark family, from valid cells only.
+
+    Cells whose status is not ok (a wrong answer, a failure, not applicable) are kept out of the
+    table, and the Markdown says which and why, so a wrong answer can never slip into a ratio.
+    Returns (table or None, Markdown with caption and the exclusion sentence).
+    """
+    from harness import figures, tables
+
+    family = raw[raw["benchmark"].str.startswith(prefix)]
+    ok = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] == "ok")]
+    keep = family.merge(ok[["benchmark", "params", "engine", "runtime"]], how="inner")
+    excluded = figures.excluded_cells(summary, prefix)
+    if not tables.has_baseline(keep, baseline):
+        return None, f"_no valid {prefix}* cells with the baseline {baseline} in these runs_\n\n{excluded}"
+    table = tables.build_table(keep, baseline, method=method, resamples=resamples)
+    return table, tables.to_markdown(table, baseline) + "\n" + excluded

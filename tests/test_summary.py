@@ -66,3 +66,20 @@ def test_summary_csv_columns(smoke_run):
     assert (ok["rows_per_s"] > 0).all()
     for fmt in ("text", "markdown"):
         assert "bindings.select_fold" in harness("summary", str(smoke_run), "--format", fmt).stdout
+
+
+def test_family_table_keeps_wrong_answers_out_and_says_so(known_run):
+    from harness import report
+
+    run_dir, _ = known_run
+    raw = store.load_runs([run_dir])
+    summary = summarize_runs([run_dir], method="pooled-t")
+    table, md = report.family_table(raw, summary, "bindings.", "a", method="pooled-t", resamples=200)
+    assert set(table["engine"]) == {"a", "b"}
+    assert "No cell was excluded" in md
+    summary.loc[summary["engine"] == "b", ["status", "reason"]] = ["invalid", "wrong result: checksum 1 != 3"]
+    table, md = report.family_table(raw, summary, "bindings.", "a", method="pooled-t", resamples=200)
+    assert set(table["engine"]) == {"a"}
+    assert "Excluded from the table: bindings.select_fold on b (invalid: wrong result" in md
+    table, md = report.family_table(raw, summary, "bindings.", "c", resamples=200)
+    assert table is None and "no valid bindings.* cells" in md

@@ -55,7 +55,7 @@ first. All numbers below are computed from the raw timings by `harness`; this no
     PARAMS,
     SETUP,
     code('''
-from harness import cpuclock, tables
+from harness import cpuclock
 raw = store.load_runs(run_dirs)
 summary = summarize_runs(run_dirs, method=method, resamples=resamples)
 e1 = summary[summary["benchmark"].str.startswith("bindings.")]
@@ -95,13 +95,8 @@ Per benchmark, each engine's time relative to the baseline engine (higher is slo
 of the ratio (hierarchical bootstrap on both sides), and the geometric mean over the E1 benchmarks.
 '''),
     code('''
-e1_raw = raw[raw["benchmark"].str.startswith("bindings.")]
-ok = e1[e1["status"] == "ok"][["benchmark", "params", "engine", "runtime"]]
-e1_raw = e1_raw.merge(ok, how="inner")
-ratio_md = "_the baseline engine is not in these runs_"
-if tables.has_baseline(e1_raw, baseline):
-    ratio_table = tables.build_table(e1_raw, baseline, method=method, resamples=resamples)
-    ratio_md = tables.to_markdown(ratio_table, baseline)
+ratio_table, ratio_md = report.family_table(raw, summary, "bindings.", baseline, method=method,
+                                            resamples=resamples)
 print(ratio_md)
 '''),
     md('''
@@ -150,27 +145,14 @@ A query whose answer was wrong is kept out of the table and named below it.
     PARAMS,
     SETUP,
     code('''
-from harness import tables
 raw = store.load_runs(run_dirs)
 summary = summarize_runs(run_dirs, method=method, resamples=resamples)
-tpch_raw = raw[raw["benchmark"].str.startswith("tpch.")]
-ok_cells = summary[summary["benchmark"].str.startswith("tpch.") & (summary["status"] == "ok")]
-keep = tpch_raw.merge(ok_cells[["benchmark", "params", "engine", "runtime"]], how="inner")
-excluded = figures.excluded_cells(summary, "tpch.")
-print(excluded)
-'''),
-    code('''
-if not tables.has_baseline(keep, baseline):
-    table_md = "_no valid TPC-H cells with the baseline engine in these runs_"
-    print(table_md)
-else:
-    table = tables.build_table(keep, baseline, method=method, resamples=resamples)
-    table_md = tables.to_markdown(table, baseline)
-    print(table_md)
+table, table_md = report.family_table(raw, summary, "tpch.", baseline, method=method, resamples=resamples)
+print(table_md)
 '''),
     code('''
 if paper_path:
-    paper.update_section(paper_path, "e3-table", table_md + "\\n" + excluded)
+    paper.update_section(paper_path, "e3-table", table_md)
     print("updated", paper_path)
 '''),
 ]
@@ -187,7 +169,6 @@ with the number of crossings.
     PARAMS,
     SETUP,
     code('''
-from harness import tables
 raw = store.load_runs(run_dirs)
 summary = summarize_runs(run_dirs, method=method, resamples=resamples)
 counts = figures.crossings_table(summary)
@@ -199,18 +180,8 @@ Our counts are per operation at the run's scale factor; the paper's are at SF 1,
 in `harness/workloads/micro.py`.
 '''),
     code('''
-micro_raw = raw[raw["benchmark"].str.startswith("micro.")]
-ok_cells = summary[summary["benchmark"].str.startswith("micro.") & (summary["status"] == "ok")]
-keep = micro_raw.merge(ok_cells[["benchmark", "params", "engine", "runtime"]], how="inner")
-excluded = figures.excluded_cells(summary, "micro.")
-if not tables.has_baseline(keep, baseline):
-    table = None
-    table_md = "_no valid micro-benchmark cells with the baseline engine in these runs_"
-else:
-    table = tables.build_table(keep, baseline, method=method, resamples=resamples)
-    table_md = tables.to_markdown(table, baseline)
+table, table_md = report.family_table(raw, summary, "micro.", baseline, method=method, resamples=resamples)
 print(table_md)
-print(excluded)
 '''),
     code('''
 fig_path = None
@@ -224,7 +195,7 @@ if paper_path:
     paper.update_section(paper_path, "e2-crossings", figures.to_markdown(counts) +
                          "\\n\\nTable: crossings and values converted per operation, counted by instrumented replay; "
                          "the last two columns are the SQPyte paper's Figure 15 at SF 1.")
-    paper.update_section(paper_path, "e2-table", table_md + "\\n" + excluded)
+    paper.update_section(paper_path, "e2-table", table_md)
     if fig_path is not None:
         rel = os.path.relpath(fig_path, Path(paper_path).resolve().parent)
         paper.update_section(paper_path, "e2-figure", f"![E2: time relative to {baseline} against crossings]({rel})")
