@@ -377,13 +377,21 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     iterations = request.iterations or profile.iterations
     if processes < 1 or iterations < 1:
         raise UserError("--processes and --iterations must be at least 1")
+    known = {k for b in benchmarks for k in workloads.get(b).default_params}
+    unknown = sorted(set(request.params) - known)
+    if unknown:
+        raise UserError(f"unknown parameter {', '.join(unknown)} for these benchmarks; "
+                        f"parameters: {', '.join(sorted(known)) or 'none'}")
     cells = []
     for b in benchmarks:
         w = workloads.get(b)
         params = params_for(profile, b, w.default_params)
         for k, v in request.params.items():
             if k in w.default_params:
-                params[k] = type(w.default_params[k])(v)
+                try:
+                    params[k] = type(w.default_params[k])(v)
+                except ValueError:
+                    raise UserError(f"parameter {k}={v!r}: {b} expects a {type(w.default_params[k]).__name__}") from None
         for e in engines:
             for r in runtimes:
                 # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is

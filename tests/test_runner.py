@@ -71,6 +71,11 @@ def test_unknown_names_exit_2_and_list_valid_ones(tmp_path):
     p = harness("run", "--benchmarks", "bindings.nope", "--out", str(tmp_path), check=False)
     assert p.returncode == 2
     assert "unknown benchmark" in p.stderr and "bindings.select_fold" in p.stderr
+    p = harness("run", "--benchmarks", "bindings.*", "--param", "nn=3", "--out", str(tmp_path), check=False)
+    assert p.returncode == 2 and "unknown parameter nn" in p.stderr and "queries" in p.stderr
+    p = harness("run", "--benchmarks", "bindings.*", "--param", "n=abc", "--out", str(tmp_path), check=False)
+    assert p.returncode == 2 and "expects a int" in p.stderr
+    assert not any(tmp_path.iterdir()), "a refused run must leave no run directory behind"
     p = harness("summary", str(tmp_path / "missing"), check=False)
     assert p.returncode == 2 and "no such run directory" in p.stderr
 
