@@ -164,6 +164,23 @@ def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
     return RUNTIMES[cell.runtime].worker_argv(spec_path, result_path)
 
 
+WORKDIR_PREFIX = "crossings-worker-"
+
+
+def sweep_stale_workdirs(tmp: Path | None = None) -> list[Path]:
+    """Remove worker directories left by a runner that was killed outside Python's control
+    (SIGKILL): their spec may name a dead server's throwaway password. A directory belongs to
+    the runner whose pid is in its name; only those whose runner is gone are removed."""
+    removed = []
+    for d in Path(tmp or tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}*-*"):
+        pid = d.name[len(WORKDIR_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        removed.append(d)
+    return removed
+
+
 def _die_with_parent() -> None:
     """In the worker before exec: ask Linux to kill it if the runner dies (even by SIGKILL),
     so a killed harness leaves no orphan worker behind. Elsewhere: nothing to do."""
@@ -249,7 +266,7 @@ class Runner:
         except Exception as exc:  # noqa: BLE001 - a data set that cannot be made skips its cells
             self.dead_cells[index] = ("skipped", f"data set preparation failed: {exc}")
             return self.run_one(seq, index, process)
-        workdir = Path(tempfile.mkdtemp(prefix="crossings-worker-"))
+        workdir = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-"))
         try:
             return self._execute(seq, index, process, cell, data, workdir)
         finally:
@@ -451,6 +468,7 @@ def start_run(request: RunRequest) -> Path:
 def execute_run(run_dir: Path, engine_configs: dict[str, dict[str, Any]], progress: bool = True) -> Path:
     plan = store.read_json(run_dir / "plan.json", "plan")
     manifest = store.read_manifest(run_dir)
+    sweep_stale_workdirs()
     runner = Runner(run_dir, plan, engine_configs, progress)
     status = "complete"
     try:

@@ -170,3 +170,15 @@ def test_ctrl_c_keeps_finished_processes_and_resume_completes(tmp_path):
     assert store.read_manifest(run_dir)["status"] == "complete"
     raw = store.load_runs([run_dir])
     assert len(raw) == 12 and raw["process"].nunique() == 6
+
+
+def test_stale_worker_dirs_of_dead_runners_are_swept(tmp_path):
+    from harness.runner import WORKDIR_PREFIX, sweep_stale_workdirs
+
+    dead = tmp_path / f"{WORKDIR_PREFIX}999999999-abc"
+    alive = tmp_path / f"{WORKDIR_PREFIX}{os.getpid()}-def"
+    for d in (dead, alive):
+        d.mkdir()
+        (d / "spec.json").write_text("{}")
+    assert sweep_stale_workdirs(tmp_path) == [dead]
+    assert not dead.exists() and alive.exists()
