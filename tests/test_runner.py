@@ -182,3 +182,13 @@ def test_stale_worker_dirs_of_dead_runners_are_swept(tmp_path):
         (d / "spec.json").write_text("{}")
     assert sweep_stale_workdirs(tmp_path) == [dead]
     assert not dead.exists() and alive.exists()
+
+
+def test_worker_side_imports_only_the_standard_library():
+    """Workers run on PyPy 3.9 with only the driver under test: importing the worker, every
+    engine adapter and every workload must pull in no third-party module."""
+    code = ("import sys; from harness import worker, engines, workloads; workloads.all_workloads(); "
+            "third = {'pandas', 'numpy', 'pyarrow', 'scipy', 'matplotlib', 'duckdb', 'apsw', 'psycopg', "
+            "'pymysql', 'MySQLdb', 'tqdm', 'ruptures'}; print(sorted(third & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
