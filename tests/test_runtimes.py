@@ -116,7 +116,7 @@ def test_c_cells_have_p_times_i_rows_and_right_checksum_and_crossings(tmp_path):
     run_dir = run(tmp_path, "--benchmarks", "bindings.*", "--engines", "sqlite/native-c", "--runtimes", "c",
                   "--processes", "2", "--iterations", "4")
     df = cell_rows(run_dir)
-    assert set(df["benchmark"]) == {"bindings.select_fold", "bindings.select_all"}
+    assert set(df["benchmark"]) == {"bindings.select_fold", "bindings.select_all", "bindings.point_query"}
     for _, g in df.groupby("benchmark"):
         assert len(g) == 2 * 4
         assert sorted(g["process"].unique()) == [0, 1] and g["pid"].nunique() == 2
@@ -124,12 +124,51 @@ def test_c_cells_have_p_times_i_rows_and_right_checksum_and_crossings(tmp_path):
     assert df["runtime"].str.match(r"^c-(gcc|clang|cc)").all()
     assert (df["driver"] == "libsqlite3").all()
     assert df["check_ok"].all()
-    assert (df["crossings"] == N).all() and (df["values_converted"] == N).all()
+    scans = df[df["benchmark"] != "bindings.point_query"]
+    assert (scans["crossings"] == N).all() and (scans["values_converted"] == N).all()
+    points = df[df["benchmark"] == "bindings.point_query"]  # smoke: queries stays at its default 1000
+    assert (points["crossings"] == 2 * 1000).all() and (points["values_converted"] == 2 * 1000).all()
     assert (df["wall_ns"] > 0).all() and (df["cpu_ns"] > 0).all()
     m = store.read_manifest(run_dir)
     c = m["engines"]["sqlite/native-c@c"]
     assert c["versions"]["sqlite"] and c["versions"]["compiler"] and c["versions"]["flags"]
     assert c["build"]["source_sha256"]
+
+
+def test_c_point_query_counts_what_the_python_worker_counts(tmp_path):
+    need_c()
+    run_dir = run(tmp_path, "--benchmarks", "bindings.point_query", "--engines", "sqlite/sqlite3,sqlite/native-c",
+                  "--runtimes", "cpython,c", "--processes", "2", "--iterations", "3",
+                  "--param", "n=1000", "--param", "queries=100")
+    p = store.load_process_records([run_dir])
+    ran = p[p["status"] != "skipped"]
+    assert set(ran["status"]) == {"ok"}, ran[["benchmark", "engine", "status", "reason"]]
+    df = cell_rows(run_dir)
+    c = df[df["engine"] == "sqlite/native-c"]
+    assert len(c) == 2 * 3 and c["pid"].nunique() == 2
+    assert c["runtime"].str.match(r"^c-(gcc|clang|cc)").all()
+    assert c["check_ok"].all() and df["check_ok"].all()
+    assert (c["crossings"] == 200).all() and (c["values_converted"] == 200).all()
+    counts = df.groupby("engine")[["crossings", "values_converted"]].agg(["min", "max"])
+    assert (counts.loc["sqlite/native-c"] == counts.loc["sqlite/sqlite3"]).all(), counts
+    assert set(df["params"]) == {store.canonical_params({"n": 1000, "queries": 100})}
+
+
+def test_c_point_query_argv_carries_n_and_queries(tmp_path):
+    need_c()
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"benchmark": "bindings.point_query", "params": {"n": 50, "queries": 7}, "iterations": 2,'
+                    ' "workdir": "%s", "data": {}}' % tmp_path)
+    result = tmp_path / "result.json"
+    argv = launcher.worker_argv("sqlite/native-c", str(spec), str(result))
+    assert argv[1:4] == ["bindings.point_query", "50:7", "2"]
+    import json
+    import subprocess
+
+    subprocess.run(argv, check=True, timeout=60)
+    out = json.loads(result.read_text())
+    assert out["status"] == "ok" and out["check_ok"] == [True] * 2
+    assert out["crossings"] == [14] * 2 and out["values_converted"] == [14] * 2
 
 
 def test_c_result_file_matches_the_worker_format(tmp_path):

@@ -10,12 +10,18 @@
  *   bench BENCHMARK N ITERATIONS WORKDIR RESULT [DATABASE]
  *       untimed set-up, then ITERATIONS timed operations, each checked; writes RESULT (the
  *       worker's result JSON, schema 1) atomically: RESULT.tmp.<pid> + fsync + rename.
+ *       N is one integer, or "N:K" for a benchmark with a second size (bindings.point_query:
+ *       n rows and K queries); the launcher writes "N:K" only for such benchmarks.
  *
  * Benchmarks (DESIGN §6 E1, seed 000 and its native/main.c):
  *   bindings.select_fold  prepare "SELECT id FROM testdata", step every row, sum
  *                         sqlite3_column_int64, finalize (the seed's C query(), per operation).
  *   bindings.select_all   the same, but every id is first appended to a growing array
  *                         (realloc doubling, like a list), then the array is summed and freed.
+ *   bindings.point_query  K point selects "SELECT str FROM testdata WHERE id = ?" on keys
+ *                         1 + (i * step) % n, step = max(1, n / K) (made untimed beforehand);
+ *                         sum the lengths of the strings read, check against the same sum of
+ *                         STRS lengths computed untimed. Prepared once per process, see below.
  *   micro.select          (E2, harness/workloads/micro.py) "SELECT l_quantity, l_extendedprice,
  *                         l_discount FROM lineitem" on the prepared TPC-H file: count rows, sum
  *                         price * (1 - discount) where quantity < 24.
@@ -286,6 +292,71 @@ static op_out_t select_41(sqlite3 *db) {
     return o;
 }
 
+/* bindings.point_query: the keys and the one prepared statement, made before the timed loop.
+ *
+ * Prepare once per process, outside the timed region; each operation only binds, steps and resets
+ * per key. That is what the Python cell does after its first operation: sqlite3 keeps prepared
+ * statements in a per-connection cache (128 by default) keyed on the SQL text, so `execute(sql,
+ * (key,))` with the same text re-binds and re-steps the cached statement. (Python prepares it on the
+ * first query of iteration 0, inside that timed operation; here no iteration includes a prepare,
+ * so iteration 0 of the two cells is not strictly comparable; later ones are.) Each query is
+ * stepped to SQLITE_DONE, as fetchall() does, then reset. Counts as bindings.py's PointQuery: per
+ * query one crossing for the call with its bound parameter plus one per row stepped, one value
+ * for the bound key plus one per column read (2 and 2 for a found key). */
+static const char *const POINT_SQL = "SELECT str FROM testdata WHERE id = ?";
+static long pq_k = 0;
+static int64_t *pq_keys = NULL;
+static sqlite3_stmt *pq_stmt = NULL;
+
+static int point_prepare(sqlite3 *db, long n, long k, int64_t *expected, result_t *r) {
+    long step = n / k > 1 ? n / k : 1;
+    pq_k = k;
+    pq_keys = malloc((size_t)k * sizeof *pq_keys);
+    if (!pq_keys) {
+        set_status(r, "error", "cannot allocate %ld keys", k);
+        return -1;
+    }
+    int64_t total = 0;
+    for (long i = 0; i < k; i++) {
+        /* as Python: 1 + (i * step) % n, in 64 bits (i * step can exceed a 32-bit long) */
+        pq_keys[i] = 1 + ((int64_t)i * step) % n;
+        total += (int64_t)strlen(STRS[(pq_keys[i] - 1) % 4]);
+    }
+    *expected = total;
+    if (sqlite3_prepare_v2(db, POINT_SQL, -1, &pq_stmt, NULL) != SQLITE_OK) {
+        set_status(r, "error", "%s: %s", POINT_SQL, sqlite3_errmsg(db));
+        return -1;
+    }
+    return 0;
+}
+
+static op_out_t point_query(sqlite3 *db) {
+    (void)db;
+    op_out_t o = {0, 0.0, 0, 0, SQLITE_OK};
+    sqlite3_stmt *stmt = pq_stmt;
+    int64_t total = 0, crossings = 0, values = 0;
+    int rc = SQLITE_OK;
+    for (long i = 0; i < pq_k; i++) {
+        sqlite3_bind_int64(stmt, 1, (sqlite3_int64)pq_keys[i]);
+        crossings++;
+        values++;
+        while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+            const unsigned char *s = sqlite3_column_text(stmt, 0);
+            total += s ? sqlite3_column_bytes(stmt, 0) : 0;
+            crossings++;
+            values++;
+        }
+        sqlite3_reset(stmt);
+        if (rc != SQLITE_DONE) break;
+        rc = SQLITE_OK;
+    }
+    o.value = total;
+    o.crossings = crossings;
+    o.values = values;
+    o.rc = rc;
+    return o;
+}
+
 /* micro.select and micro.innerjoin share their state: the SQL text (set before the loop) */
 static const char *micro_sql = NULL;
 static const char *const MICRO_SELECT =
@@ -462,11 +533,14 @@ static int probe(void) {
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
     if (argc != 6 && argc != 7) {
-        fprintf(stderr, "usage: %s --probe | BENCHMARK N ITERATIONS WORKDIR RESULT [DATABASE]\n", argv[0]);
+        fprintf(stderr, "usage: %s --probe | BENCHMARK N[:K] ITERATIONS WORKDIR RESULT [DATABASE]\n", argv[0]);
         return 2;
     }
     const char *benchmark = argv[1];
-    long n = strtol(argv[2], NULL, 10);
+    char *size_end = NULL;
+    long n = strtol(argv[2], &size_end, 10);
+    long k = -1; /* the second size of "N:K"; -1: not given */
+    if (*size_end == ':') k = strtol(size_end + 1, NULL, 10);
     long iterations = strtol(argv[3], NULL, 10);
     const char *workdir = argv[4];
     const char *result_path = argv[5];
@@ -490,6 +564,7 @@ int main(int argc, char **argv) {
     op_out_t (*operation)(sqlite3 *) = NULL;
     int64_t expected = 0;
     int needs_testdata = 0;
+    int point = 0;                 /* bindings.point_query: keys and statement made after testdata */
     int float_check = 0;           /* micro.*: check (count, sum) instead of one integer */
     double expected_sum = 0.0;
     const char *expected_sql = NULL; /* micro.* on TPC-H: expected (count, sum) computed by SQLite */
@@ -502,6 +577,16 @@ int main(int argc, char **argv) {
         operation = strcmp(benchmark, "bindings.select_fold") == 0 ? select_fold : select_all;
         expected = (int64_t)n * (n + 1) / 2;
         needs_testdata = 1;
+    } else if (strcmp(benchmark, "bindings.point_query") == 0) {
+        if (n < 1 || k < 1) {
+            /* Python fails too: n // 0 and (i * step) % 0 raise ZeroDivisionError */
+            set_status(&r, "error", "bindings.point_query needs N:K with n >= 1 and queries >= 1, got %s", argv[2]);
+            write_result(result_path, &r);
+            return 1;
+        }
+        operation = point_query;
+        needs_testdata = 1;
+        point = 1;
     } else if (strcmp(benchmark, "micro.select") == 0 || strcmp(benchmark, "micro.innerjoin") == 0) {
         if (!database) {
             set_status(&r, "error", "%s needs the prepared TPC-H database (spec data.path)", benchmark);
@@ -550,6 +635,12 @@ int main(int argc, char **argv) {
         return 1;
     }
 
+    if (point && point_prepare(db, n, k, &expected, &r) != 0) {
+        sqlite3_close(db);
+        write_result(result_path, &r);
+        return 1;
+    }
+
     if (expected_sql && query_count_sum(db, expected_sql, &expected, &expected_sum, &r) != 0) {
         sqlite3_close(db);
         write_result(result_path, &r);
@@ -567,6 +658,7 @@ int main(int argc, char **argv) {
         int64_t t1 = now_ns(CLOCK_MONOTONIC);
         if (o.rc != SQLITE_OK) {
             set_status(&r, "error", "iteration %ld: %s: %s", i, sqlite3_errstr(o.rc), sqlite3_errmsg(db));
+            sqlite3_finalize(pq_stmt);
             sqlite3_close(db);
             write_result(result_path, &r);
             return 1;
@@ -583,11 +675,15 @@ int main(int argc, char **argv) {
         }
         r.done = i + 1;
     }
+    sqlite3_finalize(pq_stmt); /* NULL (a no-op) except for bindings.point_query */
     sqlite3_close(db);
     if (first_failure >= 0) {
         if (float_check)
             set_status(&r, "invalid", "wrong result: iteration %ld: got (rows %lld, sum %.17g), expected (%lld, %.17g)",
                        first_failure, (long long)first_value, first_sum, (long long)expected, expected_sum);
+        else if (point)
+            set_status(&r, "invalid", "wrong result: iteration %ld: total length %lld != %lld", first_failure,
+                       (long long)first_value, (long long)expected);
         else if (needs_testdata)
             set_status(&r, "invalid", "wrong result: iteration %ld: checksum %lld != N(N+1)/2 = %lld", first_failure,
                        (long long)first_value, (long long)expected);

@@ -36,10 +36,12 @@ LDLIBS = ["-lsqlite3", "-lm"]
 #: C programs per engine (only one so far)
 PROGRAMS = {"sqlite/native-c": SOURCE}
 #: what the C program implements; other benchmarks come back "not_applicable" from the program itself
-IMPLEMENTED = ("bindings.select_fold", "bindings.select_all", "micro.select", "micro.innerjoin", "micro.filltable",
-               "selftest.wrong")
-#: which spec parameter is the C program's N, per benchmark (micro.select/innerjoin read the TPC-H file instead)
-N_PARAM = {"bindings.select_fold": "n", "bindings.select_all": "n", "micro.filltable": "rows"}
+IMPLEMENTED = ("bindings.select_fold", "bindings.select_all", "bindings.point_query", "micro.select",
+               "micro.innerjoin", "micro.filltable", "selftest.wrong")
+#: which spec parameters make the C program's N argument, per benchmark, joined with ":" (so "N" or
+#: "N:K"); unlisted benchmarks pass "n" (micro.select/innerjoin read the TPC-H file instead)
+N_PARAM = {"bindings.select_fold": ("n",), "bindings.select_all": ("n",),
+           "bindings.point_query": ("n", "queries"), "micro.filltable": ("rows",)}
 
 
 class BuildError(Exception):
@@ -207,9 +209,9 @@ def worker_argv(engine: str, spec_path: str, result_path: str) -> list[str]:
         return [sys.executable, "-c", "import sys; sys.exit(sys.argv[1])", f"C baseline unavailable: {exc}"]
     benchmark = spec["benchmark"]
     params = spec.get("params") or {}
-    n = int(params.get(N_PARAM.get(benchmark, "n"), 0) or 0)
+    size = ":".join(str(int(params.get(name, 0) or 0)) for name in N_PARAM.get(benchmark, ("n",)))
     database = (spec.get("data") or {}).get("path") or ""
-    argv = [str(b.binary), benchmark, str(n), str(int(spec["iterations"])), spec["workdir"], result_path]
+    argv = [str(b.binary), benchmark, size, str(int(spec["iterations"])), spec["workdir"], result_path]
     if database:
         argv.append(str(database))
     return argv
