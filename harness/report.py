@@ -1,9 +1,14 @@
 """Text a paper needs that comes from manifests: the protocol as run, machine and versions."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pathlib import Path
 
 from harness.store import read_manifest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def protocol_text(run_dirs: list[Path | str]) -> str:
@@ -31,8 +36,8 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
     return "\n\n".join(out)
 
 
-def family_table(raw: "pd.DataFrame", summary: "pd.DataFrame", prefix: str, baseline: str,
-                 method: str = "hierarchical", resamples: int = 10000) -> tuple["pd.DataFrame | None", str]:
+def family_table(raw: pd.DataFrame, summary: pd.DataFrame, prefix: str, baseline: str,
+                 method: str = "hierarchical", resamples: int = 10000) -> tuple[pd.DataFrame | None, str]:
     """The SQPyte-layout table of one benchmark family, from valid cells only.
 
     Cells whose status is not ok (a wrong answer, a failure, not applicable) are kept out of the

@@ -16,6 +16,8 @@ is the commit marker.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import contextlib
 import fcntl
 import json
@@ -26,6 +28,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from harness.errors import DataError, UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEMA_VERSION = 1
 
@@ -142,7 +147,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def load_process_records(run_dirs: Iterable[Path]) -> "pd.DataFrame":
+def load_process_records(run_dirs: Iterable[Path]) -> pd.DataFrame:
     """One row per finished process (any status) across runs."""
     import pandas as pd
 
@@ -185,13 +190,12 @@ def _read_timings_file(path: Path):
     return table.select(list(RAW_COLUMNS))
 
 
-def load_runs(run_dirs: Iterable[Path | str]) -> "pd.DataFrame":
+def load_runs(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     """All raw timings of one or more runs as one DataFrame, validated on load.
 
     Only timings whose process record exists are loaded (the record is the commit marker), so a
     file left by a crash between the two writes is ignored rather than half-trusted.
     """
-    import pandas as pd
     import pyarrow as pa
 
     tables = []
@@ -221,7 +225,7 @@ def create_run_dir(out: Path, run_id: str | None = None) -> Path:
     return run_dir
 
 
-def write_imported_run(out: Path, df: "pd.DataFrame", manifest_extra: dict[str, Any]) -> Path:
+def write_imported_run(out: Path, df: pd.DataFrame, manifest_extra: dict[str, Any]) -> Path:
     """Store timings imported from another tool as a run directory (one process file each).
 
     `df` needs benchmark, engine, process, iteration and wall_ns; other raw columns get defaults.

@@ -108,7 +108,7 @@ def format_summary(df: pd.DataFrame, fmt: str) -> str:
 
 def _has_tabulate() -> bool:
     try:
-        import tabulate  # noqa: F401
+        import tabulate  # noqa: F401  (pandas' to_markdown needs it)
     except ImportError:
         return False
     return True

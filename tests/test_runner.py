@@ -10,7 +10,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 
 from conftest import ROOT, harness, last_line
 from harness import store

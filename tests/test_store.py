@@ -76,7 +76,6 @@ def test_truncated_timings_file_names_the_file(tmp_path):
 
 
 def test_wrong_schema_version_and_missing_columns(tmp_path):
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     run_dir = _run_dir(tmp_path)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from harness.servers import mariadb, postgresql
-from harness.servers.common import (DEFAULT_SETTINGS, SETTINGS_ENV, TRANSPORT_ENV, ServerError, ThrowawayServer,
+from harness.servers.common import (DEFAULT_SETTINGS, SETTINGS_ENV, ServerError, ThrowawayServer,
                                     sweep_stale_dirs)
 
 FAMILIES: dict[str, Any] = {"postgresql": postgresql, "mariadb": mariadb}
