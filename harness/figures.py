@@ -68,8 +68,8 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
             if unbounded[i]:
                 ax.annotate("CI unbounded above", (i, min(y[i], top)), ha="center", va="bottom", fontsize=7)
             elif high[i] > top:
-                ax.annotate(f"CI to {high[i]:.3g}", (i, 0.97 * top), ha="center", va="top", fontsize=7,
-                            rotation=90)
+                ax.annotate(f"CI to {high[i]:.3g}", (i, 0.97 * top), xytext=(4, 0), textcoords="offset points",
+                            ha="left", va="top", fontsize=7, rotation=90)
         ax.set_ylim(0, top)
         ax.set_xticks(range(len(y)), labels, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("million rows/s (higher is better)")
