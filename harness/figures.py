@@ -146,7 +146,10 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    t = table[(table["benchmark"] != "geomean") & (table["engine"] != baseline) & table["ratio"].notna()]
+    from harness.stats import is_baseline
+
+    base = [is_baseline(e, r, baseline) for e, r in zip(table["engine"], table["runtime"])]
+    t = table[(table["benchmark"] != "geomean") & ~pd.Series(base, index=table.index) & table["ratio"].notna()]
     counts = summary[["benchmark", "params", "engine", "crossings"]].dropna().drop_duplicates(
         ["benchmark", "params", "engine"])
     t = t.merge(counts, on=["benchmark", "params", "engine"], how="inner")
@@ -155,9 +158,16 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
         g = g.sort_values("crossings")
         err = np.vstack([g["ratio"] - g["ratio_ci_low"], g["ratio_ci_high"] - g["ratio"]])
         ax.errorbar(g["crossings"], g["ratio"], yerr=err, fmt="o-", capsize=3, label=f"{engine} ({runtime})")
-        for _, r in g.iterrows():
-            ax.annotate(r["benchmark"].split(".", 1)[-1], (r["crossings"], r["ratio"]), fontsize=7,
-                        textcoords="offset points", xytext=(4, 3))
+    # name each benchmark once, along the bottom, at its crossing count
+    import matplotlib.transforms as mtransforms
+
+    below = mtransforms.blended_transform_factory(ax.transData, ax.transAxes)
+    # benchmarks whose counts differ by a few crossings share one label
+    spot = t["crossings"].astype(float).map(lambda c: float(f"{c:.2g}"))
+    names = t.groupby(spot)["benchmark"].agg(lambda b: " / ".join(sorted({x.split(".", 1)[-1] for x in b})))
+    for x, label in names.items():
+        ax.text(x, 0.02, label, transform=below, fontsize=7, ha="center", va="bottom", rotation=90,
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 1})
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xscale("log")
     ax.set_yscale("log")
