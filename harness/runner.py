@@ -215,30 +215,25 @@ class Runner:
         self.engine_configs = engine_configs
         self.progress = progress
         self.current: subprocess.Popen | None = None
-        self.prepared: dict[int, dict[str, Any]] = {}
         self.datasets: dict[str, dict[str, Any]] = {}
         self.dead_cells: dict[int, tuple[str, str]] = {}
         self.counts: dict[str, int] = {}
 
     # -- per-cell preparation (untimed, outside every worker) --
     def _prepare(self, index: int) -> dict[str, Any]:
-        if index in self.prepared:
-            return self.prepared[index]
+        """The cell's data set, prepared once per data set, engine and parameters."""
         cell = self.cells[index]
         workload = workloads.get(cell.benchmark)
-        data: dict[str, Any] = {}
-        if workload.dataset:
+        if not workload.dataset:
+            return {}
+        key = f"{workload.dataset}:{cell.engine}:{store.canonical_params(cell.params)}"
+        if key not in self.datasets:
             from harness.datasets import prepare_for
 
-            key = f"{workload.dataset}:{cell.engine}:{store.canonical_params(cell.params)}"
-            if key not in self.datasets:  # one preparation per data set, engine and parameters
-                self.datasets[key] = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress,
-                                                 engine_config=self.engine_configs.get(cell.engine))
-                self.plan.setdefault("datasets", {})[key] = {
-                    k: v for k, v in self.datasets[key].items() if k != "path"}
-            data = self.datasets[key]
-        self.prepared[index] = data
-        return data
+            self.datasets[key] = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress,
+                                             engine_config=self.engine_configs.get(cell.engine))
+            self.plan.setdefault("datasets", {})[key] = {k: v for k, v in self.datasets[key].items() if k != "path"}
+        return self.datasets[key]
 
     def _record(self, seq: int, index: int, process: int, status: str, reason: str, **extra: Any) -> None:
         cell = self.cells[index]

@@ -8,18 +8,12 @@ from harness.engines.base import Connection, Engine
 
 
 class Sqlite3Connection(Connection):
-    def commit(self) -> None:
-        self.raw.commit()
-
     def create_scalar(self, name: str, nargs: int, fn: Callable[..., Any], arg_types=(), return_type="") -> None:
         self.raw.create_function(name, nargs, fn, deterministic=True)
 
     def create_aggregate(self, name: str, nargs: int, factory: Callable[[], Any]) -> None:
         # sqlite3 instantiates the class itself, once per group.
         self.raw.create_aggregate(name, nargs, factory)
-
-    def executemany(self, sql, rows) -> None:
-        self.raw.executemany(sql, rows)
 
 
 class Sqlite3Engine(Engine):

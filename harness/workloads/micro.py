@@ -65,6 +65,20 @@ def num(db: Any, column: str) -> str:
     return _DOUBLE[db.dialect].format(column)
 
 
+def expected_revenue(db: Any) -> Tuple[int, float]:
+    """(lineitem rows, sum of price * (1 - discount)) computed by the engine: the untimed check."""
+    e = db.query("SELECT COUNT(*), SUM(%s * (1 - %s)) FROM lineitem"
+                 % (num(db, "l_extendedprice"), num(db, "l_discount")))[0]
+    return int(e[0]), float(e[1])
+
+
+def expected_margin(db: Any) -> Tuple[int, float]:
+    """(part x partsupp join rows, sum of retail price - supply cost) computed by the engine."""
+    e = db.query("SELECT COUNT(*), SUM(%s - %s) FROM part JOIN partsupp ON p_partkey = ps_partkey"
+                 % (num(db, "p_retailprice"), num(db, "ps_supplycost")))[0]
+    return int(e[0]), float(e[1])
+
+
 def close_enough(a: float, b: float) -> bool:
     return abs(a - b) <= REL_TOL * max(1.0, abs(a), abs(b))
 
@@ -116,9 +130,8 @@ class InnerJoin(_TpchMicro):
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
         sql = ("SELECT %s, %s FROM part JOIN partsupp ON p_partkey = ps_partkey"
                % (num(db, "p_retailprice"), num(db, "ps_supplycost")))
-        e = db.query("SELECT COUNT(*), SUM(%s - %s) FROM part JOIN partsupp ON p_partkey = ps_partkey"
-                     % (num(db, "p_retailprice"), num(db, "ps_supplycost")))[0]
-        return {"db": db, "sql": sql, "expected": (int(e[0]), float(e[1]))}
+        e = expected_margin(db)
+        return {"db": db, "sql": sql, "expected": e}
 
     def operation(self, state: Any) -> Any:
         count = 0
@@ -140,9 +153,8 @@ class PythonJoin(_TpchMicro):
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
         outer = "SELECT ps_partkey, %s FROM partsupp" % num(db, "ps_supplycost")
         inner = "SELECT %s FROM part WHERE p_partkey = %s" % (num(db, "p_retailprice"), db.placeholder)
-        e = db.query("SELECT COUNT(*), SUM(%s - %s) FROM part JOIN partsupp ON p_partkey = ps_partkey"
-                     % (num(db, "p_retailprice"), num(db, "ps_supplycost")))[0]
-        return {"db": db, "outer": outer, "inner": inner, "expected": (int(e[0]), float(e[1]))}
+        e = expected_margin(db)
+        return {"db": db, "outer": outer, "inner": inner, "expected": e}
 
     def operation(self, state: Any) -> Any:
         query = state["db"].query
@@ -180,9 +192,7 @@ class PyFunction(_TpchMicro):
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
         db.create_scalar("py_net", 1, py_net, ["DOUBLE"], "DOUBLE")
         sql = "SELECT %s * py_net(%s) FROM lineitem" % (num(db, "l_extendedprice"), num(db, "l_discount"))
-        e = db.query("SELECT COUNT(*), SUM(%s * (1 - %s)) FROM lineitem"
-                     % (num(db, "l_extendedprice"), num(db, "l_discount")))[0]
-        return {"db": db, "sql": sql, "expected": (int(e[0]), float(e[1]))}
+        return {"db": db, "sql": sql, "expected": expected_revenue(db)}
 
     def operation(self, state: Any) -> Any:
         count = 0
@@ -231,9 +241,7 @@ class PyAggregate(_TpchMicro):
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
         db.create_aggregate("py_revenue", 2, Revenue)  # raises NotApplicable where the engine cannot
         sql = "SELECT py_revenue(%s, %s) FROM lineitem" % (num(db, "l_extendedprice"), num(db, "l_discount"))
-        e = db.query("SELECT COUNT(*), SUM(%s * (1 - %s)) FROM lineitem"
-                     % (num(db, "l_extendedprice"), num(db, "l_discount")))[0]
-        return {"db": db, "sql": sql, "expected": (int(e[0]), float(e[1]))}
+        return {"db": db, "sql": sql, "expected": expected_revenue(db)}
 
     def operation(self, state: Any) -> Any:
         return state["db"].query(state["sql"])[0][0]
@@ -353,9 +361,7 @@ class PyFunctionServer(_TpchMicro):
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
         _plpython(db, [_py_net_sql(False), _PLPY_COUNTER])
         sql = "SELECT %s * pg_temp.py_net(%s) FROM lineitem" % (num(db, "l_extendedprice"), num(db, "l_discount"))
-        e = db.query("SELECT COUNT(*), SUM(%s * (1 - %s)) FROM lineitem"
-                     % (num(db, "l_extendedprice"), num(db, "l_discount")))[0]
-        return {"db": db, "sql": sql, "expected": (int(e[0]), float(e[1]))}
+        return {"db": db, "sql": sql, "expected": expected_revenue(db)}
 
     operation = PyFunction.operation
 
@@ -400,9 +406,7 @@ class PyAggregateServer(_TpchMicro):
                        "SFUNC = pg_temp.py_revenue_step, STYPE = double precision, "
                        "FINALFUNC = pg_temp.py_revenue_final, INITCOND = '0')"])
         sql = "SELECT pg_temp.py_revenue(%s, %s) FROM lineitem" % (num(db, "l_extendedprice"), num(db, "l_discount"))
-        e = db.query("SELECT COUNT(*), SUM(%s * (1 - %s)) FROM lineitem"
-                     % (num(db, "l_extendedprice"), num(db, "l_discount")))[0]
-        return {"db": db, "sql": sql, "expected": (int(e[0]), float(e[1]))}
+        return {"db": db, "sql": sql, "expected": expected_revenue(db)}
 
     operation = PyAggregate.operation
     check = PyAggregate.check
