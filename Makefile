@@ -5,11 +5,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test setup paper reference bench bench-stats clean help
+.PHONY: run test test-fast setup paper reference bench bench-stats notebooks-sync clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines, regenerate notebooks, figures, paper"
-	@echo "make test         set up and run the test suite"
+	@echo "make test         set up and run the test suite (tests/unit and tests/e2e)"
+	@echo "make test-fast    set up and run the unit tests only (no subprocess, no server; seconds)"
+	@echo "make notebooks-sync  bring each notebooks/*.py and its .ipynb back in step (jupytext)"
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/"
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
@@ -36,7 +38,13 @@ run: setup
 	  echo "figures:   $(CURDIR)/figures/" && echo "paper:     $(CURDIR)/paper.md"
 
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest tests/unit tests/e2e
+
+test-fast: setup
+	$(PY) -m pytest tests/unit
+
+notebooks-sync: setup
+	$(VENV)/bin/jupytext --sync notebooks/*.py
 
 paper: setup
 	$(PY) -m harness notebooks data/reference/*/ --executed data/reference-notebooks

@@ -1,7 +1,7 @@
 """Speed of the statistics: the full table of a simulated paper-protocol run, ours vs scipy.
 
 22 benchmarks x 4 engines x 5 processes x 50 iterations, 10,000 resamples. "Ours" is
-harness.tables.build_table: every cell's hierarchical bootstrap, its CI, the ratio CIs against
+harness.analysis.tables.build_table: every cell's hierarchical bootstrap, its CI, the ratio CIs against
 the baseline and the geometric-mean CIs (plus warm-up and outlier analysis). The scipy version
 computes the same set of intervals with scipy.stats.bootstrap, one call per cell, per ratio and
 per geometric mean, with percentile intervals (the like-for-like comparison: scipy has no
@@ -23,7 +23,7 @@ from scipy import stats as sps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness import simdata, stats, tables  # noqa: E402
+from harness.analysis import simdata, stats, tables  # noqa: E402
 
 RESAMPLES = 10000
 
@@ -83,12 +83,12 @@ def main() -> int:
     t0 = time.perf_counter()
     scipy_table(df, "a", method="BCa")
     bca = time.perf_counter() - t0
-    threads = stats._thread_count(10**6) if hasattr(stats, "_thread_count") else 1
+    threads = stats.parallel._thread_count(10**6)
     print(f"machine: {os.cpu_count()} CPUs, bootstrap threads {threads}; "
           f"before: {load_before}; after: {_load()}")
     print(f"data: 22 benchmarks x 4 engines x 5 processes x 50 iterations ({len(df)} timings), "
           f"{RESAMPLES} resamples")
-    print(f"ours  (harness.tables.build_table, hierarchical, {len(t)} rows): {ours:.2f} s "
+    print(f"ours  (harness.analysis.tables.build_table, hierarchical, {len(t)} rows): {ours:.2f} s "
           f"(CPU {ours_cpu:.2f} s)")
     print(f"scipy (scipy.stats.bootstrap per cell/ratio/geomean, {n} calls): {theirs:.2f} s (CPU {theirs_cpu:.2f} s)")
     print(f"ratio scipy/ours: {theirs / ours:.1f}x")

@@ -1,5 +1,9 @@
 """Execute the notebooks headless on given runs (papermill's job, done with nbclient).
 
+Each notebook is a pair: `notebooks/<name>.py` (jupytext percent format: the text people review
+and edit) and `notebooks/<name>.ipynb` (what JupyterLab opens), kept in step by jupytext
+(`make notebooks-sync`; `out_of_step()` says which pairs differ, and a test fails on any).
+
 The first cell tagged `parameters` holds defaults; we insert a cell after it that sets the
 run directories, the paper and the figures folder, then execute top to bottom. Executed copies
 (with outputs) go to an output folder; the committed notebooks stay free of outputs.
@@ -11,13 +15,33 @@ import time
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.manifest import PROJECT_ROOT
+from harness.fsutil import PROJECT_ROOT
 
 NOTEBOOK_DIR = PROJECT_ROOT / "notebooks"
 
 
 def available() -> list[str]:
     return sorted(p.stem for p in NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def _cells(nb) -> list[tuple[str, str, tuple[str, ...]]]:
+    return [(c.cell_type, c.source.strip(), tuple(c.get("metadata", {}).get("tags", []))) for c in nb.cells]
+
+
+def out_of_step() -> list[str]:
+    """Names of notebooks whose `.py` and `.ipynb` differ in any cell (type, source or tags),
+    or that lack one side of the pair."""
+    import jupytext
+
+    bad = []
+    names = sorted({p.stem for p in NOTEBOOK_DIR.glob("*.py")} | set(available()))
+    for name in names:
+        py, ipynb = NOTEBOOK_DIR / f"{name}.py", NOTEBOOK_DIR / f"{name}.ipynb"
+        if not (py.exists() and ipynb.exists()):
+            bad.append(name)
+        elif _cells(jupytext.read(py)) != _cells(jupytext.read(ipynb)):
+            bad.append(name)
+    return bad
 
 
 def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> Path:
@@ -31,7 +55,9 @@ def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> 
         raise UserError(f"unknown notebook {name!r}; notebooks: {', '.join(available())}")
     nb = nbformat.read(src, as_version=4)
     index = next((i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), -1)
-    lines = ["# injected by harness.notebooks"] + [f"{k} = {v!r}" for k, v in parameters.items()]
+    # the kernel imports this checkout's harness, whatever else is installed
+    lines = ["# injected by harness.notebooks", "import sys",
+             f"sys.path.insert(0, {str(PROJECT_ROOT)!r})"] + [f"{k} = {v!r}" for k, v in parameters.items()]
     injected = nbformat.v4.new_code_cell("\n".join(lines), metadata={"tags": ["injected-parameters"]})
     nb.cells.insert(index + 1, injected)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",

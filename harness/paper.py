@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.store import write_bytes_atomic
+from harness.fsutil import write_bytes_atomic
 
 
 def _pattern(name: str) -> re.Pattern[str]:

@@ -16,78 +16,23 @@ is the commit marker.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-import contextlib
-import fcntl
 import json
 import os
 import secrets
 import time
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable
 
 from harness.errors import DataError, UserError
+from harness.fsutil import PROJECT_ROOT, write_json_atomic
+from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import pandas as pd
 
-SCHEMA_VERSION = 1
-
-#: raw timing columns and their Arrow types (DESIGN §3)
-RAW_COLUMNS: dict[str, str] = {
-    "run_id": "string",
-    "seq": "int64",
-    "benchmark": "string",
-    "params": "string",
-    "engine": "string",
-    "driver": "string",
-    "runtime": "string",
-    "process": "int64",
-    "iteration": "int64",
-    "pid": "int64",
-    "wall_ns": "int64",
-    "cpu_ns": "int64",
-    "check_ok": "bool",
-    "crossings": "int64",
-    "values_converted": "int64",
-}
-
-PROCESS_STATUSES = ("ok", "invalid", "failed", "timeout", "error", "not_applicable", "skipped")
-
 
 def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-
-
-def canonical_params(params: dict[str, Any]) -> str:
-    """`k=v,k=v` sorted by key: the one spelling of a parameter set used for grouping."""
-    return ",".join(f"{k}={params[k]}" for k in sorted(params))
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def write_json_atomic(path: Path, obj: Any) -> None:
-    write_bytes_atomic(path, (json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n").encode())
-
-
-@contextlib.contextmanager
-def locked(directory: Path) -> Iterator[None]:
-    """An exclusive lock on a cache directory, so two runs never build the same thing at once."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _arrow_schema():
@@ -225,20 +170,20 @@ def create_run_dir(out: Path, run_id: str | None = None) -> Path:
     return run_dir
 
 
-def write_imported_run(out: Path, df: pd.DataFrame, manifest_extra: dict[str, Any]) -> Path:
+def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) -> Path:
     """Store timings imported from another tool as a run directory (one process file each).
 
     `df` needs benchmark, engine, process, iteration and wall_ns; other raw columns get defaults.
+    `manifest` is what the importer knows (source file, machine); run id, schema version and
+    status are set here.
     """
     import pandas as pd
 
-    from harness.manifest import base_manifest
-
     run_dir = create_run_dir(Path(out))
     run_id = run_dir.name
-    manifest = base_manifest(run_id, command=None)
-    manifest.update(manifest_extra)
-    manifest["imported"] = True
+    now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    manifest = {"schema_version": SCHEMA_VERSION, "started": now, "ended": None, "status": "running",
+                "command": None, **manifest, "run_id": run_id, "imported": True}
     write_json_atomic(run_dir / "manifest.json", manifest)
     df = df.copy()
     defaults = {"params": "", "driver": "", "runtime": "unknown", "pid": 0, "cpu_ns": 0, "check_ok": True,
@@ -265,8 +210,6 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest_extra: dict[str, An
 
 def default_runs(parent: Path | None = None) -> list[Path]:
     """For interactive use: the committed reference runs, or else the newest run in data/runs."""
-    from harness.manifest import PROJECT_ROOT
-
     ref = sorted(p for p in (PROJECT_ROOT / "data" / "reference").glob("*") if (p / "manifest.json").exists())
     if ref and parent is None:
         return ref

@@ -16,7 +16,8 @@ import time
 import traceback
 from typing import Any, Dict, List, Optional
 
-RESULT_SCHEMA = 1
+from harness.fsutil import write_json_atomic as _write_json_atomic
+from harness.protocol import RESULT_SCHEMA, empty_result
 
 
 def runtime_name() -> str:
@@ -26,12 +27,7 @@ def runtime_name() -> str:
 
 
 def write_json_atomic(path: str, obj: Dict[str, Any]) -> None:
-    tmp = "%s.tmp.%d" % (path, os.getpid())
-    with open(tmp, "w") as f:
-        json.dump(obj, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    _write_json_atomic(path, obj, pretty=False)
 
 
 def probe(engine_name: str, config_path: Optional[str] = None) -> Dict[str, Any]:
@@ -60,18 +56,7 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
     from harness import engines, workloads
     from harness.engines.base import NotApplicable
 
-    out = {
-        "schema": RESULT_SCHEMA,
-        "pid": os.getpid(),
-        "runtime": runtime_name(),
-        "status": "error",
-        "reason": "",
-        "wall_ns": [],
-        "cpu_ns": [],
-        "check_ok": [],
-        "crossings": [],
-        "values_converted": [],
-    }  # type: Dict[str, Any]
+    out = empty_result(os.getpid(), runtime_name())
     workload = workloads.get(spec["benchmark"])
     engine = engines.get(spec["engine"])
     data = spec.get("data") or {}

@@ -32,7 +32,7 @@ def regressions(cmp, pct: float):
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from harness import stats, tables
+    from harness.analysis import stats, tables
     from harness.errors import UserError
     from harness.store import load_runs
 

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_tpch(args: argparse.Namespace) -> int:
     import time
 
-    from harness.datasets import tpch
+    from harness.run.datasets import tpch
     from harness.errors import UserError
 
     try:

@@ -12,7 +12,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "--engine). pyperf: its JSON (runs are processes). hyperfine: --export-json "
                                    "(each run one process). Prints the run directory as the last line.")
     p.add_argument("file", type=Path, metavar="FILE")
-    p.add_argument("--format", required=True, choices=["csv", "pyperf", "gobench", "hyperfine"])
+    from harness.analysis.importers import FORMATS
+
+    p.add_argument("--format", required=True, choices=FORMATS)
     p.add_argument("--engine", default=None, help="engine name to record (required for gobench)")
     p.add_argument("--out", type=Path, default=None, help="parent directory of the new run (default data/runs)")
     p.set_defaults(func=run)
@@ -22,16 +24,18 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from harness import store
-    from harness.importers import read_import
+    from harness.analysis.importers import read_import
 
     df = read_import(args.file, args.format, engine=args.engine)
     # the stored schema has integer ns: round (go's ns/op may have decimals) rather than truncate
     df["wall_ns"] = np.round(df["wall_ns"].to_numpy(dtype=float)).astype(np.int64)
     df["cpu_ns"] = df["cpu_ns"].fillna(0).astype(np.int64)
-    from harness.manifest import PROJECT_ROOT
+    from harness.fsutil import PROJECT_ROOT
+    from harness.run.manifest import base_manifest
 
     out = args.out if args.out is not None else PROJECT_ROOT / "data" / "runs"
-    extra = {"source": {"file": str(args.file), "format": args.format, "engine": args.engine}}
+    extra = base_manifest("", command=None)
+    extra["source"] = {"file": str(args.file), "format": args.format, "engine": args.engine}
     run_dir = store.write_imported_run(out, df.drop(columns=["run_id", "seq"]), extra)
     cells = df.groupby(["benchmark", "params", "engine", "runtime"]).ngroups
     print(f"imported {len(df)} timings in {cells} cells from {args.file}")

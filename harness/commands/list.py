@@ -12,9 +12,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness import engines, workloads
-    from harness.profiles import PROFILES
-    from harness.runner import probe, resolve_runtimes, split_globs
-    from harness.runtimes import RUNTIMES
+    from harness.run.profiles import PROFILES
+    from harness.run.plan import resolve_runtimes, split_globs
+    from harness.run.probe import probe
+    from harness.run.runtimes import RUNTIMES
 
     runtimes = resolve_runtimes(split_globs(args.runtimes) or ["cpython"])
     print("engines:")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.manifest import PROJECT_ROOT
+    from harness.fsutil import PROJECT_ROOT
 
     p = sub.add_parser("notebooks", help="execute the notebooks on runs (writes figures and paper.md sections)")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")

@@ -17,8 +17,8 @@ def _params(values: list[str]) -> dict[str, str]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.manifest import PROJECT_ROOT
-    from harness.profiles import PROFILES
+    from harness.fsutil import PROJECT_ROOT
+    from harness.run.profiles import PROFILES
 
     p = sub.add_parser("run", help="run benchmarks (fresh processes x iterations per cell)")
     p.add_argument("--profile", choices=sorted(PROFILES), default="quick", help="protocol and defaults (default quick)")
@@ -43,38 +43,28 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
-    from harness.runner import RunRequest, resume_run, split_globs, start_run
+    from harness.run.plan import RunRequest, split_globs
+    from harness.run.runner import resume_run, start_run
+    from harness.run.servers import user_dsns
 
     try:
         params = _params(args.param)
     except argparse.ArgumentTypeError as exc:
         raise UserError(str(exc)) from None
     progress = not args.no_progress
-    with _servers(args) as engine_configs:
-        if args.resume:
-            run_dir = resume_run(args.resume, engine_configs, progress)
-        else:
-            request = RunRequest(
-                profile=args.profile, benchmarks=split_globs(args.benchmarks), engines=split_globs(args.engines),
-                runtimes=split_globs(args.runtimes) or ["cpython"], processes=args.processes,
-                iterations=args.iterations, seed=args.seed, out=args.out, timeout_s=args.timeout, budget_s=args.budget,
-                params=params,
-                engine_configs=engine_configs, progress=progress, command=["python", "-m", "harness", *sys.argv[1:]])
-            run_dir = start_run(request)
+    dsns = user_dsns(args.dsn)
+    if args.resume:
+        run_dir = resume_run(args.resume, dsns, progress)
+    else:
+        request = RunRequest(
+            profile=args.profile, benchmarks=split_globs(args.benchmarks), engines=split_globs(args.engines),
+            runtimes=split_globs(args.runtimes) or ["cpython"], processes=args.processes,
+            iterations=args.iterations, seed=args.seed, out=args.out, timeout_s=args.timeout, budget_s=args.budget,
+            params=params, dsns=dsns, progress=progress, command=["python", "-m", "harness", *sys.argv[1:]])
+        run_dir = start_run(request)
     _report(run_dir)
     print(run_dir)
     return 0
-
-
-def _servers(args: argparse.Namespace):
-    """Server engines' connection settings for this run (started servers or the user's DSNs)."""
-    try:
-        from harness.servers import run_servers
-    except ImportError:
-        import contextlib
-
-        return contextlib.nullcontext({})
-    return run_servers(args)
 
 
 def _report(run_dir: Path) -> None:

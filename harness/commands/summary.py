@@ -7,7 +7,9 @@ from pathlib import Path
 
 def add_stats_options(p: argparse.ArgumentParser, with_steady_state: bool = True) -> None:
     """Options shared by every command that computes intervals."""
-    p.add_argument("--method", default="hierarchical", choices=["hierarchical", "pooled-t", "process-t"],
+    from harness.analysis.methods import METHODS
+
+    p.add_argument("--method", default="hierarchical", choices=METHODS,
                    help="CI method (default hierarchical bootstrap: processes, then iterations)")
     p.add_argument("--confidence", type=float, default=0.99, help="confidence level (default 0.99)")
     p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples (default 10000)")
@@ -27,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
-    from harness.summary import format_summary, summarize_runs
+    from harness.analysis.runset import summarize_runs
+    from harness.analysis.summary import format_summary
 
     if not 0 < args.confidence < 1:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.99")

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness import tables
+    from harness.analysis import tables
     from harness.errors import UserError
     from harness.store import load_runs
 

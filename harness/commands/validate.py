@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "tpch",
         help="run the 22 TPC-H queries and compare their answers",
         description="Run the 22 TPC-H queries on ENGINE at scale factor SF (preparing the data if "
-                    "needed) and compare each answer with ../shared/tpch-answers/ (or "
+                    "needed) and compare each answer with data/tpch-answers/ (or "
                     "$CROSSINGS_TPCH_ANSWERS) under the TPC-H precision rules, and with other "
                     "engines' stored answers at the same scale factor. Exit 0 if all pass, 1 if any "
                     "fails, 2 for a usage error.",
@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--queries", default=None, help="comma-separated query numbers (default all 22)")
     t.add_argument("--timeout", type=float, default=None,
                    help="interrupt a query after this many seconds (counts as a failure)")
-    t.add_argument("--answers", default=None, help="answer-set directory (default ../shared/tpch-answers)")
+    t.add_argument("--answers", default=None, help="answer-set directory (default data/tpch-answers)")
     t.add_argument("--no-cross", action="store_true", help="do not compare with other engines' answers")
     t.add_argument("--quiet", action="store_true", help="no progress on stderr")
     t.set_defaults(func=run_tpch)
@@ -39,8 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_tpch(args: argparse.Namespace) -> int:
     from harness.errors import UserError
-    from harness.servers import user_dsns
-    from harness.tpch_validate import ENGINES, format_table, unknown_engine_message, validate
+    from harness.run.servers import user_dsns
+    from harness.run.datasets.tpch_validate import ENGINES, format_table, unknown_engine_message, validate
 
     if args.engine not in ENGINES:
         raise UserError(unknown_engine_message(args.engine))

@@ -53,3 +53,8 @@ class ApswEngine(Engine):
 
         path = database or os.path.join(workdir, "bench.db")
         return ApswConnection(self, apsw.Connection(path))
+
+    def open_readonly(self, database: str, config: Optional[Dict[str, Any]] = None) -> Any:
+        import apsw
+
+        return apsw.Connection(database, flags=apsw.SQLITE_OPEN_READONLY)

@@ -78,6 +78,19 @@ class Engine:
     runtimes: Tuple[str, ...] = ("cpython",)
     #: what a user must know about where the data lives (recorded in the manifest)
     storage = ""
+    #: the server family this engine needs started (or named by a DSN); None: embedded
+    server_family: Optional[str] = None
+    #: processes are native programs (runtime `c`), not `harness.worker`
+    native = False
+
+    @property
+    def family(self) -> str:
+        """The database engine, whatever the driver: `sqlite` for `sqlite/apsw`."""
+        return self.name.split("/", 1)[0]
+
+    @property
+    def embedded(self) -> bool:
+        return self.server_family is None
 
     def probe(self) -> Dict[str, Any]:
         """Availability, versions and capabilities, as the manifest and `list` show them."""
@@ -101,3 +114,8 @@ class Engine:
         """Open a connection. `database` is a prepared database file (e.g. TPC-H); without it,
         a fresh database private to this process is made in `workdir`."""
         raise NotImplementedError
+
+    def open_readonly(self, database: str, config: Optional[Dict[str, Any]] = None) -> Any:
+        """The driver's own connection to a prepared database, opened read-only where the engine
+        can (validation and shared data sets use it, so concurrent readers never lock)."""
+        return self.connect(config or {}, "", database).raw

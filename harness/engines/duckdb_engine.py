@@ -58,3 +58,8 @@ class DuckdbEngine(Engine):
 
         path = database or os.path.join(workdir, "bench.duckdb")
         return DuckdbConnection(self, duckdb.connect(path, read_only=bool(database and config.get("read_only"))))
+
+    def open_readonly(self, database: str, config: Optional[Dict[str, Any]] = None) -> Any:
+        import duckdb
+
+        return duckdb.connect(database, read_only=True)

@@ -37,7 +37,7 @@ class MysqlclientEngine(ServerEngine):
 
         kw = parse_mysql_dsn(config["dsn"])
         if database:
-            kw["database"] = database  # a data set's database (harness.datasets.tpch)
+            kw["database"] = database  # a data set's database (harness.run.datasets.tpch)
         raw = MySQLdb.connect(autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4", **kw)
         return MysqlConnection(self, raw, MySQLdb.cursors.SSCursor)
 

@@ -79,7 +79,7 @@ class PsycopgEngine(ServerEngine):
 
         raw = psycopg.connect(config["dsn"], autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
         if database:
-            # a data set's schema (harness.datasets.tpch): its tables are found unqualified
+            # a data set's schema (harness.run.datasets.tpch): its tables are found unqualified
             try:
                 if raw.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (database,)).fetchone() is None:
                     raise RuntimeError("schema %s does not exist on the server" % database)

@@ -134,7 +134,7 @@ class PymysqlEngine(ServerEngine):
 
         kw = parse_mysql_dsn(config["dsn"])
         if database:
-            kw["database"] = database  # a data set's database (harness.datasets.tpch)
+            kw["database"] = database  # a data set's database (harness.run.datasets.tpch)
         raw = pymysql.connect(autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4", **kw)
         return MysqlConnection(self, raw, pymysql.cursors.SSCursor)
 

@@ -18,49 +18,9 @@ from typing import Any, Dict, List, Optional
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from harness.engines.base import Connection, Engine
+from harness.redaction import dsn_password, scrub
 
 CONNECT_TIMEOUT_S = 10
-
-
-def dsn_password(dsn: str) -> Optional[str]:
-    """The password a DSN holds (URL form or libpq key=value form), or None."""
-    if not dsn:
-        return None
-    if "://" in dsn:
-        try:
-            pw = urlsplit(dsn).password
-        except ValueError:
-            pw = None
-        if pw:
-            return unquote(pw)
-        q = parse_qs(urlsplit(dsn).query)
-        for key in ("password", "passwd"):
-            if q.get(key):
-                return q[key][0]
-        return None
-    m = re.search(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", dsn)
-    if not m:
-        return None
-    value = m.group(1)
-    if value.startswith("'") and value.endswith("'"):
-        value = value[1:-1].replace("\\'", "'").replace("\\\\", "\\")
-    return value
-
-
-def redact_dsn(text: str) -> str:
-    """DSN-like text with passwords replaced by *** (same rules as harness.manifest.redact)."""
-    text = re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)
-    return re.sub(r"(?i)(password|passwd|pwd)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&;]+)", r"\1=***", text)
-
-
-def scrub(text: str, secrets: List[str]) -> str:
-    """`text` with every secret (and its URL-quoted spelling) replaced, then DSNs redacted."""
-    from urllib.parse import quote
-
-    for s in secrets:
-        if s and len(s) >= 3:
-            text = text.replace(s, "***").replace(quote(s, safe=""), "***")
-    return redact_dsn(text)
 
 
 def config_secrets(config: Dict[str, Any]) -> List[str]:
@@ -115,7 +75,6 @@ class ServerEngine(Engine):
     DSN's own) and `_server_info(db)` (server version, settings, transport, over a live connection).
     """
 
-    server_family = ""
     storage = "server database (throwaway instance started by the harness, or the user's DSN)"
 
     def probe(self, config: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:  # type: ignore[override]
@@ -169,7 +128,7 @@ class ServerEngine(Engine):
 
     def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
         """`database`: the schema (PostgreSQL, set as search_path) or database (MariaDB) a data set
-        was loaded into by the runner (`harness.datasets.tpch`); None: the DSN's database."""
+        was loaded into by the runner (`harness.run.datasets.tpch`); None: the DSN's database."""
         if database is not None and not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", database):
             raise ValueError("not a schema/database name: %r" % (database,))
         if config.get("unavailable"):

@@ -42,3 +42,8 @@ class Sqlite3Engine(Engine):
         # isolation_level=None: autocommit; workloads open transactions explicitly with BEGIN.
         raw = sqlite3.connect(path, isolation_level=None)
         return Sqlite3Connection(self, raw)
+
+    def open_readonly(self, database: str, config: Optional[Dict[str, Any]] = None) -> Any:
+        import sqlite3
+
+        return sqlite3.connect("file:%s?mode=ro" % database, uri=True)

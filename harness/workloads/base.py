@@ -13,7 +13,7 @@ class Workload:
     #: one-line description shown by `list`
     description = ""
     default_params: Dict[str, Any] = {}
-    #: name of a runner-side data set preparer in `harness.datasets` (None: set-up makes its own data)
+    #: name of a runner-side data set preparer in `harness.run.datasets` (None: set-up makes its own data)
     dataset: Optional[str] = None
     #: benchmarks whose names start with "selftest." exist to test the harness and are never in a profile
     def not_applicable(self, db: Any) -> Optional[str]:

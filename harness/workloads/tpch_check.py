@@ -4,7 +4,7 @@ Worker side: standard library only, Python 3.9 compatible. The benchmark worker 
 `load_expected` in its untimed setup and `compare` after each iteration; `check_answer` does both.
 
 Answer sets (directory `tpch-answers`, found as $CROSSINGS_TPCH_ANSWERS or
-`<project root>/../shared/tpch-answers`):
+`<project root>/data/tpch-answers`, shipped with the project; see its README for provenance):
 - ``sf1/q<N>.out``: the official TPC-H 2.14 kit answers (authoritative): a header line, then rows of
   ``|``-separated values padded with spaces, numbers already reported to 1/100.
 - ``sf0.01/q<NN>.csv``, ``sf0.1/q<NN>.csv``: computed by DuckDB on dbgen-identical data; ``|``-separated
@@ -91,7 +91,7 @@ def default_answers_dir():
     if env:
         return env
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return os.path.join(os.path.dirname(root), "shared", "tpch-answers")
+    return os.path.join(root, "data", "tpch-answers")
 
 
 def answer_file(query_no, sf, answers_dir=None):

@@ -4,7 +4,7 @@ Worker side: standard library only, Python 3.9 compatible.
 
 The substitution parameters are those of the TPC-H specification's query validation (clause 2.4.x.4
 of each query; qgen's "-d" defaults); with them, the queries produce the answer sets in
-`../shared/tpch-answers/`. One deviation from the letter of the spec, made on purpose: Q11's
+`data/tpch-answers/`. One deviation from the letter of the spec, made on purpose: Q11's
 FRACTION is kept at 0.0001 at every scale factor (the spec scales it as 0.0001/SF), because the answer
 sets for SF 0.01 and 0.1 were computed with 0.0001.
 

@@ -1,0 +1,69 @@
+"""Rows/s bar charts (seed 000's two charts): every engine, driver and runtime; native C vs bindings."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis.figures.style import cell_label, save
+
+
+def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
+    """E1 cells of one benchmark with rows/s and its CI (rows/s CI = N / mean CI, bounds swapped)."""
+    df = summary[(summary["benchmark"] == benchmark) & summary["mean_s"].notna()].copy()
+    if df.empty:
+        return df
+    n = df["rows_per_s"] * df["mean_s"]
+    df["rows_per_s_low"] = n / df["ci_high_s"]
+    # a time interval reaching zero (too few processes) leaves rows/s unbounded above
+    df["rows_per_s_high"] = np.where(df["ci_low_s"] > 0, n / df["ci_low_s"].where(df["ci_low_s"] > 0), np.inf)
+    return df.sort_values("rows_per_s", ascending=False)
+
+
+def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
+                    title: str = "E1: SELECT id FROM testdata consumed by the client") -> Path:
+    """Bar chart of rows/s per engine/driver/runtime with CI error bars, one panel per variant."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    benches = [b for b in ("bindings.select_fold", "bindings.select_all") if b in set(summary["benchmark"])]
+    bars = max([len(e1_rows(summary, b)) for b in benches] or [1])
+    width = max(5.5, 0.8 * bars + 1.5)
+    fig, axes = plt.subplots(1, max(1, len(benches)), figsize=(width * max(1, len(benches)), 4.2), squeeze=False)
+    for ax, bench in zip(axes[0], benches):
+        df = e1_rows(summary, bench)
+        if df.empty:
+            continue
+        y = df["rows_per_s"].to_numpy() / 1e6
+        high = df["rows_per_s_high"].to_numpy() / 1e6
+        unbounded = ~np.isfinite(high)
+        err = np.vstack([y - df["rows_per_s_low"].to_numpy() / 1e6, np.where(unbounded, 0.0, high - y)])
+        labels = [cell_label(r) for _, r in df.iterrows()]
+        ax.bar(range(len(y)), y, yerr=err, capsize=4, color="#4c72b0")
+        top = 1.6 * float(np.max(y))
+        for i in range(len(y)):
+            if unbounded[i]:
+                ax.annotate("CI unbounded above", (i, min(y[i], top)), ha="center", va="bottom", fontsize=7)
+            elif high[i] > top:
+                ax.annotate(f"CI to {high[i]:.3g}", (i, 0.97 * top), xytext=(4, 0), textcoords="offset points",
+                            ha="left", va="top", fontsize=7, rotation=90)
+        ax.set_ylim(0, top)
+        ax.set_xticks(range(len(y)), labels, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("million rows/s (higher is better)")
+        ax.set_title(bench.replace("bindings.", "E1 "))
+        ax.grid(axis="y", alpha=0.3)
+    ci = f"99% CI ({method})" if method else "99% CI"
+    fig.suptitle(f"{title}; error bars {ci}", fontsize=9)
+    return save(fig, path)
+
+
+def plot_native_vs_bindings(summary: pd.DataFrame, path: Path | str, method: str = "") -> Path | None:
+    """Seed 000's first chart: SQLite reached natively from C and through each binding/runtime."""
+    sqlite = summary[summary["engine"].str.startswith("sqlite/")]
+    if sqlite.empty:
+        return None
+    return plot_rows_per_s(sqlite, path, method=method,
+                           title="E1, native C vs bindings: SQLite from C and through each Python binding")

@@ -1,0 +1,121 @@
+"""One or more runs loaded once, each cell split and bootstrapped once, for every view of them.
+
+The summary, the per-family ratio tables and the figures of a study all read the same raw
+timings and need the same bootstrap replicates of each cell's mean. A `RunSet` loads the runs
+once and keeps each cell's replicates (drawn with the cell's own seed, so a cell's numbers do
+not depend on which other cells are asked for, or in which order), so a study that shows a
+summary, a ratio table and a geometric mean bootstraps every cell exactly once.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from harness import store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from harness.analysis.stats import CellBoot, CellSample
+
+
+def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
+    """One path, one string or a list of either, as a list of paths."""
+    if isinstance(run_dirs, (str, Path)):
+        return [Path(run_dirs)]
+    return [Path(d) for d in run_dirs]
+
+
+class RunSet:
+    """Runs and the statistical options every number drawn from them shares."""
+
+    def __init__(self, run_dirs: Path | str | Iterable[Path | str], method: str = "hierarchical",
+                 confidence: float = 0.99, resamples: int = 10000, seed: int = 0, steady_state: bool = False) -> None:
+        from harness.analysis import stats
+        from harness.errors import UserError
+
+        if method not in stats.METHODS:
+            raise UserError(f"unknown method {method!r}; methods: {', '.join(stats.METHODS)}")
+        self.run_dirs = as_run_dirs(run_dirs)
+        if not self.run_dirs:
+            raise UserError("no run directory given")
+        self.method = method
+        self.confidence = confidence
+        self.resamples = resamples
+        self.seed = seed
+        self.steady_state = steady_state
+        self._boots: dict[tuple, CellBoot] = {}
+        #: how many times each cell was bootstrapped (once, if everything shares the cache)
+        self.boot_counts: Counter = Counter()
+
+    # -- loaded once --
+    @cached_property
+    def raw(self) -> pd.DataFrame:
+        return store.load_runs(self.run_dirs)
+
+    @cached_property
+    def processes(self) -> pd.DataFrame:
+        return store.load_process_records(self.run_dirs)
+
+    @cached_property
+    def _split(self) -> tuple[dict[tuple, CellSample], pd.DataFrame]:
+        from harness.analysis import stats
+
+        return stats.cell_samples(self.raw, steady_state_only=self.steady_state)
+
+    @property
+    def samples(self) -> dict[tuple, CellSample]:
+        return self._split[0]
+
+    @property
+    def info(self) -> pd.DataFrame:
+        return self._split[1]
+
+    # -- bootstrapped once --
+    def boots(self, keys: Iterable[tuple] | None = None) -> dict[tuple, CellBoot]:
+        """Each requested cell's replicates, drawn the first time a cell is asked for."""
+        from harness.analysis import stats
+
+        wanted = list(self.samples) if keys is None else list(keys)
+        missing = {k: self.samples[k] for k in wanted if k not in self._boots and k in self.samples}
+        if missing:
+            fresh = stats.boot_cells(missing, self.method, self.resamples, self.seed, logs=True)
+            self.boot_counts.update(fresh.keys())
+            self._boots.update(fresh)
+        return {k: self._boots[k] for k in wanted if k in self._boots}
+
+    # -- views --
+    @cached_property
+    def cell_stats(self) -> pd.DataFrame:
+        """Per-cell statistics (stats.SUMMARY_COLUMNS), before the run's bookkeeping is attached."""
+        from harness.analysis import stats
+
+        boots = self.boots() if self.method == "hierarchical" else None
+        return stats.summary_rows(self.samples, self.info, self.method, self.confidence, boots, self.resamples,
+                                  self.seed)
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """Every cell, including those that produced no timings, with status and derived rates."""
+        from harness.analysis.summary import attach_run_facts
+
+        return attach_run_facts(self.cell_stats, self.raw, self.processes, self.run_dirs)
+
+    def ratio_rows(self, keys: Iterable[tuple], baseline: str) -> pd.DataFrame:
+        """stats.ratio_summary of the cells `keys` (and their baselines among them)."""
+        from harness.analysis import stats
+
+        keys = [k for k in self.samples if k in set(keys)]  # the order cell_samples gives
+        samples = {k: self.samples[k] for k in keys}
+        return stats.ratio_rows(samples, self.info, self.boots(keys), baseline, self.method, self.confidence,
+                                self.resamples, self.seed, self.steady_state)
+
+
+def summarize_runs(run_dirs: Path | str | Iterable[Path | str], method: str = "hierarchical",
+                   confidence: float = 0.99, resamples: int = 10000, seed: int = 0,
+                   steady_state: bool = False) -> pd.DataFrame:
+    """Load runs and summarise every cell, including cells that produced no timings."""
+    return RunSet(run_dirs, method=method, confidence=confidence, resamples=resamples, seed=seed,
+                  steady_state=steady_state).summary

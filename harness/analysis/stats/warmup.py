@@ -1,0 +1,236 @@
+"""Warm-up and outliers: where each process's steady state starts, and Tukey's fences."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis.stats.resample import CELL_KEYS
+
+WARMUP_CLASSES = ("flat", "warm-up", "slowdown", "no steady state")
+
+
+def _seconds(df: pd.DataFrame) -> np.ndarray:
+    return df["wall_ns"].to_numpy(dtype=float) / 1e9
+
+
+
+def _tukey_mask(x: np.ndarray, k: float = 1.5) -> np.ndarray:
+    q1, q3 = np.percentile(x, [25, 75])
+    iqr = q3 - q1
+    return (x < q1 - k * iqr) | (x > q3 + k * iqr)
+
+
+def flag_outliers(df: pd.DataFrame, k: float = 1.5) -> pd.Series:
+    """True for iterations outside the Tukey fences [Q1 - k IQR, Q3 + k IQR] of their process.
+
+    Per process, because a whole process may sit apart from the others (that is between-process
+    variance, not an outlier). Flags only: nothing is ever removed on the strength of this.
+    Invalid iterations (check_ok False) are never flagged (they are not in the statistics).
+    """
+    out = np.zeros(len(df), dtype=bool)
+    if df.empty:
+        return pd.Series(out, index=df.index)
+    valid = df["check_ok"].astype(bool).to_numpy()
+    x = df["wall_ns"].to_numpy(dtype=float)
+    by_len: dict[int, list[np.ndarray]] = {}
+    for idx in df.groupby(CELL_KEYS + ["process"], sort=False, dropna=False).indices.values():
+        idx = idx[valid[idx]]
+        if len(idx):
+            by_len.setdefault(len(idx), []).append(idx)
+    for idxs in by_len.values():  # processes of equal length at once (same values as _tukey_mask)
+        I = np.stack(idxs)
+        X = x[I]
+        q1, q3 = np.percentile(X, [25, 75], axis=1, keepdims=True)
+        iqr = q3 - q1
+        out[I] = (X < q1 - k * iqr) | (X > q3 + k * iqr)
+    return pd.Series(out, index=df.index)
+
+
+def changepoints_batch(Z: np.ndarray, pen: float | np.ndarray) -> list[list[int]]:
+    """Segment ends (exclusive; the last is n) per row of Z (m x n), minimising L2 cost + pen each.
+
+    Exact optimal partitioning with cumulative sums, all rows at once (one numpy step per
+    iteration index, none per process): the optimum that PELT, e.g. ruptures' Pelt(model="l2",
+    min_size=1, jump=1), finds, without its per-segment Python overhead (~50 ms per process).
+    """
+    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    m, n = Z.shape
+    if n < 2:
+        return [[n] for _ in range(m)]
+    pen = np.broadcast_to(np.asarray(pen, dtype=float), (m,))
+    s1 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z, axis=1)], axis=1)
+    s2 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z * Z, axis=1)], axis=1)
+    F = np.empty((m, n + 1))
+    F[:, 0] = -pen
+    last = np.zeros((m, n + 1), dtype=np.int64)
+    rows = np.arange(m)
+    for t in range(1, n + 1):
+        length = t - np.arange(t)
+        cost = (s2[:, t:t + 1] - s2[:, :t]) - (s1[:, t:t + 1] - s1[:, :t]) ** 2 / length
+        tot = F[:, :t] + cost + pen[:, None]
+        j = np.argmin(tot, axis=1)
+        F[:, t] = tot[rows, j]
+        last[:, t] = j
+    out = []
+    for r in range(m):
+        ends = []
+        t = n
+        while t > 0:
+            ends.append(t)
+            t = int(last[r, t])
+        out.append(ends[::-1])
+    return out
+
+
+def changepoints(z: np.ndarray, pen: float) -> list[int]:
+    """Segment ends of one series (see changepoints_batch)."""
+    return changepoints_batch(np.asarray(z, dtype=float)[None, :], pen)[0]
+
+
+def _noise_sd(x: np.ndarray) -> float:
+    """Robust noise sd: MAD of successive differences / sqrt 2 (a level shift barely moves it)."""
+    d = np.diff(x)
+    sigma = 1.4826 * np.median(np.abs(d - np.median(d))) / math.sqrt(2)
+    scale = abs(float(np.median(x))) or 1.0
+    if not np.isfinite(sigma) or sigma <= 1e-9 * scale:
+        sigma = max(1e-9 * scale, float(np.std(x)) or 1e-9 * scale)
+    return float(sigma)
+
+
+def _noise_sd_rows(X: np.ndarray) -> np.ndarray:
+    """_noise_sd of every row of X (m x n), vectorised (the same values)."""
+    d = np.diff(X, axis=1)
+    sigma = 1.4826 * np.median(np.abs(d - np.median(d, axis=1, keepdims=True)), axis=1) / math.sqrt(2)
+    scale = np.abs(np.median(X, axis=1))
+    scale[scale == 0] = 1.0
+    with np.errstate(invalid="ignore"):
+        fix = ~np.isfinite(sigma) | (sigma <= 1e-9 * scale)
+    for r in np.flatnonzero(fix):
+        sigma[r] = _noise_sd(X[r])
+    return sigma
+
+
+def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_tail: float
+              ) -> tuple[int | None, str]:
+    n = len(x)
+    bounds = [0] + ends
+    segs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+    min_len = max(3, int(math.ceil(0.05 * n)))
+    # short segments after the first are spikes (or dips): merge them into their left neighbour.
+    # A short FIRST segment is kept: one or two slow first iterations are a real warm-up.
+    merged: list[tuple[int, int]] = []
+    for a, b in segs:
+        if merged and (b - a) < min_len:
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+
+    def seg_mean(s: tuple[int, int]) -> float:
+        return float(np.median(x[s[0]:s[1]]))
+
+    tol_abs = 2 * sigma
+    changed = True
+    while changed and len(merged) > 1:
+        changed = False
+        for i in range(len(merged) - 1):
+            m1, m2 = seg_mean(merged[i]), seg_mean(merged[i + 1])
+            if abs(m1 - m2) <= max(rel_tol * abs(m2), tol_abs):
+                merged[i] = (merged[i][0], merged[i + 1][1])
+                del merged[i + 1]
+                changed = True
+                break
+    if len(merged) == 1:
+        return 0, "flat"
+    last = merged[-1]
+    if last[1] - last[0] < max(min_tail * n, 2):
+        return None, "no steady state"
+    prev = merged[-2]
+    return last[0], ("warm-up" if seg_mean(prev) > seg_mean(last) else "slowdown")
+
+
+def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_tol: float = 0.01,
+                  min_tail: float = 0.25) -> list[tuple[int | None, str]]:
+    """steady_state for many run sequences at once (batched by length: fast for whole runs)."""
+    out: list[tuple[int | None, str] | None] = [None] * len(series)
+    by_len: dict[int, list[int]] = {}
+    xs = [np.asarray(x, dtype=float) for x in series]
+    for i, x in enumerate(xs):
+        if len(x) < 4:
+            out[i] = (0, "flat")
+        else:
+            by_len.setdefault(len(x), []).append(i)
+    for n, idxs in by_len.items():
+        X = np.stack([xs[i] for i in idxs])
+        sig = _noise_sd_rows(X)
+        Z = (X - np.median(X, axis=1, keepdims=True)) / sig[:, None]
+        ends = changepoints_batch(Z, pen_scale * math.log(n))
+        for i, sg, e in zip(idxs, sig, ends):
+            out[i] = _classify(xs[i], float(sg), e, rel_tol, min_tail)
+    return out  # type: ignore[return-value]
+
+
+def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel_tol: float = 0.01,
+                 min_tail: float = 0.25) -> tuple[int | None, str]:
+    """(index where steady state starts or None, class) of one process's run sequence.
+
+    Changepoint analysis: penalised optimal partitioning (the optimum PELT finds) with an L2
+    cost on the series scaled by a robust noise estimate (the MAD of successive differences,
+    which a level shift does not inflate), penalty pen_scale * log n per changepoint.
+    Then, in the spirit of Barrett et al. 2017 ("Virtual machine warmup blows hot and cold"):
+    segments shorter than max(3, 5% of n) iterations, except the first, are treated as spikes
+    and merged into their left neighbour; neighbouring segments whose medians differ by less
+    than max(rel_tol * median, 2 noise sd) are merged. One segment left: ``flat`` (steady from
+    0). Otherwise the last segment is the steady state if it covers at least `min_tail` of the
+    iterations, else ``no steady state``; it is ``warm-up`` when faster than the segment before
+    it and ``slowdown`` when slower.
+    """
+    return steady_states([x], pen_scale=pen_scale, rel_tol=rel_tol, min_tail=min_tail)[0]
+
+
+def _process_series(df: pd.DataFrame) -> tuple[list[tuple], list[np.ndarray], list[np.ndarray], pd.DataFrame]:
+    """(process keys, valid seconds per process, iteration numbers per process, sorted df)."""
+    df = df.sort_values(CELL_KEYS + ["process", "iteration"], kind="stable")
+    valid = df["check_ok"].astype(bool).to_numpy()
+    secs = _seconds(df)
+    its = df["iteration"].to_numpy()
+    keys, xs, itv = [], [], []
+    for key, idx in df.groupby(CELL_KEYS + ["process"], sort=True).indices.items():
+        idx = np.sort(idx)
+        idx = idx[valid[idx]]
+        keys.append(tuple(key))
+        xs.append(secs[idx])
+        itv.append(its[idx])
+    return keys, xs, itv, df
+
+
+def warmup_analysis(df: pd.DataFrame, **kwargs: float) -> pd.DataFrame:
+    """Per process: where steady state starts and the warm-up class (for run-sequence plots).
+
+    Columns: benchmark, params, engine, runtime, process, iterations (valid ones), steady_start
+    (position in the process's valid iterations, NaN if no steady state), steady_iteration (the
+    `iteration` value there), warmup (flat / warm-up / slowdown / no steady state).
+    """
+    cols = CELL_KEYS + ["process", "iterations", "steady_start", "steady_iteration", "warmup"]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    keys, xs, itv, _ = _process_series(df)
+    res = steady_states(xs, **kwargs)
+    rows = []
+    for key, x, it, (start, cls) in zip(keys, xs, itv, res):
+        if len(x) == 0:
+            continue
+        rows.append((*key, len(x), np.nan if start is None else start,
+                     np.nan if start is None else it[start], cls))
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _class_summary(classes: Iterable[str]) -> str:
+    counts = Counter(classes)
+    return ",".join(f"{c}:{counts[c]}" for c in WARMUP_CLASSES if c in counts)
+
+
+# ----------------------------------------------------------------------------------------------

@@ -1,0 +1,117 @@
+"""Per-cell summaries of one or more runs: statistics plus each cell's status and derived rates.
+
+Statistics come from `harness.analysis.stats`; this module adds what only the run
+knows: the cell's status (ok / invalid / failed / skipped / not applicable, with the reason),
+crossings and values converted per operation, and rows/s for the bindings study.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from harness.run import cpuclock
+
+KEYS = ["benchmark", "params", "engine", "runtime"]
+FIRST_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
+                 "ci_high_s", "median_s"]
+
+
+def _param(params: str, key: str) -> float | None:
+    for part in params.split(","):
+        if part.startswith(key + "="):
+            try:
+                return float(part.split("=", 1)[1])
+            except ValueError:
+                return None
+    return None
+
+
+def cell_status(processes: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell: worst status over its processes, and the first reason given."""
+    order = {"ok": 0, "invalid": 3, "error": 4, "failed": 4, "timeout": 4, "not_applicable": 5, "skipped": 6}
+    if processes.empty:
+        return pd.DataFrame(columns=[*KEYS[:3], "runtime_family", "status", "reason", "processes_ok", "processes_total"])
+    p = processes.copy()
+    p["runtime_family"] = p.get("runtime_family", p["runtime"]).fillna(p["runtime"])
+    p["rank"] = p["status"].map(order).fillna(4)
+    rows = []
+    for key, g in p.groupby(["benchmark", "params", "engine", "runtime_family"], sort=False):
+        worst = g.sort_values(["rank", "seq"]).iloc[-1]
+        bad = g[g["status"] != "ok"]
+        status = worst["status"]
+        if status in ("failed", "timeout", "error") and (g["status"] == "ok").any():
+            status = f"{status} ({(g['status'] != 'ok').sum()}/{len(g)} processes)"
+        reason = bad.sort_values("seq")["reason"].iloc[0] if len(bad) else ""
+        runtime = g["runtime"].dropna().iloc[0] if g["runtime"].notna().any() else key[3]
+        rows.append({"benchmark": key[0], "params": key[1], "engine": key[2], "runtime_family": key[3],
+                     "runtime_seen": runtime, "status": status, "reason": reason,
+                     "processes_ok": int((g["status"] == "ok").sum()), "processes_total": len(g)})
+    return pd.DataFrame(rows)
+
+
+def attach_run_facts(summary: pd.DataFrame, raw: pd.DataFrame, procs: pd.DataFrame,
+                     run_dirs: list[Path]) -> pd.DataFrame:
+    """Per-cell statistics plus what only the runs know: each cell's status and reason (cells
+    without timings included), crossings and values converted, rows/s and cycles per row."""
+    from harness import workloads
+
+    status = cell_status(procs)
+    if not raw.empty:
+        counts = raw.groupby(KEYS, sort=False)[["crossings", "values_converted"]].max().reset_index()
+        summary = summary.merge(counts, on=KEYS, how="left")
+    # attach status: runtime in the raw rows is the exact version; processes know both
+    if not status.empty:
+        status["runtime"] = status["runtime_seen"]
+        merged = status.drop(columns=["runtime_seen"]).merge(summary, on=KEYS, how="left")
+    else:
+        merged = summary.assign(status="ok", reason="")
+    all_workloads = workloads.all_workloads()
+    rows_per_s = []
+    for _, r in merged.iterrows():
+        w = all_workloads.get(r["benchmark"])
+        key = getattr(w, "rows_param", None) if w else None
+        n = _param(r["params"], key) if key else None
+        rows_per_s.append(n / r["mean_s"] if n and r.get("mean_s") and r["mean_s"] > 0 else np.nan)
+    merged["rows_per_s"] = rows_per_s
+    merged = cpuclock.add_cycles_per_row(merged, cpuclock.clock_of_run(run_dirs[0]))
+    cols = FIRST_COLUMNS + [c for c in merged.columns if c not in FIRST_COLUMNS]
+    merged = merged.sort_values(KEYS, kind="stable").reset_index(drop=True)
+    return merged[[c for c in cols if c in merged.columns]]
+
+
+def format_summary(df: pd.DataFrame, fmt: str) -> str:
+    """Render a summary as csv, markdown or aligned text."""
+    if fmt == "csv":
+        return df.to_csv(index=False)
+    show = df.copy()
+    for c in ["mean_s", "ci_low_s", "ci_high_s", "median_s", "std_s"]:
+        if c in show:
+            show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:.6g}")
+    for c in ("rows_per_s", "cycles_per_row"):
+        if c in show:
+            show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
+    cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
+                        "ci_high_s", "median_s", "rows_per_s", "cycles_per_row", "crossings", "method", "warmup", "outliers", "status",
+                        "reason"] if c in show]
+    show = show[cols].astype(object).where(show[cols].notna(), "")
+    if fmt == "markdown":
+        return show.to_markdown(index=False) if _has_tabulate() else _md(show)
+    return show.to_string(index=False)
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401  (pandas' to_markdown needs it)
+    except ImportError:
+        return False
+    return True
+
+
+def _md(df: pd.DataFrame) -> str:
+    head = "| " + " | ".join(df.columns) + " |"
+    sep = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([head, sep, *body])

@@ -1,0 +1,58 @@
+"""Where the project lives, and how files are written: atomically, and under a lock when shared.
+
+Standard library only (the worker writes its result with `write_json_atomic` too).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+#: the checkout: `harness/`'s parent. Workers run with it as cwd and on PYTHONPATH.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def project_root() -> Path:
+    return PROJECT_ROOT
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write `path` so a reader sees the old file or the whole new one, never a part."""
+    path = Path(path)
+    tmp = path.with_name(".%s.tmp.%d" % (path.name, os.getpid()))
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: Path, obj: Any, pretty: bool = True) -> None:
+    """JSON written atomically; `pretty` (indent, sorted keys) for files people read."""
+    if pretty:
+        text = json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n"
+    else:
+        text = json.dumps(obj)
+    write_bytes_atomic(Path(path), text.encode())
+
+
+@contextlib.contextmanager
+def locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on a directory (its `.lock` file), so two processes never build the
+    same cache entry at once."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -1,0 +1,102 @@
+"""What a run records about itself: command, configuration, commit, machine, versions.
+
+Everything here is read, not assumed; what cannot be read is recorded as null, never guessed.
+Secrets never enter: DSNs pass through `redact` first.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from harness.fsutil import PROJECT_ROOT
+from harness.protocol import SCHEMA_VERSION
+from harness.redaction import redact
+from harness.run.cpuclock import cpu_clock
+
+LIBRARIES = ["numpy", "pandas", "scipy", "pyarrow", "matplotlib", "duckdb", "apsw", "psycopg", "psycopg-binary",
+             "psycopg-c", "pymysql", "mysqlclient", "tpchgen-cli", "ruptures", "nbclient"]
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def git_commit() -> dict[str, Any]:
+    def git(*args: str) -> str | None:
+        try:
+            return subprocess.run(["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                                  timeout=10, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+
+
+def cpu_info() -> dict[str, Any]:
+    model = None
+    mhz = None
+    text = _read("/proc/cpuinfo") or ""
+    for line in text.splitlines():
+        if line.startswith("model name") and model is None:
+            model = line.split(":", 1)[1].strip()
+        if line.startswith("cpu MHz") and mhz is None:
+            mhz = float(line.split(":", 1)[1])
+    governor = _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+    no_turbo = _read("/sys/devices/system/cpu/intel_pstate/no_turbo")
+    boost = _read("/sys/devices/system/cpu/cpufreq/boost")
+    turbo = None
+    if no_turbo is not None:
+        turbo = no_turbo == "0"
+    elif boost is not None:
+        turbo = boost == "1"
+    return {"model": model, "cores": os.cpu_count(), "mhz_proc_cpuinfo": mhz, "governor": governor, "turbo": turbo,
+            "max_khz_sysfs": _read("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")}
+
+
+def memory_bytes() -> int | None:
+    for line in (_read("/proc/meminfo") or "").splitlines():
+        if line.startswith("MemTotal:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def machine() -> dict[str, Any]:
+    return {"hostname": platform.node(), "cpu": cpu_info(), "memory_bytes": memory_bytes(),
+            "kernel": platform.release(), "os": platform.platform(), "loadavg_before": os.getloadavg()}
+
+
+def library_versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def base_manifest(run_id: str, command: list[str] | None) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "ended": None,
+        "status": "running",
+        "command": redact(" ".join(command)) if command else None,
+        "project": git_commit(),
+        "machine": machine(),
+        "cpu_clock": cpu_clock(),
+        "python": {"version": sys.version, "executable": sys.executable},
+        "libraries": library_versions(),
+    }

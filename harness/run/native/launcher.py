@@ -1,0 +1,216 @@
+"""Runner side of the C baseline (`sqlite/native-c`, runtime `c`): build on demand, probe, launch.
+
+`bench.c` (next to this file) is compiled with the system's C compiler against Debian's
+libsqlite3-dev into `data/cache/native/bench-<key>`, where <key> hashes the source, the compiler
+(path and `--version`), the flags and the libraries. Changing any of them builds a new binary;
+otherwise the cached one is reused. Each build writes `bench-<key>.json` beside it (command,
+compiler, flags, source hash), which the probe reports and the manifest records.
+
+Environment: `CROSSINGS_CC` (else `CC`, else `cc`) and `CROSSINGS_NATIVE_CFLAGS` (default `-O2`)
+choose the compiler and its flags; `CROSSINGS_NATIVE_CACHE` moves the cache directory.
+
+The runner calls `probe(engine)` once per run and `worker_argv(engine, spec_path, result_path)`
+per process. The worker's spec JSON is translated here into argv, so the C program parses no JSON.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.fsutil import PROJECT_ROOT, locked
+
+NATIVE_DIR = Path(__file__).resolve().parent
+SOURCE = NATIVE_DIR / "bench.c"
+DEFAULT_CFLAGS = "-O2"
+LDLIBS = ["-lsqlite3", "-lm"]
+#: C programs per engine (only one so far)
+PROGRAMS = {"sqlite/native-c": SOURCE}
+#: what the C program implements; other benchmarks come back "not_applicable" from the program itself
+IMPLEMENTED = ("bindings.select_fold", "bindings.select_all", "bindings.point_query", "micro.select",
+               "micro.innerjoin", "micro.filltable", "selftest.wrong")
+#: which spec parameters make the C program's N argument, per benchmark, joined with ":" (so "N" or
+#: "N:K"); unlisted benchmarks pass "n" (micro.select/innerjoin read the TPC-H file instead)
+N_PARAM = {"bindings.select_fold": ("n",), "bindings.select_all": ("n",),
+           "bindings.point_query": ("n", "queries"), "micro.filltable": ("rows",)}
+
+
+class BuildError(Exception):
+    """The C baseline cannot be built here; the message says why and what to install."""
+
+
+@dataclass(frozen=True)
+class Build:
+    binary: Path
+    info: dict[str, Any]
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("CROSSINGS_NATIVE_CACHE") or PROJECT_ROOT / "data" / "cache" / "native")
+
+
+def compiler() -> str:
+    return os.environ.get("CROSSINGS_CC") or os.environ.get("CC") or "cc"
+
+
+def cflags() -> list[str]:
+    return shlex.split(os.environ.get("CROSSINGS_NATIVE_CFLAGS", DEFAULT_CFLAGS))
+
+
+def _compiler_identity(cc_path: str) -> str:
+    try:
+        out = subprocess.run([cc_path, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise BuildError(f"C compiler {cc_path} does not run: {exc}") from None
+    return (out.stdout or out.stderr).strip()
+
+
+def build_key(source: bytes, cc_path: str, cc_identity: str, flags: list[str], ldlibs: list[str]) -> str:
+    h = hashlib.sha256()
+    for part in (source, cc_path.encode(), cc_identity.encode(), json.dumps(flags).encode(),
+                 json.dumps(ldlibs).encode()):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()[:16]
+
+
+
+
+def build(source: Path = SOURCE, flags: list[str] | None = None, cache: Path | None = None,
+          cc: str | None = None) -> Build:
+    """The binary for `source` under these flags: from the cache, or compiled now. Raises BuildError."""
+    cc_name = cc or compiler()
+    cc_path = shutil.which(cc_name)
+    if cc_path is None:
+        raise BuildError(f"no C compiler: {cc_name!r} not found on PATH (install Debian's gcc, or set CROSSINGS_CC)")
+    flags = list(cflags() if flags is None else flags)
+    cache = Path(cache or cache_dir())
+    src = source.read_bytes()
+    identity = _compiler_identity(cc_path)
+    key = build_key(src, cc_path, identity, flags, LDLIBS)
+    binary = cache / f"{source.stem}-{key}"
+    meta_path = cache / f"{source.stem}-{key}.json"
+    with locked(cache):
+        _ignore_in_git(cache)
+        if binary.exists() and meta_path.exists():
+            info = json.loads(meta_path.read_text())
+            info["cached"] = True
+            return Build(binary, info)
+        fd, tmp = tempfile.mkstemp(prefix=f".{binary.name}.", dir=cache)
+        os.close(fd)
+        define = "-DCROSSINGS_CFLAGS=" + json.dumps(" ".join(flags))
+        cmd = [cc_path, *flags, define, "-o", tmp, str(source), *LDLIBS]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.SubprocessError) as exc:
+            os.unlink(tmp)
+            raise BuildError(f"C compiler failed to run: {exc}") from None
+        if proc.returncode != 0:
+            os.unlink(tmp)
+            raise BuildError(_explain_failure(proc.stderr, cmd))
+        os.chmod(tmp, 0o755)
+        info = {"source": str(source.relative_to(PROJECT_ROOT) if source.is_relative_to(PROJECT_ROOT) else source),
+                "source_sha256": hashlib.sha256(src).hexdigest(), "compiler_path": cc_path,
+                "compiler_version": identity.splitlines()[0] if identity else "", "flags": " ".join(flags),
+                "ldlibs": " ".join(LDLIBS), "key": key,
+                "command": " ".join(shlex.quote(str(binary) if c == tmp else c) for c in cmd)}
+        os.replace(tmp, binary)
+        tmp_meta = meta_path.with_name("." + meta_path.name + ".tmp")
+        tmp_meta.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp_meta, meta_path)
+        info = dict(info, cached=False)
+        return Build(binary, info)
+
+
+def _ignore_in_git(cache: Path) -> None:
+    """The cache holds build products only: keep it out of git even without a top-level rule."""
+    gi = cache / ".gitignore"
+    if not gi.exists():
+        gi.write_text("*\n")
+
+
+def _explain_failure(stderr: str, cmd: list[str]) -> str:
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    if "sqlite3.h" in stderr and ("No such file" in stderr or "not found" in stderr):
+        return "cannot build the C baseline: sqlite3.h not found (install Debian's libsqlite3-dev)"
+    if "-lsqlite3" in stderr or "cannot find -lsqlite3" in stderr:
+        return "cannot build the C baseline: libsqlite3 not found for linking (install Debian's libsqlite3-dev)"
+    tail = " | ".join(lines[-3:]) or "no output"
+    return f"cannot build the C baseline ({' '.join(cmd[:1] + cmd[1:-3])}): {tail}"
+
+
+#: builds used by this runner process: one run uses one binary even if bench.c is edited meanwhile
+_BUILDS: dict[tuple[str, str, str, str], Build] = {}
+
+
+def _program(engine: str) -> Path:
+    try:
+        return PROGRAMS[engine]
+    except KeyError:
+        raise BuildError(f"{engine} has no C program (C programs: {', '.join(PROGRAMS)})") from None
+
+
+def build_for(engine: str) -> Build:
+    """The build this runner process uses for `engine` (built or found in the cache once)."""
+    source = _program(engine)
+    key = (str(source), compiler(), json.dumps(cflags()), str(cache_dir()))
+    if key not in _BUILDS:
+        _BUILDS[key] = build(source)
+    return _BUILDS[key]
+
+
+def probe(engine: str) -> dict[str, Any]:
+    """Availability, versions and capabilities of a native engine; builds the program if needed."""
+    try:
+        b = build_for(engine)
+        proc = subprocess.run([str(b.binary), "--probe"], capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:
+            raise BuildError(f"{b.binary.name} --probe exited with status {proc.returncode}: "
+                             f"{(proc.stderr or '').strip()[-300:]}")
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+    except BuildError as exc:
+        return {"available": False, "reason": f"not available on c: {exc}"}
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError, IndexError) as exc:
+        return {"available": False, "reason": f"not available on c: probe failed: {type(exc).__name__}: {exc}"}
+    return {
+        "available": True,
+        "reason": "",
+        "runtime": out["runtime"],
+        "executable": str(b.binary),
+        "driver": "libsqlite3",
+        "dialect": "sqlite",
+        "storage": "file database in the process's private temp dir",
+        "versions": {"driver": "libsqlite3 C API (" + out["compiler"] + " " + b.info["flags"] + ")",
+                     "sqlite": out["sqlite"], "compiler": out["compiler"], "flags": b.info["flags"]},
+        "sqlite_library": {"libversion": out["sqlite"], "source_id": out.get("sqlite_source_id"),
+                           "header_version": out.get("sqlite_header"), "threadsafe": out.get("threadsafe")},
+        "capabilities": {"scalar_callbacks": False, "aggregate_callbacks": False, "benchmarks": list(IMPLEMENTED)},
+        "build": b.info,
+    }
+
+
+def worker_argv(engine: str, spec_path: str, result_path: str) -> list[str]:
+    """argv of one C process for the spec the runner wrote (the C program reads no JSON)."""
+    with open(spec_path) as f:
+        spec = json.load(f)
+    try:
+        b = build_for(engine)
+    except BuildError as exc:
+        # the probe succeeded earlier, so this is rare: fail this process with the reason, not the run
+        return [sys.executable, "-c", "import sys; sys.exit(sys.argv[1])", f"C baseline unavailable: {exc}"]
+    benchmark = spec["benchmark"]
+    params = spec.get("params") or {}
+    size = ":".join(str(int(params.get(name, 0) or 0)) for name in N_PARAM.get(benchmark, ("n",)))
+    database = (spec.get("data") or {}).get("path") or ""
+    argv = [str(b.binary), benchmark, size, str(int(spec["iterations"])), spec["workdir"], result_path]
+    if database:
+        argv.append(str(database))
+    return argv

@@ -1,0 +1,148 @@
+"""What a run will do, decided before anything starts: its cells and their interleaved order.
+
+A request (profile, globs, counts) is resolved against the registries (engines, workloads,
+runtimes, profiles); an unknown name is a `UserError` listing what exists, raised before any
+run directory, server or worker exists. The plan is a plain dict, stored as `plan.json`, so a
+run can be resumed from it.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import engines as engine_registry
+from harness import workloads
+from harness.errors import UserError
+from harness.fsutil import PROJECT_ROOT
+from harness.protocol import canonical_params
+from harness.run.profiles import PROFILES, Profile, params_for
+from harness.run.runtimes import RUNTIMES
+
+
+@dataclass(frozen=True)
+class Cell:
+    benchmark: str
+    params: dict[str, Any]
+    engine: str
+    runtime: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.benchmark, canonical_params(self.params), self.engine, self.runtime)
+
+    def label(self) -> str:
+        p = canonical_params(self.params)
+        return f"{self.benchmark}[{p}] {self.engine} {self.runtime}"
+
+
+@dataclass
+class RunRequest:
+    profile: str = "smoke"
+    benchmarks: list[str] | None = None
+    engines: list[str] | None = None
+    runtimes: list[str] = field(default_factory=lambda: ["cpython"])
+    processes: int | None = None
+    iterations: int | None = None
+    seed: int = 0
+    out: Path = PROJECT_ROOT / "data" / "runs"
+    timeout_s: float | None = None
+    budget_s: float | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    #: server family -> the user's DSN (no entry: the runner starts a throwaway server if needed;
+    #: None: the CROSSINGS_*_DSN environment variables)
+    dsns: dict[str, str] | None = None
+    progress: bool = True
+    command: list[str] | None = None
+
+
+def split_globs(values: list[str] | str | None) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [values]
+    return [p.strip() for v in values for p in v.split(",") if p.strip()]
+
+
+def resolve_benchmarks(patterns: list[str]) -> list[str]:
+    names = workloads.match(patterns)
+    unknown = [p for p in patterns if not workloads.match([p], include_selftest=True)]
+    if unknown or not names:
+        valid = ", ".join(n for n in sorted(workloads.all_workloads()))
+        raise UserError(f"unknown benchmark {', '.join(unknown or patterns)!s}; benchmarks: {valid}")
+    return names
+
+
+def resolve_engines(patterns: list[str]) -> list[str]:
+    names = engine_registry.match(patterns)
+    unknown = [p for p in patterns if not engine_registry.match([p])]
+    if unknown or not names:
+        valid = ", ".join(sorted(engine_registry.ENGINES))
+        raise UserError(f"unknown engine {', '.join(unknown or patterns)}; engines: {valid}")
+    return names
+
+
+def resolve_runtimes(names: list[str]) -> list[str]:
+    unknown = [n for n in names if n not in RUNTIMES]
+    if unknown or not names:
+        raise UserError(f"unknown runtime {', '.join(unknown)}; runtimes: {', '.join(RUNTIMES)}")
+    return names
+
+
+def interleave(n_cells: int, processes: int, seed: int) -> list[tuple[int, int]]:
+    """The seeded random order of (cell index, process index) pairs: a permutation fixed by seed."""
+    tasks = [(c, p) for c in range(n_cells) for p in range(processes)]
+    random.Random(seed).shuffle(tasks)
+    return tasks
+
+
+def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
+    profile: Profile = PROFILES[request.profile]
+    engine_patterns = split_globs(request.engines) or list(profile.engines)
+    engines = resolve_engines(engine_patterns)
+    named = set(engine_patterns) & set(engine_registry.ENGINES)
+    if request.benchmarks:
+        benchmarks = resolve_benchmarks(split_globs(request.benchmarks))
+    else:  # a profile's globs may name families this checkout does not have; they just match nothing
+        benchmarks = workloads.match(list(profile.benchmarks))
+    runtimes = resolve_runtimes(request.runtimes)
+    processes = request.processes or profile.processes
+    iterations = request.iterations or profile.iterations
+    if processes < 1 or iterations < 1:
+        raise UserError("--processes and --iterations must be at least 1")
+    known = {k for b in benchmarks for k in workloads.get(b).default_params}
+    unknown = sorted(set(request.params) - known)
+    if unknown:
+        raise UserError(f"unknown parameter {', '.join(unknown)} for these benchmarks; "
+                        f"parameters: {', '.join(sorted(known)) or 'none'}")
+    cells = []
+    for b in benchmarks:
+        w = workloads.get(b)
+        params = params_for(profile, b, w.default_params)
+        for k, v in request.params.items():
+            if k in w.default_params:
+                try:
+                    params[k] = type(w.default_params[k])(v)
+                except ValueError:
+                    raise UserError(f"parameter {k}={v!r}: {b} expects a {type(w.default_params[k]).__name__}") from None
+        for e in engines:
+            for r in runtimes:
+                # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
+                # kept even where it cannot run, so the run says why it was skipped
+                if r not in engine_registry.get(e).runtimes and e not in named:
+                    continue
+                cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
+    order = interleave(len(cells), processes, request.seed)
+    return {
+        "run_id": run_id, "profile": profile.name, "processes": processes, "iterations": iterations,
+        "seed": request.seed, "timeout_s": request.timeout_s or profile.timeout_s,
+        "budget_s": request.budget_s if request.budget_s is not None else profile.budget_s,
+        "min_iterations": min(2, iterations), "benchmarks": benchmarks,
+        "engines": engines, "runtimes": runtimes, "cells": cells,
+        "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {},
+    }
+
+
+def plan_cells(plan: dict[str, Any]) -> list[Cell]:
+    return [Cell(c["benchmark"], c["params"], c["engine"], c["runtime"]) for c in plan["cells"]]

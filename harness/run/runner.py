@@ -1,0 +1,308 @@
+"""The runner: turns a request into cells, runs their processes interleaved, stores every timing.
+
+Protocol: each cell (benchmark x engine x runtime) gets P fresh processes; the
+processes of all cells run in one seeded random order, so drift of the machine spreads over all
+cells instead of biasing one. Each process's outcome is written the moment it finishes, so a
+crash, a timeout or Ctrl-C loses at most the process that was running; `resume` finishes a run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from harness import engines as engine_registry
+from harness import store, workloads
+from harness.errors import UserError
+from harness.fsutil import PROJECT_ROOT, write_json_atomic
+from harness.protocol import canonical_params, timing_rows
+from harness.redaction import redact
+from harness.run.manifest import base_manifest
+from harness.run.plan import Cell, RunRequest, build_plan, plan_cells
+from harness.run.probe import probe_all
+from harness.run.runtimes import RUNTIMES, worker_env
+
+STDERR_TAIL_BYTES = 4000
+
+
+def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
+    return RUNTIMES[cell.runtime].worker_argv(cell.engine, spec_path, result_path)
+
+
+WORKDIR_PREFIX = "crossings-worker-"
+
+
+def sweep_stale_workdirs(tmp: Path | None = None) -> list[Path]:
+    """Remove worker directories left by a runner that was killed outside Python's control
+    (SIGKILL): their spec may name a dead server's throwaway password. A directory belongs to
+    the runner whose pid is in its name; only those whose runner is gone are removed."""
+    removed = []
+    for d in Path(tmp or tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}*-*"):
+        pid = d.name[len(WORKDIR_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        removed.append(d)
+    return removed
+
+
+def _die_with_parent() -> None:
+    """In the worker before exec: ask Linux to kill it if the runner dies (even by SIGKILL),
+    so a killed harness leaves no orphan worker behind. Elsewhere: nothing to do."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - STDERR_TAIL_BYTES))
+            return redact(f.read().decode(errors="replace"))
+    except OSError:
+        return ""
+
+
+class Runner:
+    """Executes a plan in a run directory; each finished process is stored at once."""
+
+    def __init__(self, run_dir: Path, plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],
+                 progress: bool = True) -> None:
+        self.run_dir = run_dir
+        self.plan = plan
+        self.cells = plan_cells(plan)
+        self.engine_configs = engine_configs
+        self.progress = progress
+        self.current: subprocess.Popen | None = None
+        self.datasets: dict[str, dict[str, Any]] = {}
+        self.dead_cells: dict[int, tuple[str, str]] = {}
+        self.counts: dict[str, int] = {}
+
+    # -- per-cell preparation (untimed, outside every worker) --
+    def _prepare(self, index: int) -> dict[str, Any]:
+        """The cell's data set, prepared once per data set, engine and parameters."""
+        cell = self.cells[index]
+        workload = workloads.get(cell.benchmark)
+        if not workload.dataset:
+            return {}
+        key = f"{workload.dataset}:{cell.engine}:{canonical_params(cell.params)}"
+        if key not in self.datasets:
+            from harness.run.datasets import prepare_for
+
+            self.datasets[key] = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress,
+                                             engine_config=self.engine_configs.get(cell.engine))
+            self.plan.setdefault("datasets", {})[key] = {k: v for k, v in self.datasets[key].items() if k != "path"}
+        return self.datasets[key]
+
+    def _record(self, seq: int, index: int, process: int, status: str, reason: str, **extra: Any) -> None:
+        cell = self.cells[index]
+        now = time.time()
+        extra.setdefault("started", now)
+        extra.setdefault("ended", now)
+        rec = {"benchmark": cell.benchmark, "params": canonical_params(cell.params), "engine": cell.engine,
+               "runtime": extra.pop("runtime", None) or cell.runtime, "runtime_family": cell.runtime,
+               "process": process, "status": status, "reason": redact(reason), **extra}
+        store.write_process_record(self.run_dir, seq, rec)
+        self.counts[status] = self.counts.get(status, 0) + 1
+
+    def run_one(self, seq: int, index: int, process: int) -> str:
+        cell = self.cells[index]
+        if index in self.dead_cells:
+            status, reason = self.dead_cells[index]
+            self._record(seq, index, process, status, reason)
+            return status
+        skip = self.plan["unavailable"].get(str(index))
+        if skip:
+            self._record(seq, index, process, "skipped", skip)
+            return "skipped"
+        try:
+            data = self._prepare(index)
+        except Exception as exc:  # noqa: BLE001 - a data set that cannot be made skips its cells
+            self.dead_cells[index] = ("skipped", f"data set preparation failed: {exc}")
+            return self.run_one(seq, index, process)
+        workdir = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-"))
+        try:
+            return self._execute(seq, index, process, cell, data, workdir)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _execute(self, seq: int, index: int, process: int, cell: Cell, data: dict[str, Any], workdir: Path) -> str:
+        spec = {"benchmark": cell.benchmark, "params": cell.params, "engine": cell.engine,
+                "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": self.plan["iterations"],
+                "budget_s": self.plan.get("budget_s"), "min_iterations": self.plan.get("min_iterations", 2),
+                "process": process, "seed": self.plan["seed"] * 1_000_003 + seq, "workdir": str(workdir), "data": data}
+        spec_path = workdir / "spec.json"
+        fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(spec, f)
+        result_path = workdir / "result.json"
+        log_path = workdir / "worker.log"
+        started = time.time()
+        with open(log_path, "wb") as log:
+            self.current = subprocess.Popen(worker_argv(cell, str(spec_path), str(result_path)), cwd=PROJECT_ROOT,
+                                            env=worker_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                            start_new_session=True, preexec_fn=_die_with_parent)
+            try:
+                returncode = self.current.wait(timeout=self.plan["timeout_s"])
+            except subprocess.TimeoutExpired:
+                self._kill_current()
+                self._record(seq, index, process, "timeout",
+                             f"process exceeded the {self.plan['timeout_s']:.0f} s timeout and was killed",
+                             pid=self.current.pid, stderr_tail=_tail(log_path), started=started, ended=time.time())
+                self.current = None
+                return "timeout"
+            except BaseException:
+                self._kill_current()
+                raise
+        pid = self.current.pid
+        self.current = None
+        ended = time.time()
+        tail = _tail(log_path)
+        result = None
+        if result_path.exists():
+            try:
+                result = json.loads(result_path.read_text())
+            except json.JSONDecodeError:
+                result = None
+        if returncode < 0 or result is None:
+            how = f"killed by signal {-returncode}" if returncode < 0 else f"exited with status {returncode}"
+            self._record(seq, index, process, "failed", f"worker {how} without a result", pid=pid,
+                         stderr_tail=tail, started=started, ended=ended)
+            return "failed"
+        status = result.get("status", "error")
+        reason = result.get("reason", "")
+        extra = {"pid": result.get("pid", pid), "runtime": result.get("runtime"), "stderr_tail": tail,
+                 "started": started, "ended": ended}
+        if status == "not_applicable":
+            self.dead_cells[index] = ("not_applicable", f"not applicable: {reason}")
+            self._record(seq, index, process, "not_applicable", f"not applicable: {reason}", **extra)
+            return status
+        n = len(result.get("wall_ns") or [])
+        if n:
+            eng = engine_registry.get(cell.engine)
+            rows = timing_rows(result, {"run_id": self.plan["run_id"], "seq": seq, "benchmark": cell.benchmark,
+                                        "params": canonical_params(cell.params), "engine": cell.engine,
+                                        "driver": eng.driver, "runtime": result.get("runtime") or cell.runtime,
+                                        "process": process, "pid": int(extra["pid"])})
+            store.write_timings(self.run_dir, seq, rows)
+            extra["timings_file"] = f"timings/{seq:06d}.parquet"
+        if result.get("budget_stop"):
+            extra["budget_stop"] = result["budget_stop"]
+        elif status == "ok" and n != self.plan["iterations"]:
+            status, reason = "error", f"worker returned {n} iterations, expected {self.plan['iterations']}"
+        if status == "error" and result.get("traceback"):
+            extra["traceback"] = redact(result["traceback"])
+        self._record(seq, index, process, status, reason, **extra)
+        return status
+
+    def _kill_current(self) -> None:
+        proc = self.current
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+    def execute(self, on_progress: Callable[[str], None] | None = None) -> dict[str, int]:
+        done = {int(p.stem) for p in (self.run_dir / "processes").glob("*.json")}
+        todo = [t for t in self.plan["order"] if t[0] not in done]
+        bar = None
+        if self.progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(self.plan["order"]), initial=len(self.plan["order"]) - len(todo), unit="proc",
+                       file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+        try:
+            for seq, index, process in todo:
+                if bar is not None:
+                    bar.set_description_str(self.cells[index].label()[:60])
+                status = self.run_one(seq, index, process)
+                if bar is not None:
+                    bar.update(1)
+                    if status in ("failed", "timeout", "error", "invalid"):
+                        bar.write(f"  {self.cells[index].label()} process {process}: {status}", file=sys.stderr)
+        finally:
+            if bar is not None:
+                bar.close()
+        return self.counts
+
+
+def start_run(request: RunRequest) -> Path:
+    """Plan, start the servers the plan needs, probe, write manifest and plan, execute.
+
+    The plan is built first (so a bad name fails before anything starts), then exactly the
+    servers its engines need are started (or the user's DSNs used), and stopped when the run
+    ends. The runner is the only writer of `manifest.json`: once at the start, once at the end
+    (status, counts, the servers' start and stop records)."""
+    run_id = store.new_run_id()
+    plan = build_plan(request, run_id)
+    run_dir = store.create_run_dir(Path(request.out), run_id)
+    manifest = base_manifest(run_id, request.command)
+    manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
+                                                      "budget_s", "benchmarks", "engines", "runtimes")}
+    return _execute_with_servers(run_dir, plan, manifest, request.dsns, request.progress, first=True)
+
+
+def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool = True) -> Path:
+    """Finish an interrupted run: processes already recorded are kept, the rest run in plan order."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "plan.json").exists():
+        raise UserError(f"{run_dir}: not a run directory (no plan.json)")
+    plan = store.read_json(run_dir / "plan.json", "plan")
+    manifest = store.read_manifest(run_dir)
+    return _execute_with_servers(run_dir, plan, manifest, dsns, progress, first=False)
+
+
+def _execute_with_servers(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any], dsns: dict[str, str] | None,
+                          progress: bool, first: bool) -> Path:
+    from harness.run.servers import run_servers
+
+    servers = None
+    runner = None
+    status = "complete"
+    try:
+        with run_servers(plan["engines"], dsns, progress=progress) as servers:
+            if first:
+                manifest["engines"] = probe_all(plan, servers)
+                for reason in sorted(set(plan["unavailable"].values())):
+                    print(f"skipping cells: {reason}", file=sys.stderr)
+                write_json_atomic(run_dir / "plan.json", plan)
+                write_json_atomic(run_dir / "manifest.json", manifest)
+            sweep_stale_workdirs()
+            runner = Runner(run_dir, plan, servers, progress)
+            runner.execute()
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    except BaseException:
+        status = "crashed"
+        raise
+    finally:
+        if (run_dir / "manifest.json").exists():
+            manifest["ended"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            manifest["status"] = status
+            manifest["machine"]["loadavg_after"] = os.getloadavg()
+            if plan.get("datasets"):
+                manifest.setdefault("datasets", {}).update(plan["datasets"])
+            manifest.setdefault("process_counts", {})
+            for k, v in (runner.counts if runner else {}).items():
+                manifest["process_counts"][k] = manifest["process_counts"].get(k, 0) + v
+            if servers is not None and servers.records:
+                manifest.setdefault("servers", []).extend(servers.records)
+            write_json_atomic(run_dir / "manifest.json", manifest)
+    return run_dir

@@ -1,0 +1,100 @@
+"""Language runtimes that execute a cell's processes: CPython (the harness's own), PyPy, and C.
+
+A runtime family name (`cpython`, `pypy`, `c`) is what users type; the raw rows record the exact
+version the worker reports (`cpython3.11.7`, `pypy3.9.16`). Each runtime knows how to probe an
+engine and how to start one process of a cell: the Python ones run `python -m harness.worker`,
+the C one builds and launches the native program (`harness.run.native.launcher`).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from harness.fsutil import PROJECT_ROOT
+
+
+@dataclass(frozen=True)
+class Runtime:
+    name: str
+    description: str
+
+    def executable(self) -> str | None:
+        return None
+
+    def unavailable_reason(self) -> str | None:
+        return None
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        """The command that runs one process of `engine`'s cell from its spec file."""
+        raise NotImplementedError
+
+    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
+        """The probe's answer, or None when the caller should run `probe_argv` in a subprocess."""
+        return None
+
+    def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class PythonRuntime(Runtime):
+    """A Python interpreter running `harness.worker` (stdlib + the driver only)."""
+
+    def executable(self) -> str | None:
+        if self.name == "cpython":
+            return sys.executable
+        chosen = os.environ.get("CROSSINGS_PYPY")
+        # which() also vets an explicit path: None unless it is an executable file
+        return shutil.which(chosen) if chosen else shutil.which("pypy3")
+
+    def unavailable_reason(self) -> str | None:
+        if self.name == "pypy" and not self.executable():
+            if os.environ.get("CROSSINGS_PYPY"):
+                return f"CROSSINGS_PYPY={os.environ['CROSSINGS_PYPY']} is not an executable file"
+            return "pypy3 not found on PATH: install Debian's pypy3 (or set CROSSINGS_PYPY)"
+        return None
+
+    def python_argv(self, *args: str) -> list[str]:
+        exe = self.executable()
+        if exe is None:
+            raise RuntimeError(f"runtime {self.name} has no Python interpreter here")
+        return [exe, "-m", "harness.worker", *args]
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        return self.python_argv(spec_path, result_path)
+
+    def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
+        return self.python_argv("--probe", engine, *([config_path] if config_path else []))
+
+
+@dataclass(frozen=True)
+class NativeRuntime(Runtime):
+    """C programs linked against libsqlite3, built on demand (the speed-of-light baseline)."""
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        from harness.run.native import launcher
+
+        return launcher.worker_argv(engine, spec_path, result_path)
+
+    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
+        from harness.run.native import launcher
+
+        return launcher.probe(engine)
+
+
+RUNTIMES: dict[str, Runtime] = {
+    "cpython": PythonRuntime("cpython", "CPython running the harness (the venv's interpreter)"),
+    "pypy": PythonRuntime("pypy", "PyPy 3.9 from Debian's pypy3; workers use only the stdlib and the driver"),
+    "c": NativeRuntime("c", "native C programs linked against libsqlite3 (speed-of-light baseline)"),
+}
+
+
+def worker_env() -> dict[str, str]:
+    """Workers find `harness` on PYTHONPATH (the project root) whatever the runtime."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(PROJECT_ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("PYTHONSTARTUP", None)
+    return env

@@ -1,0 +1,139 @@
+"""E1, the bindings study (seed 000): rows/s per engine, driver and runtime; native C vs bindings.
+
+`compute(runs, figures_dir, baseline)` draws the figures and returns the tables, text and paper
+blocks; the notebook `notebooks/bindings.py` shows them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from harness import engines as engine_registry
+from harness.analysis.figures.rates import e1_rows, plot_native_vs_bindings, plot_rows_per_s
+from harness.analysis.figures.warmup import plot_run_sequences
+from harness.analysis.markdown import to_markdown
+from harness.analysis.runset import RunSet
+from harness.run import cpuclock
+from harness.studies.common import StudyResult, family_table, figure_link, protocol_text
+
+PREFIX = "bindings."
+NATIVE = "sqlite/native-c"
+
+
+def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+    figures_dir = Path(figures_dir)
+    summary = runs.summary
+    e1 = summary[summary["benchmark"].str.startswith(PREFIX)]
+    clock = cpuclock.clock_of_run(runs.run_dirs[0])
+    method = runs.method
+    native_fig = plot_native_vs_bindings(e1, figures_dir / "e1_native_vs_bindings.png", method=method)
+    rates_fig = plot_rows_per_s(e1, figures_dir / "e1_rows_per_s.png", method=method,
+                                title="E1, every engine, driver and runtime")
+    table = e1_table(e1)
+    cycles_text = cycles_paragraph(cycles_gap(e1), clock)
+    socket_text = socket_paragraph(e1)
+    ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
+    seq_fig = plot_run_sequences(runs.raw, figures_dir / "e1_run_sequence.png", "bindings.select_fold")
+    protocol = protocol_text(runs.run_dirs)
+
+    def blocks(paper_path: Path) -> dict[str, str]:
+        caption = (f"Table: E1, time per operation and rows/s, mean with 99% CI ({method} method; "
+                   "rows/s bounds are N divided by the time bounds); cycles per row at the recorded clock.")
+        figs = [figure_link(f"E1 rows/s per engine, driver and runtime, 99% CI ({method})", rates_fig, paper_path)]
+        if native_fig is not None:
+            figs.insert(0, figure_link(f"E1 native C vs bindings, rows/s, 99% CI ({method})", native_fig, paper_path))
+        out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
+               "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
+               "e1-ratios": ratio_md}
+        if seq_fig is not None:
+            out["e1-warmup"] = figure_link("E1 run-sequence plots per process", seq_fig, paper_path)
+        return out
+
+    return StudyResult(
+        tables={"cells": e1, "e1": table, "ratios": ratio_table},
+        text={"clock": f"clock: {clock.get('hz')} Hz from {clock.get('source')}", "cycles": cycles_text,
+              "socket": socket_text, "ratios": ratio_md},
+        figures={"native_vs_bindings": native_fig, "rows_per_s": rates_fig, "run_sequence": seq_fig},
+        make_blocks=blocks)
+
+
+def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The E1 table: per benchmark and engine, mean time with CI and rows/s with CI."""
+    parts = [e1_rows(summary, b) for b in sorted(summary["benchmark"].unique()) if b.startswith("bindings.")]
+    parts = [p for p in parts if not p.empty]
+    if not parts:
+        return pd.DataFrame()
+    df = pd.concat(parts)
+    out = pd.DataFrame({
+        "benchmark": df["benchmark"], "engine": df["engine"], "runtime": df["runtime"],
+        "mean (ms)": [f"{m * 1e3:.3f} [{lo * 1e3:.3f}, {hi * 1e3:.3f}]"
+                      for m, lo, hi in zip(df["mean_s"], df["ci_low_s"], df["ci_high_s"])],
+        "rows/s (M)": [f"{r / 1e6:.2f} [{lo / 1e6:.2f}, {hi / 1e6:.2f}]"
+                       for r, lo, hi in zip(df["rows_per_s"], df["rows_per_s_low"], df["rows_per_s_high"])],
+    })
+    if "cycles_per_row" in df:
+        out["cycles/row"] = df["cycles_per_row"].map(lambda v: "" if pd.isna(v) else f"{v:.0f}")
+    return out.reset_index(drop=True)
+
+
+def cycles_gap(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
+    """Per cell: cycles per row, and how many more than native C (the binding's own cost per row)."""
+    df = e1_rows(summary, benchmark)
+    if df.empty or "cycles_per_row" not in df or NATIVE not in set(df["engine"]):
+        return pd.DataFrame()
+    native = df.loc[df["engine"] == NATIVE, "cycles_per_row"].iloc[0]
+    native_mean = df.loc[df["engine"] == NATIVE, "mean_s"].iloc[0]
+    out = df[["engine", "runtime", "rows_per_s", "cycles_per_row", "mean_s"]].copy()
+    out["extra_cycles_per_row"] = out["cycles_per_row"] - native
+    out["time_vs_native"] = out["mean_s"] / native_mean
+    return out.drop(columns=["mean_s"]).reset_index(drop=True)
+
+
+def cycles_paragraph(gap: pd.DataFrame, clock: dict) -> str:
+    """Prose for the paper, every number taken from `gap` and the recorded clock."""
+    if gap.empty:
+        return "_No native C baseline in these runs, so no gap in cycles per row can be given._"
+    hz = clock.get("hz")
+    native = gap[gap["engine"] == NATIVE].iloc[0]
+    parts = [f"At the recorded clock of {hz / 1e9:.2f} GHz (source: {clock.get('source')}), native C folds over "
+             f"the result at {native['rows_per_s'] / 1e6:.1f} M rows/s, {native['cycles_per_row']:.0f} cycles per row:"
+             " the speed of light for this query on this machine."]
+    for r in gap[gap["engine"] != NATIVE].sort_values("cycles_per_row").itertuples():
+        parts.append(f"{r.engine} on {r.runtime} spends {r.cycles_per_row:.0f} cycles per row, "
+                     f"{r.extra_cycles_per_row:.0f} more than C ({r.time_vs_native:.1f}x its time).")
+    return " ".join(parts)
+
+
+def socket_paragraph(summary: pd.DataFrame, baseline: str = "sqlite/sqlite3") -> str:
+    """What the socket costs per row (E1 select_all) and per query (E1 point_query), against an
+    in-process baseline; every number from the summary."""
+    def cell(bench: str, engine: str) -> pd.Series | None:
+        df = summary[(summary["benchmark"] == bench) & (summary["engine"] == engine) & summary["mean_s"].notna()
+                     & summary["runtime"].astype(str).str.startswith("cpython")]
+        return df.iloc[0] if len(df) else None
+
+    servers = sorted(e for e in summary["engine"].unique()
+                     if e in engine_registry.ENGINES and engine_registry.get(e).server_family)
+    if not servers:
+        return "_No client/server engine in these runs._"
+    parts = []
+    base_all = cell("bindings.select_all", baseline)
+    base_point = cell("bindings.point_query", baseline)
+    for engine in servers:
+        row_all = cell("bindings.select_all", engine)
+        row_point = cell("bindings.point_query", engine)
+        bits = []
+        if row_all is not None and base_all is not None:
+            n = row_all["rows_per_s"] * row_all["mean_s"]
+            per_row = row_all["mean_s"] / n * 1e9
+            base_row = base_all["mean_s"] / (base_all["rows_per_s"] * base_all["mean_s"]) * 1e9
+            bits.append(f"{per_row:.0f} ns per row fetched in bulk ({per_row - base_row:+.0f} ns against {baseline})")
+        if row_point is not None and base_point is not None:
+            k = row_point["rows_per_s"] * row_point["mean_s"]
+            per_q = row_point["mean_s"] / k * 1e6
+            base_q = base_point["mean_s"] / (base_point["rows_per_s"] * base_point["mean_s"]) * 1e6
+            bits.append(f"{per_q:.1f} µs per point query ({per_q / base_q:.0f}x {baseline}'s {base_q:.1f} µs)")
+        if bits:
+            parts.append(f"{engine}: " + "; ".join(bits) + ".")
+    return " ".join(parts) or "_No comparable E1 cells for the server engines in these runs._"

@@ -1,0 +1,104 @@
+"""What every study shares: the protocol paragraph, family tables with exclusions, its result."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from harness.analysis.runset import RunSet
+from harness.analysis.stats.resample import CELL_KEYS
+from harness.store import read_manifest
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def protocol_text(run_dirs: list[Path | str]) -> str:
+    """One paragraph per run describing how it was measured, read from its manifest."""
+    out = []
+    for d in run_dirs:
+        m = read_manifest(Path(d))
+        c = m.get("configuration", {})
+        cpu = m.get("machine", {}).get("cpu", {})
+        libs = ", ".join(f"{k} {v}" for k, v in sorted((m.get("libraries") or {}).items()))
+        engines = []
+        for key, info in sorted((m.get("engines") or {}).items()):
+            if info.get("available"):
+                v = ", ".join(f"{k} {val}" for k, val in (info.get("versions") or {}).items())
+                engines.append(f"{key} ({v})")
+        commit = (m.get("project") or {}).get("commit") or "unknown"
+        out.append(
+            f"Run `{m['run_id']}` (profile `{c.get('profile')}`): {c.get('processes')} fresh processes x "
+            f"{c.get('iterations')} timed iterations per cell, processes of all cells interleaved in a random "
+            f"order (seed {c.get('seed')}), per-process timeout {c.get('timeout_s')} s. Machine: "
+            f"{cpu.get('model')}, {cpu.get('cores')} cores, governor {cpu.get('governor') or 'not readable'}, "
+            f"kernel {m.get('machine', {}).get('kernel')}. Engines: {'; '.join(engines) or 'none'}. "
+            f"Libraries: {libs}. Project commit {commit[:12]}."
+        )
+    return "\n\n".join(out)
+
+
+def family_table(runs: RunSet, prefix: str, baseline: str) -> tuple[pd.DataFrame | None, str]:
+    """The SQPyte-layout table of one benchmark family, from valid cells only.
+
+    Cells whose status is not ok (a wrong answer, a failure, not applicable) are kept out of the
+    table, and the Markdown says which and why, so a wrong answer can never slip into a ratio.
+    Returns (table or None, Markdown with caption and the exclusion sentence). The cells'
+    bootstrap replicates are the ones the summary used (`runs` keeps them).
+    """
+    from harness.analysis import tables
+
+    summary = runs.summary
+    ok = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] == "ok")]
+    keys = set(ok[CELL_KEYS].itertuples(index=False, name=None))
+    keep = runs.raw[runs.raw["benchmark"].str.startswith(prefix)]
+    keep = keep[[k in keys for k in keep[CELL_KEYS].itertuples(index=False, name=None)]]
+    excluded = excluded_cells(summary, prefix)
+    if not tables.has_baseline(keep, baseline):
+        return None, f"_no valid {prefix}* cells with the baseline {baseline} in these runs_\n\n{excluded}"
+    table = tables.select_columns(runs.ratio_rows(keys, baseline))
+    return table, tables.to_markdown(table, baseline) + "\n" + excluded
+
+
+def figure_link(alt: str, figure: Path, paper_path: Path | str) -> str:
+    """A Markdown image whose path is relative to the paper's folder."""
+    rel = os.path.relpath(figure, Path(paper_path).resolve().parent)
+    return f"![{alt}]({rel})"
+
+
+@dataclass
+class StudyResult:
+    """What a study computed from its runs: tables to show, figures it drew, and the paper blocks
+    it owns (`blocks(paper_path)`: block name -> Markdown; figure links relative to the paper)."""
+
+    tables: dict[str, Any] = field(default_factory=dict)
+    text: dict[str, str] = field(default_factory=dict)
+    figures: dict[str, Path | None] = field(default_factory=dict)
+    make_blocks: Callable[[Path], dict[str, str]] | None = None
+
+    def blocks(self, paper_path: Path | str) -> dict[str, str]:
+        return self.make_blocks(Path(paper_path)) if self.make_blocks else {}
+
+    def write_paper(self, paper_path: Path | str | None) -> list[str]:
+        """Replace this study's blocks in the paper; returns the names of blocks that changed."""
+        from harness import paper
+
+        if not paper_path:
+            return []
+        return [name for name, body in self.blocks(paper_path).items()
+                if paper.update_section(paper_path, name, body)]
+
+
+def excluded_cells(summary: pd.DataFrame, prefix: str) -> str:
+    """A sentence naming the cells kept out of a table and why (invalid answers, failures)."""
+    df = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] != "ok")]
+    skipped = df[df["status"] == "skipped"]
+    df = df[df["status"] != "skipped"]
+    text = "No cell was excluded." if df.empty else "Excluded from the table: " + "; ".join(
+        f"{r.benchmark} on {r.engine} ({r.status}: {str(r.reason).replace('not applicable: ', '')[:120]})"
+        for r in df.itertuples()) + "."
+    if len(skipped):
+        reasons = sorted(set(skipped["reason"].astype(str)))
+        text += f" {len(skipped)} cells were skipped ({'; '.join(reasons)[:300]})."
+    return text

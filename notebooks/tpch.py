@@ -1,0 +1,43 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # E3: TPC-H (seed 001, SQPyte Figure 11)
+#
+# The 22 TPC-H queries on every engine in the runs, each answer checked against the TPC-H answer set
+# for its scale factor. Layout of the SQPyte paper's Figure 11: per query, mean time ± half-width of the
+# 99% CI per engine, then × ratio ± half-width against the baseline engine, and a geometric-mean row.
+# A query whose answer was wrong is kept out of the table and named below it. Computed by
+# `harness.studies.tpch`.
+
+# %% tags=["parameters"]
+# Parameters (the harness injects a cell after this one when it runs the notebook headless)
+run_dirs = []            # run directories; empty: data/reference/ or else the newest run in data/runs/
+paper_path = None        # paper.md to update (None: do not touch the paper)
+figures_dir = "../figures"
+method = "hierarchical"  # CI method: hierarchical | pooled-t | process-t
+baseline = "sqlite/sqlite3@cpython"  # ENGINE or ENGINE@RUNTIME
+resamples = 10000
+
+# %%
+from pathlib import Path
+
+from harness import store
+from harness.analysis.runset import RunSet
+from harness.studies import tpch
+
+runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
+print("runs:", ", ".join(str(d) for d in runs.run_dirs))
+result = tpch.compute(runs, Path(figures_dir), baseline)
+print(result.text["ratios"])
+
+# %%
+if paper_path:
+    print("updated", paper_path, result.write_paper(paper_path))

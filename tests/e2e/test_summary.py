@@ -1,0 +1,24 @@
+"""`summary` figures equal a direct numpy/scipy computation on known data."""
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from conftest import harness
+
+REQUIRED = "benchmark,params,engine,runtime,processes,iterations,mean_s,ci_low_s,ci_high_s,median_s".split(",")
+
+
+def test_summary_csv_columns(smoke_run):
+    out = harness("summary", str(smoke_run), "--format", "csv").stdout
+    df = pd.read_csv(io.StringIO(out))
+    assert list(df.columns[: len(REQUIRED)]) == REQUIRED
+    ok = df[df["status"] == "ok"]
+    assert len(ok) == 9
+    assert (ok["ci_low_s"] <= ok["mean_s"]).all() and (ok["mean_s"] <= ok["ci_high_s"]).all()
+    assert (ok["rows_per_s"] > 0).all()
+    for fmt in ("text", "markdown"):
+        assert "bindings.select_fold" in harness("summary", str(smoke_run), "--format", fmt).stdout
+
+

@@ -1,0 +1,134 @@
+"""The package's shape: no import cycles, no upward imports, a worker side that stays small.
+
+Layers, lowest first; a module may import its own layer and those below, never above:
+  0 base      harness, errors, protocol, fsutil, redaction
+  1 worker    worker, engines.*, workloads.*          (runs on PyPy: stdlib + driver only)
+  2 files     store, paper
+  3 run       run.* (plan, runner, probe, runtimes, profiles, manifest, servers, datasets, native)
+  4 analysis  analysis.* (stats, summary, tables, importers, figures, runset)
+  5 studies   studies.*
+  6 front     notebooks, commands.*, cli, __main__
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "harness"
+LAYERS = [
+    ("base", ["harness", "harness.errors", "harness.protocol", "harness.fsutil", "harness.redaction"]),
+    ("worker", ["harness.worker", "harness.engines", "harness.workloads"]),
+    ("files", ["harness.store", "harness.paper"]),
+    ("run", ["harness.run"]),
+    ("analysis", ["harness.analysis"]),
+    ("studies", ["harness.studies"]),
+    ("front", ["harness.notebooks", "harness.commands", "harness.cli", "harness.__main__"]),
+]
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """Every harness module `name` imports, at any depth of its code (lazy imports count)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            for a in node.names:
+                found.add(f"{base}.{a.name}" if f"{base}.{a.name}" in known else base)
+    return {m for m in found if m in known and m != name}
+
+
+def layer_of(name: str) -> int:
+    best = None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if name == p or name.startswith(p + "."):
+                if best is None or len(p) > best[1]:
+                    best = (i, len(p))
+    assert best is not None, f"{name} is in no layer: add it to LAYERS (and docs/ARCHITECTURE.md)"
+    return best[0]
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    return {name: imports_of(name, path, set(mods)) for name, path in mods.items()}
+
+
+def cycles(g: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in g[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(g):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles():
+    assert cycles(graph()) == []
+
+
+def test_no_upward_imports():
+    g = graph()
+    upward = sorted(f"{a} ({LAYERS[layer_of(a)][0]}) imports {b} ({LAYERS[layer_of(b)][0]})"
+                    for a, deps in g.items() for b in deps if layer_of(b) > layer_of(a))
+    assert upward == []
+
+
+def test_worker_side_imports_only_base_and_worker_modules():
+    g = graph()
+    bad = sorted(f"{a} imports {b}" for a, deps in g.items() if layer_of(a) == 1 for b in deps if layer_of(b) > 1)
+    assert bad == []
+
+
+def test_the_check_sees_a_cycle_and_an_upward_import():
+    """The checks above can fail: a made-up graph with a cycle and an upward edge is caught."""
+    g = {"harness.store": {"harness.run.runner"}, "harness.run.runner": {"harness.store"}}
+    assert cycles(g) == [["harness.run.runner", "harness.store"]]
+    assert layer_of("harness.store") < layer_of("harness.run.runner")
+
+
+def test_no_reference_to_documents_outside_the_repository():
+    offenders = [str(p.relative_to(ROOT)) for p in list(PACKAGE.rglob("*.py")) + list((ROOT / "tests").rglob("*.py"))
+                 if "DESIGN" + " §" in p.read_text() or "../" + "shared" in p.read_text()]
+    assert offenders == []

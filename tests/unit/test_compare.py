@@ -1,0 +1,71 @@
+"""benchstat-style comparison: seed 004's go test -bench output reproduces its benchstat table."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from harness.analysis import simdata, stats, tables
+from harness.commands import compare as compare_cmd
+from harness.analysis.importers import read_import
+
+DATA = Path(__file__).parent.parent / "data"
+
+# seed 004, benchstat's "newbench.txt" column: median ± CI
+SEED004 = {
+    "RamSQLSelect": ("286.6µ", "4%"),
+    "SQLiteSelect": ("10.73µ", "3%"),
+    "RamSQLSelect10K": ("7.479m", "6%"),
+    "SQLiteSelect10K": ("11.05µ", "1%"),
+    "RamSQLInsert10": ("281.5µ", "6%"),
+    "SQLiteInsert10": ("329.5µ", "4%"),
+    "RamSQLSetup": ("820.0n", "2%"),
+    "SQLiteSetup": ("811.1n", "0%"),
+}
+
+
+def test_seed004_medians_and_ci_reproduced():
+    df = read_import(DATA / "seed004_newbench.txt", "gobench", engine="go")
+    cmp = stats.compare_runs(df, df)
+    got = {r.benchmark: (tables.fmt_si(r.new_median_s), tables.fmt_pct(r.new_ci_pct))
+           for r in cmp.itertuples() if r.benchmark != "geomean"}
+    assert got == SEED004
+    geo = cmp[cmp.benchmark == "geomean"].iloc[0]
+    assert tables.fmt_si(geo.new_median_s) == "44.61µ"  # benchstat's geomean of the new column
+    assert (cmp.base_n.dropna() == 6).all()
+
+
+def test_all_separated_p_value_is_benchstats():
+    # two samples of 6 that do not overlap: exact two-sided p = 2 / C(12, 6) = 0.002 (seed 004's p=0.002)
+    x = np.arange(6.0)
+    y = np.arange(6.0) + 10
+    assert stats.mann_whitney_p(x, y) == pytest.approx(2 / 924)
+    assert stats.mann_whitney_p(x, y) == pytest.approx(sps.mannwhitneyu(x, y).pvalue)
+
+
+def test_compare_runs_rows_and_geomean():
+    base = simdata.simulate_run(benchmarks=3, engines=("e",), processes=8, iterations=10, seed=1, between=0.01)
+    new = simdata.simulate_run(benchmarks=3, engines=("e",), processes=8, iterations=10, seed=2, between=0.01,
+                               true_means={("bench00", "e"): 0.02, ("bench01", "e"): 0.012, ("bench02", "e"): 0.0144})
+    cmp = stats.compare_runs(base, new, alpha=0.05)
+    assert list(cmp.columns[:11]) == ["benchmark", "params", "engine", "runtime", "base_median_s", "base_ci_pct",
+                                      "new_median_s", "new_ci_pct", "delta_pct", "p_value", "significant"]
+    r0 = cmp.iloc[0]
+    assert r0.significant and r0.delta_pct == pytest.approx(100, rel=0.1) and r0.delta.startswith("+")
+    a = base[base.benchmark == "bench00"].groupby("process")["wall_ns"].mean() * 1e-9
+    b = new[new.benchmark == "bench00"].groupby("process")["wall_ns"].mean() * 1e-9
+    assert r0.p_value == pytest.approx(sps.mannwhitneyu(a, b).pvalue)
+    assert r0.base_median_s == pytest.approx(np.median(a))
+    geo = cmp.iloc[-1]
+    assert geo.benchmark == "geomean"
+    assert geo.new_median_s == pytest.approx(np.exp(np.log(cmp.new_median_s[:-1]).mean()))
+    # p >= alpha -> "~"
+    same = stats.compare_runs(base, base)
+    assert (same.delta[:-1] == "~").all() and not same.significant[:-1].any()
+    text = tables.compare_text(cmp)
+    assert "~" in text and "geomean" in text
+    # regression gate
+    assert len(compare_cmd.regressions(cmp, 50)) == 1
+    assert len(compare_cmd.regressions(cmp, 150)) == 0

@@ -1,0 +1,29 @@
+"""Every notebook is a jupytext pair: `notebooks/<name>.py` (percent format) and `<name>.ipynb`."""
+from __future__ import annotations
+
+import jupytext
+
+from harness import notebooks
+
+
+def test_pairs_are_in_step():
+    assert notebooks.out_of_step() == [], "run `make notebooks-sync` (jupytext --sync notebooks/*.py)"
+
+
+def test_a_pair_out_of_step_is_reported(tmp_path, monkeypatch):
+    src = notebooks.NOTEBOOK_DIR / "tpch.py"
+    (tmp_path / "tpch.py").write_text(src.read_text())
+    nb = jupytext.read(src)
+    nb.cells[-1].source += "\nprint('edited in JupyterLab only')"
+    jupytext.write(nb, tmp_path / "tpch.ipynb")
+    monkeypatch.setattr(notebooks, "NOTEBOOK_DIR", tmp_path)
+    assert notebooks.out_of_step() == ["tpch"]
+
+
+def test_notebooks_hold_a_parameters_cell_and_call_into_studies():
+    for name in notebooks.available():
+        nb = jupytext.read(notebooks.NOTEBOOK_DIR / f"{name}.py")
+        tags = [c.metadata.get("tags", []) for c in nb.cells]
+        assert ["parameters"] in tags, name
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        assert f"from harness.studies import {name}" in code, name
