@@ -22,6 +22,10 @@ class MysqlclientEngine(ServerEngine):
     server_family = "mariadb"
     runtimes = ("cpython",)
 
+    def timeout_statement(self, seconds: float) -> str:
+        """SQL that makes the server cancel a statement running longer than `seconds`."""
+        return "SET SESSION max_statement_time = %s" % float(seconds)
+
     def _probe_driver(self) -> Dict[str, Any]:
         import MySQLdb
         import MySQLdb._mysql

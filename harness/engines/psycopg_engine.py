@@ -59,6 +59,10 @@ class PsycopgEngine(ServerEngine):
     server_family = "postgresql"
     runtimes = ("cpython", "pypy")
 
+    def timeout_statement(self, seconds: float) -> str:
+        """SQL that makes the server cancel a statement running longer than `seconds`."""
+        return "SET statement_timeout = %d" % int(seconds * 1000)
+
     def _probe_driver(self) -> Dict[str, Any]:
         import psycopg
 

@@ -122,6 +122,10 @@ class PymysqlEngine(ServerEngine):
     server_family = "mariadb"
     runtimes = ("cpython", "pypy")
 
+    def timeout_statement(self, seconds: float) -> str:
+        """SQL that makes the server cancel a statement running longer than `seconds`."""
+        return "SET SESSION max_statement_time = %s" % float(seconds)
+
     def _probe_driver(self) -> Dict[str, Any]:
         import pymysql
 

@@ -33,7 +33,7 @@ Confidence intervals of the mean (``method``):
     variance a second time, so when there is no between-process variance the interval is
     conservative, never liberal. On simulated data with strong between-process variance (5 x 50,
     400 data sets) it covers the true mean in ~99% of data sets, where pooled-t covers in
-    well under half (see tests/test_stats_coverage.py for the measured numbers).
+    well under half (see tests/unit/test_stats_coverage.py for the measured numbers).
     A cell with a single process cannot show between-process variance: it falls back to
     resampling its iterations (and says so by having processes == 1).
 

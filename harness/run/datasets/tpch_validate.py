@@ -67,10 +67,8 @@ def connect(engine: str, path: str, engine_config: dict | None = None, timeout: 
     eng = engine_registry.get(engine)
     raw = eng.open_readonly(path, engine_config)
     if eng.server_family and timeout:  # the server cancels a statement that runs longer
-        sql = (f"SET statement_timeout = {int(timeout * 1000)}" if eng.server_family == "postgresql"
-               else f"SET SESSION max_statement_time = {float(timeout)}")
         cur = raw.cursor()
-        cur.execute(sql)
+        cur.execute(eng.timeout_statement(timeout))
         cur.close()
     return raw
 

@@ -27,10 +27,12 @@ from harness.run.servers import mariadb, postgresql
 from harness.run.servers.common import (DEFAULT_SETTINGS, SETTINGS_ENV, ServerError, ThrowawayServer,
                                     sweep_stale_dirs)
 
+#: server family -> its module: `unavailable_reason()`, `installed_version()`, `DSN_ENV` and a
+#: ThrowawayServer subclass named in SERVER_CLASSES. The engine registry names each engine's family.
 FAMILIES: dict[str, Any] = {"postgresql": postgresql, "mariadb": mariadb}
 SERVER_CLASSES: dict[str, type[ThrowawayServer]] = {"postgresql": postgresql.PostgresqlServer,
                                                     "mariadb": mariadb.MariadbServer}
-DSN_ENV = {"postgresql": postgresql.DSN_ENV, "mariadb": mariadb.DSN_ENV}
+DSN_ENV = {family: module.DSN_ENV for family, module in FAMILIES.items()}
 
 
 def family_of(engine: str) -> str | None:
@@ -76,11 +78,7 @@ def listing_config(engine: str) -> dict[str, Any] | None:
     reason = unavailable_reason(family)
     if reason:
         return {"family": family, "unavailable": reason}
-    module = FAMILIES[family]
-    if family == "postgresql":
-        version = module.binary_version(module.find_bindir())
-    else:
-        version = module.binary_version(module.find_binaries()[0])
+    version = FAMILIES[family].installed_version()
     return {"family": family, "source": "throwaway", "settings": os.environ.get(SETTINGS_ENV) or DEFAULT_SETTINGS,
             "note": f"a throwaway {version or family} server is started for a run (or give --dsn)"}
 

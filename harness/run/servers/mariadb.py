@@ -71,6 +71,12 @@ def binary_version(server: Path) -> str | None:
     return f"MariaDB {m.group(1)}" if m else (out.stdout.strip() or None)
 
 
+def installed_version() -> str | None:
+    """The version of the MariaDB a throwaway server would run, or None."""
+    found = find_binaries()
+    return binary_version(found[0]) if found else None
+
+
 class MariadbServer(ThrowawayServer):
     family = "mariadb"
     user_candidates = ("mysql", "nobody")

@@ -66,6 +66,12 @@ def binary_version(bindir: Path) -> str | None:
     return f"PostgreSQL {m.group(1)}" if m else None
 
 
+def installed_version() -> str | None:
+    """The version of the PostgreSQL a throwaway server would run, or None."""
+    bindir = find_bindir()
+    return binary_version(bindir) if bindir else None
+
+
 class PostgresqlServer(ThrowawayServer):
     family = "postgresql"
     user_candidates = ("postgres", "nobody")
