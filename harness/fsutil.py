@@ -19,20 +19,29 @@ def project_root() -> Path:
     return PROJECT_ROOT
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write `path` so a reader sees the old file or the whole new one, never a part."""
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; once the block has written it, fsync it and rename it
+    over `path`, so a reader sees the old file or the whole new one, never a part. If the block
+    fails (a crash, a full disk), the temporary file is removed and `path` is untouched."""
     path = Path(path)
     tmp = path.with_name(".%s.tmp.%d" % (path.name, os.getpid()))
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
+        yield tmp
+        with open(tmp, "rb") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write `path` atomically (see `replacing`)."""
+    with replacing(Path(path)) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(data)
 
 
 def write_json_atomic(path: Path, obj: Any, pretty: bool = True) -> None:

@@ -17,14 +17,13 @@ is the commit marker.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from harness.errors import DataError, UserError
-from harness.fsutil import PROJECT_ROOT, write_json_atomic
+from harness.fsutil import PROJECT_ROOT, replacing, write_json_atomic
 from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -53,11 +52,8 @@ def write_timings(run_dir: Path, seq: int, rows: dict[str, list]) -> Path:
         raise FileExistsError(f"{path} exists: raw timings are never rewritten")
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pydict({k: rows[k] for k in RAW_COLUMNS}, schema=_arrow_schema())
-    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
-    pq.write_table(table, tmp, compression="zstd")
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    with replacing(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
     return path
 
 

@@ -7,7 +7,6 @@ crossings and values converted per operation, and rows/s for the bindings study.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import pandas as pd

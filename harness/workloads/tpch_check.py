@@ -29,6 +29,8 @@ import datetime
 import decimal
 import os
 
+from harness.fsutil import PROJECT_ROOT
+
 # colprecision.txt from the TPC-H 2.14 kit, one line per query (also in sf1/colprecision.txt; a test
 # keeps the two identical).
 COLPRECISION = {
@@ -90,8 +92,7 @@ def default_answers_dir():
     env = os.environ.get("CROSSINGS_TPCH_ANSWERS")
     if env:
         return env
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return os.path.join(root, "data", "tpch-answers")
+    return os.path.join(str(PROJECT_ROOT), "data", "tpch-answers")
 
 
 def answer_file(query_no, sf, answers_dir=None):

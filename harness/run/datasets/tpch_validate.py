@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from harness import engines as engine_registry
 from harness.errors import UserError
+from harness.fsutil import write_json_atomic
 from harness.run.datasets import tpch as tpch_data
 from harness.run.datasets.tpch_prepare import prepare as prepare_tpch
 from harness.workloads import tpch_check, tpch_queries
@@ -262,10 +262,7 @@ def _save_answers(engine, indexes, sf_text, fingerprint, results) -> None:
     for r in results:
         if r.answer is not None:
             doc["queries"][str(r.number)] = {"passed": r.reason is None, "rows": r.answer}
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w") as fh:
-        json.dump(doc, fh)
-    os.replace(tmp, path)
+    write_json_atomic(path, doc, pretty=False)
 
 
 def format_table(results: list[QueryResult], info: dict) -> str:

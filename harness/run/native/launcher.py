@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.fsutil import PROJECT_ROOT, locked
+from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
 
 NATIVE_DIR = Path(__file__).resolve().parent
 SOURCE = NATIVE_DIR / "bench.c"
@@ -123,9 +123,7 @@ def build(source: Path = SOURCE, flags: list[str] | None = None, cache: Path | N
                 "ldlibs": " ".join(LDLIBS), "key": key,
                 "command": " ".join(shlex.quote(str(binary) if c == tmp else c) for c in cmd)}
         os.replace(tmp, binary)
-        tmp_meta = meta_path.with_name("." + meta_path.name + ".tmp")
-        tmp_meta.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp_meta, meta_path)
+        write_json_atomic(meta_path, info)
         info = dict(info, cached=False)
         return Build(binary, info)
 
