@@ -2,11 +2,6 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
-#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -26,7 +21,7 @@
 run_dirs = []            # run directories; empty: data/reference/ or else the newest run in data/runs/
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
-method = "hierarchical"  # CI method: hierarchical | pooled-t | process-t
+method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
 baseline = "sqlite/sqlite3@cpython"  # ENGINE or ENGINE@RUNTIME
 resamples = 10000
 

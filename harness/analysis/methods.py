@@ -3,7 +3,7 @@ reads its choices from here)."""
 from __future__ import annotations
 
 METHOD_NAMES = {
-    "process-bootstrap": "process-level bootstrap of process means, t quantile with effective P-1 df, log scale",
+    "process-bootstrap": "process-level bootstrap of process means, t quantile with P-1 df, log scale",
     "process-t": "t-interval over per-process means",
     "pooled-t": "t-interval over all iterations pooled",
 }
