@@ -293,7 +293,8 @@ def compare_text(cmp: pd.DataFrame, base_name: str = "base", new_name: str = "ne
         return r.benchmark + (f" [{' '.join(extra)}]" if extra else "")
 
     def side(m: float, lo: float, hi: float) -> str:
-        return f"{fmt_si(m)} [{fmt_si(lo) if np.isfinite(lo) else '-∞'}, {fmt_si(hi) if np.isfinite(hi) else '∞'}]"
+        # too few samples for a bounded CI (benchstat's ±∞): the median alone, the warning says why
+        return f"{fmt_si(m)} [{fmt_si(lo)}, {fmt_si(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else fmt_si(m)
 
     rows, warnings = [], []
     for r in cmp.itertuples(index=False):
