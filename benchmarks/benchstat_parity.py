@@ -4,9 +4,10 @@ Writes N benchmarks as two `go test -bench` files (values on a coarse grid, so t
 sample sizes 3-30 per side), runs `benchstat -format csv old new` (golang.org/x/perf/cmd/benchstat,
 installed with `go install golang.org/x/perf/cmd/benchstat@latest`), and compares its p-values and
 `~` decisions with harness.analysis.stats.compare_runs on the same files imported by our gobench
-importer. benchstat's CSV prints p to 3 decimals; for full precision, set MWU_EXE to a small Go
-program that prints go-moremath's stats.MannWhitneyUTest p-value (benchstat's test) for pairs
-of sample lines on stdin (the closing note of issue 10 shows one).
+importer. benchstat's CSV prints p to 3 decimals; for full precision, set MWU_EXE to the small Go
+program in benchmarks/moremath_p (`cd benchmarks/moremath_p && go build -o /tmp/moremath_p .`),
+which prints go-moremath's stats.MannWhitneyUTest p-value (benchstat's test) for pairs of
+sample lines on stdin.
 Usage: python benchmarks/benchstat_parity.py [N] [path/to/benchstat]
 """
 from __future__ import annotations
@@ -51,6 +52,8 @@ def benchstat_p(exe: str, po: Path, pn: Path) -> dict[str, tuple[float, bool]]:
     out = subprocess.run([exe, "-format", "csv", str(po), str(pn)], check=True, capture_output=True, text=True).stdout
     res = {}
     for row in csv.reader(io.StringIO(out)):
+        if len(row) >= 6 and row[0] == "geomean":
+            res["geomean"] = (float(row[5].rstrip("%")), True)
         if len(row) < 7 or not row[0].startswith("P"):
             continue
         name = row[0].split("-")[0]
@@ -77,6 +80,9 @@ def main() -> None:
     cmp = stats.compare_runs(base, new)
     key = lambda name: name.split("-")[0].removeprefix("Benchmark")  # noqa: E731
     ours = {key(r.benchmark): (r.p_value, bool(r.significant)) for r in cmp.itertuples() if r.benchmark != "geomean"}
+    geo = float(cmp[cmp.benchmark == "geomean"].delta_pct.iloc[0])
+    print(f"geomean change: ours {geo:+.2f}%, benchstat {theirs.pop('geomean')[0]:+.2f}% "
+          f"(a quarter of the benchmarks run at ~0.25 ns/op)")
     common = sorted(set(ours) & set(theirs))
     diffs = [abs(ours[k][0] - theirs[k][0]) for k in common]
     flips = [k for k in common if ours[k][1] != theirs[k][1]]

@@ -150,6 +150,21 @@ def _drifts(x: np.ndarray, segments: list[tuple[int, int]]) -> bool:
     return (rvn - 2) / math.sqrt(var) < DRIFT_Z
 
 
+#: two-sided p of Spearman's rank correlation with the iteration index below which the steady
+#: segment is still moving (a slow trend that the changepoints cut into a few levels)
+TREND_P = 0.001
+
+
+def _trends(x: np.ndarray) -> bool:
+    """Whether the would-be steady segment still trends (Spearman's rho against the index)."""
+    n = len(x)
+    if n < 8 or np.ptp(x) == 0:
+        return False
+    from scipy import stats as sps
+
+    return bool(sps.spearmanr(np.arange(n), x).pvalue < TREND_P)
+
+
 def _oscillates(x: np.ndarray, segments: list[tuple[int, int]]) -> bool:
     """Whether the segment levels go up and down at least twice (a periodic pattern cut into
     levels, which warm-up or a slowdown never does)."""
@@ -198,9 +213,11 @@ def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_
                 break
     if _drifts(x, merged) or _oscillates(x, merged):
         return None, "no steady state"
+    last = merged[-1]
+    if _trends(x[last[0]:last[1]]):
+        return None, "no steady state"
     if len(merged) == 1:
         return 0, "flat"
-    last = merged[-1]
     if last[1] - last[0] < max(min_tail * n, 2):
         return None, "no steady state"
     prev = merged[-2]
@@ -236,7 +253,9 @@ def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel
     cost on the series scaled by a robust noise estimate (the MAD of successive differences,
     which a level shift does not inflate), penalty pen_scale * log n per changepoint.
     A series whose residuals from its segment levels still drift (a trend, a periodic pattern:
-    the rank von Neumann test, `_drifts`) has ``no steady state``.
+    the rank von Neumann test, `_drifts`), whose levels go up and down twice or more
+    (`_oscillates`), or whose last segment still trends (Spearman, `_trends`) has ``no steady
+    state``.
     Then, in the spirit of Barrett et al. 2017 ("Virtual machine warmup blows hot and cold"):
     segments shorter than max(3, 5% of n) iterations, except the first, are treated as spikes
     and merged into their left neighbour; neighbouring segments whose medians differ by less
