@@ -165,6 +165,13 @@ def footnotes(table: pd.DataFrame) -> list[str]:
                      + (f". Run at least {MIN_PROCESSES} processes per cell." if reasons else "."))
     if "used" not in table or not len(cells):
         return notes
+    if "no_steady" in cells and cells["used"].iloc[0] == "steady-state":
+        drifting = cells[cells["no_steady"].fillna(0) > 0]
+        if len(drifting):
+            notes.append("Processes with no steady state (a trend, an oscillation or a late change; all their "
+                         "iterations are kept): " + "; ".join(
+                             f"{r.benchmark} on {r.engine} ({r.runtime}) {int(r.no_steady)} of {int(r.processes)}"
+                             for r in drifting.itertuples(index=False)) + ".")
     other = "all iterations" if cells["used"].iloc[0] == "steady-state" else "steady state only"
     bits = []
     for r in table.itertuples(index=False):
