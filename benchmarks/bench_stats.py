@@ -1,11 +1,11 @@
 """Speed of the statistics: the full table of a simulated paper-protocol run, ours vs scipy.
 
 22 benchmarks x 4 engines x 5 processes x 50 iterations, 10,000 resamples. "Ours" is
-harness.analysis.tables.build_table: every cell's hierarchical bootstrap, its CI, the ratio CIs against
+harness.analysis.tables.build_table: every cell's process-level bootstrap, its CI, the ratio CIs against
 the baseline and the geometric-mean CIs (plus warm-up and outlier analysis). The scipy version
 computes the same set of intervals with scipy.stats.bootstrap, one call per cell, per ratio and
 per geometric mean, with percentile intervals (the like-for-like comparison: scipy has no
-hierarchical resampling, so it resamples the pooled iterations, which is less work than ours);
+process-level resampling, so it resamples the pooled iterations);
 scipy's default BCa method is timed too, for reference. Run: python benchmarks/bench_stats.py
 Ours bootstraps the cells on CROSSINGS_STATS_THREADS threads (default: all CPUs; results do not
 depend on it). Timings are wall-clock: the load average is printed, since other jobs on the
@@ -88,7 +88,7 @@ def main() -> int:
           f"before: {load_before}; after: {_load()}")
     print(f"data: 22 benchmarks x 4 engines x 5 processes x 50 iterations ({len(df)} timings), "
           f"{RESAMPLES} resamples")
-    print(f"ours  (harness.analysis.tables.build_table, hierarchical, {len(t)} rows): {ours:.2f} s "
+    print(f"ours  (harness.analysis.tables.build_table, process-bootstrap, {len(t)} rows): {ours:.2f} s "
           f"(CPU {ours_cpu:.2f} s)")
     print(f"scipy (scipy.stats.bootstrap per cell/ratio/geomean, {n} calls): {theirs:.2f} s (CPU {theirs_cpu:.2f} s)")
     print(f"ratio scipy/ours: {theirs / ours:.1f}x")

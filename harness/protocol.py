@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
-#: version of the stored run format (manifest, process records, timings files)
-SCHEMA_VERSION = 1
+#: version of the stored run format (manifest, process records, timings files).
+#: 2: wall_ns is float64 (imported results keep sub-nanosecond precision; the worker's integer
+#: ns are exact in float64 up to 104 days). 1: wall_ns int64; still read (cast to float64).
+SCHEMA_VERSION = 2
+#: older versions this harness still reads
+READABLE_SCHEMA_VERSIONS: Tuple[int, ...] = (1, 2)
 #: version of the worker's result file
 RESULT_SCHEMA = 1
 
@@ -24,7 +28,7 @@ RAW_COLUMNS: Dict[str, str] = {
     "process": "int64",
     "iteration": "int64",
     "pid": "int64",
-    "wall_ns": "int64",
+    "wall_ns": "float64",
     "cpu_ns": "int64",
     "check_ok": "bool",
     "crossings": "int64",

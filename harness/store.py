@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from harness.errors import DataError, UserError
 from harness.fsutil import PROJECT_ROOT, replacing, write_json_atomic
-from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, SCHEMA_VERSION
+from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,7 +37,7 @@ def new_run_id() -> str:
 def _arrow_schema():
     import pyarrow as pa
 
-    types = {"string": pa.string(), "int64": pa.int64(), "bool": pa.bool_()}
+    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
     schema = pa.schema([(name, types[t]) for name, t in RAW_COLUMNS.items()])
     return schema.with_metadata({"crossings_schema_version": str(SCHEMA_VERSION)})
 
@@ -83,8 +83,9 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise UserError(f"{run_dir}: no such run directory")
     manifest = read_json(run_dir / "manifest.json", "manifest")
     version = manifest.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise DataError(f"{run_dir / 'manifest.json'}: schema_version {version!r}, this harness reads {SCHEMA_VERSION}")
+    if version not in READABLE_SCHEMA_VERSIONS:
+        raise DataError(f"{run_dir / 'manifest.json'}: schema_version {version!r}, this harness reads "
+                        f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}")
     return manifest
 
 
@@ -119,12 +120,17 @@ def _read_timings_file(path: Path):
         raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
     meta = table.schema.metadata or {}
     version = meta.get(b"crossings_schema_version")
-    if version is None or int(version) != SCHEMA_VERSION:
-        raise DataError(f"{path}: timings schema version {version!r}, this harness reads {SCHEMA_VERSION}")
+    if version is None or not version.isdigit() or int(version) not in READABLE_SCHEMA_VERSIONS:
+        raise DataError(f"{path}: timings schema version {version!r}, this harness reads "
+                        f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}")
     missing = [c for c in RAW_COLUMNS if c not in table.column_names]
     if missing:
         raise DataError(f"{path}: timings file lacks columns {', '.join(missing)}")
     expected = _arrow_schema()
+    if int(version) == 1 and table.schema.field("wall_ns").type == pa.int64():
+        # schema 1 stored whole nanoseconds as int64: widen to the current float64
+        i = table.schema.get_field_index("wall_ns")
+        table = table.set_column(i, "wall_ns", table.column(i).cast(pa.float64()))
     for field in expected:
         if table.schema.field(field.name).type != field.type:
             raise DataError(f"{path}: column {field.name} has type {table.schema.field(field.name).type}, expected {field.type}")
@@ -194,7 +200,7 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
         group = group.assign(seq=seq)
         rows = {c: [None if pd.isna(v) else v for v in group[c].tolist()] if c in ("crossings", "values_converted")
                 else group[c].tolist() for c in RAW_COLUMNS}
-        rows["wall_ns"] = [int(round(v)) for v in rows["wall_ns"]]
+        rows["wall_ns"] = [float(v) for v in rows["wall_ns"]]  # sub-ns precision kept (schema 2)
         rows["cpu_ns"] = [int(round(v)) for v in rows["cpu_ns"]]
         write_timings(run_dir, seq, rows)
         write_process_record(run_dir, seq, {

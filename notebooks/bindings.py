@@ -21,7 +21,7 @@
 run_dirs = []            # run directories; empty: data/reference/ or else the newest run in data/runs/
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
-method = "hierarchical"  # CI method: hierarchical | pooled-t | process-t
+method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
 baseline = "sqlite/sqlite3@cpython"  # ENGINE or ENGINE@RUNTIME
 resamples = 10000
 

@@ -12,8 +12,8 @@
 # # E3: TPC-H (seed 001, SQPyte Figure 11)
 #
 # The 22 TPC-H queries on every engine in the runs, each answer checked against the TPC-H answer set
-# for its scale factor. Layout of the SQPyte paper's Figure 11: per query, mean time ± half-width of the
-# 99% CI per engine, then × ratio ± half-width against the baseline engine, and a geometric-mean row.
+# for its scale factor. Layout of the SQPyte paper's Figure 11: per query, mean time [99% CI] per
+# engine, then × ratio [99% CI] against the baseline engine, and a geometric-mean row.
 # A query whose answer was wrong is kept out of the table and named below it. Computed by
 # `harness.studies.tpch`.
 
@@ -22,7 +22,7 @@
 run_dirs = []            # run directories; empty: data/reference/ or else the newest run in data/runs/
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
-method = "hierarchical"  # CI method: hierarchical | pooled-t | process-t
+method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
 baseline = "sqlite/sqlite3@cpython"  # ENGINE or ENGINE@RUNTIME
 resamples = 10000
 

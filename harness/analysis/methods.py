@@ -3,8 +3,11 @@ reads its choices from here)."""
 from __future__ import annotations
 
 METHOD_NAMES = {
-    "hierarchical": "hierarchical bootstrap over processes and iterations (Kalibera & Jones), expanded percentile",
-    "pooled-t": "t-interval over all iterations pooled",
+    "process-bootstrap": "process-level bootstrap of process means, t quantile with P-1 df, log scale",
     "process-t": "t-interval over per-process means",
+    "pooled-t": "t-interval over all iterations pooled",
 }
 METHODS = tuple(METHOD_NAMES)
+DEFAULT_METHOD = "process-bootstrap"
+#: fewest processes a cell needs for an interval (two give one degree of freedom: t_0.995,1 = 63.7)
+MIN_PROCESSES = 3

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from harness import store
+from harness.analysis.methods import DEFAULT_METHOD
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,8 +32,8 @@ def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
 class RunSet:
     """Runs and the statistical options every number drawn from them shares."""
 
-    def __init__(self, run_dirs: Path | str | Iterable[Path | str], method: str = "hierarchical",
-                 confidence: float = 0.99, resamples: int = 10000, seed: int = 0, steady_state: bool = False) -> None:
+    def __init__(self, run_dirs: Path | str | Iterable[Path | str], method: str = DEFAULT_METHOD,
+                 confidence: float = 0.99, resamples: int = 10000, seed: int = 0, steady_state: bool = True) -> None:
         from harness.analysis import stats
         from harness.errors import UserError
 
@@ -47,6 +48,7 @@ class RunSet:
         self.seed = seed
         self.steady_state = steady_state
         self._boots: dict[tuple, CellBoot] = {}
+        self._alt_boots: dict[tuple, CellBoot] = {}
         #: how many times each cell was bootstrapped (once, if everything shares the cache)
         self.boot_counts: Counter = Counter()
 
@@ -60,31 +62,46 @@ class RunSet:
         return store.load_process_records(self.run_dirs)
 
     @cached_property
-    def _split(self) -> tuple[dict[tuple, CellSample], pd.DataFrame]:
+    def _split(self) -> tuple[dict[tuple, CellSample], dict[tuple, CellSample], pd.DataFrame]:
         from harness.analysis import stats
 
-        return stats.cell_samples(self.raw, steady_state_only=self.steady_state)
+        steady, every, info = stats.split_cells(self.raw)
+        return (steady, every, info) if self.steady_state else (every, steady, info)
 
     @property
     def samples(self) -> dict[tuple, CellSample]:
+        """Each cell's iterations as the estimates use them (steady state unless told otherwise)."""
         return self._split[0]
 
     @property
-    def info(self) -> pd.DataFrame:
+    def alt_samples(self) -> dict[tuple, CellSample]:
+        """The other choice of iterations (all of them, by default), shown where it disagrees."""
         return self._split[1]
 
-    # -- bootstrapped once --
-    def boots(self, keys: Iterable[tuple] | None = None) -> dict[tuple, CellBoot]:
-        """Each requested cell's replicates, drawn the first time a cell is asked for."""
+    @property
+    def info(self) -> pd.DataFrame:
+        return self._split[2]
+
+    # -- reduced once --
+    def _reduce(self, cache: dict, samples: dict, keys: Iterable[tuple] | None, count: bool) -> dict[tuple, CellBoot]:
         from harness.analysis import stats
 
-        wanted = list(self.samples) if keys is None else list(keys)
-        missing = {k: self.samples[k] for k in wanted if k not in self._boots and k in self.samples}
+        wanted = list(samples) if keys is None else list(keys)
+        missing = {k: samples[k] for k in wanted if k not in cache and k in samples}
         if missing:
-            fresh = stats.boot_cells(missing, self.method, self.resamples, self.seed, logs=True)
-            self.boot_counts.update(fresh.keys())
-            self._boots.update(fresh)
-        return {k: self._boots[k] for k in wanted if k in self._boots}
+            fresh = stats.boot_cells(missing, self.method, self.resamples, self.seed)
+            if count:
+                self.boot_counts.update(fresh.keys())
+            cache.update(fresh)
+        return {k: cache[k] for k in wanted if k in cache}
+
+    def boots(self, keys: Iterable[tuple] | None = None) -> dict[tuple, CellBoot]:
+        """Each requested cell reduced (bootstrapped) the first time it is asked for."""
+        return self._reduce(self._boots, self.samples, keys, True)
+
+    def alt_boots(self, keys: Iterable[tuple] | None = None) -> dict[tuple, CellBoot]:
+        """The same for the other choice of iterations."""
+        return self._reduce(self._alt_boots, self.alt_samples, keys, False)
 
     # -- views --
     @cached_property
@@ -92,9 +109,8 @@ class RunSet:
         """Per-cell statistics (stats.SUMMARY_COLUMNS), before the run's bookkeeping is attached."""
         from harness.analysis import stats
 
-        boots = self.boots() if self.method == "hierarchical" else None
-        return stats.summary_rows(self.samples, self.info, self.method, self.confidence, boots, self.resamples,
-                                  self.seed)
+        return stats.summary_rows(self.samples, self.info, self.method, self.confidence, self.boots(),
+                                  self.resamples, self.seed, self.steady_state, self.alt_boots())
 
     @cached_property
     def summary(self) -> pd.DataFrame:
@@ -110,12 +126,12 @@ class RunSet:
         keys = [k for k in self.samples if k in set(keys)]  # the order cell_samples gives
         samples = {k: self.samples[k] for k in keys}
         return stats.ratio_rows(samples, self.info, self.boots(keys), baseline, self.method, self.confidence,
-                                self.resamples, self.seed, self.steady_state)
+                                self.resamples, self.seed, self.steady_state, self.alt_boots(keys))
 
 
-def summarize_runs(run_dirs: Path | str | Iterable[Path | str], method: str = "hierarchical",
+def summarize_runs(run_dirs: Path | str | Iterable[Path | str], method: str = DEFAULT_METHOD,
                    confidence: float = 0.99, resamples: int = 10000, seed: int = 0,
-                   steady_state: bool = False) -> pd.DataFrame:
+                   steady_state: bool = True) -> pd.DataFrame:
     """Load runs and summarise every cell, including cells that produced no timings."""
     return RunSet(run_dirs, method=method, confidence=confidence, resamples=resamples, seed=seed,
                   steady_state=steady_state).summary

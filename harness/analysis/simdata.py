@@ -54,7 +54,7 @@ def simulate_run(benchmarks: int | Sequence[str] = 22, engines: Sequence[str] = 
                 "run_id": "sim", "seq": seq + proc, "benchmark": bench, "params": params, "engine": eng,
                 "driver": eng.split("/")[-1], "runtime": runtime, "process": proc,
                 "iteration": np.tile(np.arange(I), P), "pid": 1000 + seq + proc,
-                "wall_ns": np.round(x.ravel() * 1e9).astype(np.int64),
+                "wall_ns": x.ravel() * 1e9,
                 "cpu_ns": np.round(x.ravel() * 1e9).astype(np.int64),
                 "check_ok": rng.random(P * I) >= invalid_rate,
                 "crossings": pd.array([None] * (P * I), dtype="Int64"),

@@ -81,20 +81,39 @@ def attach_run_facts(summary: pd.DataFrame, raw: pd.DataFrame, procs: pd.DataFra
     return merged[[c for c in cols if c in merged.columns]]
 
 
+def _interval_text(m: float, lo: float, hi: float) -> str:
+    if pd.isna(m):
+        return ""
+    if pd.isna(lo) or pd.isna(hi):
+        return f"{m:.6g}"
+    return f"{m:.6g} [{lo:.6g}, {hi:.6g}]"
+
+
 def format_summary(df: pd.DataFrame, fmt: str) -> str:
-    """Render a summary as csv, markdown or aligned text."""
+    """Render a summary as csv, markdown or aligned text (intervals as `mean [low, high]`)."""
     if fmt == "csv":
         return df.to_csv(index=False)
     show = df.copy()
-    for c in ["mean_s", "ci_low_s", "ci_high_s", "median_s", "std_s"]:
+    conf = show["confidence"].dropna()
+    label = f"mean [{conf.iloc[0] * 100:.10g}% CI] (s)" if len(conf) else "mean [CI] (s)"
+    show[label] = [_interval_text(m, lo, hi) for m, lo, hi in zip(show["mean_s"], show["ci_low_s"], show["ci_high_s"])]
+    if "alt_mean_s" in show:
+        used = show["alt_used"].dropna()
+        alt_label = f"{used[used != ''].iloc[0] if (used != '').any() else 'other'} iterations, where they disagree"
+        show[alt_label] = [_interval_text(m, lo, hi) if bool(d) else ""
+                           for m, lo, hi, d in zip(show["alt_mean_s"], show["alt_ci_low_s"], show["alt_ci_high_s"],
+                                                   show["disagree"].fillna(False))]
+    else:
+        alt_label = None
+    for c in ["median_s", "std_s"]:
         if c in show:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:.6g}")
     for c in ("rows_per_s", "cycles_per_row"):
         if c in show:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
-    cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
-                        "ci_high_s", "median_s", "rows_per_s", "cycles_per_row", "crossings", "method", "warmup", "outliers", "status",
-                        "reason"] if c in show]
+    cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", label, alt_label,
+                        "median_s", "rows_per_s", "cycles_per_row", "crossings", "method", "used", "warmup",
+                        "no_steady", "outliers", "note", "status", "reason"] if c and c in show]
     show = show[cols].astype(object).where(show[cols].notna(), "")
     if fmt == "markdown":
         return show.to_markdown(index=False) if _has_tabulate() else _md(show)

@@ -1,9 +1,11 @@
-"""Tables in the SQPyte layout: per benchmark a time row `mean ± half-width` per engine,
+"""Tables in the SQPyte layout: per benchmark a time row `mean [low, high]` per engine,
 then a `×` row of ratios against the baseline engine, and a geometric-mean row.
 
 Functions return DataFrames or strings so notebooks and `python -m harness table` share them.
-The half-width shown is (high - low) / 2 of the interval (bootstrap intervals need not be
-symmetric; the CSV keeps both ends).
+Intervals are printed with both ends, never as ± a half-width: the default intervals are
+computed on the log scale and are not symmetric. A value without an interval is followed by a
+mark whose footnote says why (too few processes); a value whose steady-state and all-iterations
+estimates disagree gets † and a footnote with the other one.
 """
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import numpy as np
 import pandas as pd
 
 from harness.analysis import stats
-from harness.analysis.methods import METHOD_NAMES  # noqa: F401 (captions name the method)
+from harness.analysis.methods import DEFAULT_METHOD, METHOD_NAMES, MIN_PROCESSES
 
 CSV_COLUMNS = ["benchmark", "params", "engine", "runtime", "mean_s", "ci_low_s", "ci_high_s", "ratio", "ratio_ci_low",
                "ratio_ci_high", "baseline", "processes", "iterations", "n", "median_s", "std_s", "method",
-               "confidence", "invalid", "outliers", "warmup", "used"]
+               "confidence", "invalid", "outliers", "warmup", "no_steady", "used", "df", "note", "ratio_note",
+               "alt_used", "alt_mean_s", "alt_ci_low_s", "alt_ci_high_s", "disagree", "alt_ratio",
+               "alt_ratio_ci_low", "alt_ratio_ci_high", "ratio_disagree"]
 
 
 
@@ -30,8 +34,8 @@ def has_baseline(df: pd.DataFrame, baseline: str) -> bool:
     return bool(len(runtimes)) and (b_runtime is None or runtimes.str.startswith(b_runtime).any())
 
 
-def build_table(df: pd.DataFrame, baseline: str, method: str = "hierarchical", confidence: float = 0.99,
-                resamples: int = 10000, seed: int = 0, steady_state: bool = False) -> pd.DataFrame:
+def build_table(df: pd.DataFrame, baseline: str, method: str = DEFAULT_METHOD, confidence: float = 0.99,
+                resamples: int = 10000, seed: int = 0, steady_state: bool = True) -> pd.DataFrame:
     """The table's data: one row per cell plus `geomean` rows, columns CSV_COLUMNS.
 
     ratio = engine mean / baseline mean (so > 1 means slower than the baseline, as in SQPyte).
@@ -69,15 +73,18 @@ def _unit_for(values: list[float]) -> tuple[float, str]:
     return _UNITS[-1]
 
 
-def fmt_pm(value: float, low: float, high: float, scale: float = 1.0, pm: str = "±") -> str:
-    """`value ± half-width` with 3 decimals and 4 for the half-width, as the SQPyte tables."""
+def fmt_interval(value: float, low: float, high: float, scale: float = 1.0, digits: int = 3) -> str:
+    """`value [low, high]` with `digits` decimals; the bare value when there is no interval."""
     if value is None or not np.isfinite(value):
         return "—"
     v = value / scale
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
-        return f"{v:.3f}"
-    hw = (high - low) / 2 / scale
-    return f"{v:.3f} {pm} {hw:.4f}"
+        return f"{v:.{digits}f}"
+    return f"{v:.{digits}f} [{low / scale:.{digits}f}, {high / scale:.{digits}f}]"
+
+
+NO_CI_MARK = "*"
+DISAGREE_MARK = "†"
 
 
 def _bench_label(bench: str, params: str) -> str:
@@ -96,7 +103,22 @@ def _col_label(col: tuple[str, str], cols: list[tuple[str, str]]) -> str:
     return f"{col[0]} ({col[1]})" if multi else col[0]
 
 
-def table_rows(table: pd.DataFrame, baseline: str, pm: str = "±") -> tuple[list[str], list[list[str]]]:
+def _ratio_digits(values: list[float]) -> int:
+    """Decimals for a ratio row: three, more for small ratios so the bounds keep two digits."""
+    vals = [abs(v) for v in values if v is not None and np.isfinite(v) and v > 0]
+    if not vals:
+        return 3
+    return max(3, min(6, 1 - int(math.floor(math.log10(min(vals))))))
+
+
+def _cell(value: float, low: float, high: float, scale: float, digits: int, disagrees: bool) -> str:
+    text = fmt_interval(value, low, high, scale, digits)
+    if text != "—" and not (np.isfinite(low) and np.isfinite(high)):
+        text += NO_CI_MARK
+    return text + (DISAGREE_MARK if disagrees else "")
+
+
+def table_rows(table: pd.DataFrame, baseline: str) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of strings in the SQPyte layout; used by the Markdown and LaTeX writers."""
     cols = _columns(table, baseline)
     header = ["Benchmark"] + [_col_label(c, cols) for c in cols]
@@ -108,23 +130,62 @@ def table_rows(table: pd.DataFrame, baseline: str, pm: str = "±") -> tuple[list
         rs = [index.get((b.benchmark, b.params, e, rt)) for e, rt in cols]
         scale, unit = _unit_for([r.mean_s for r in rs if r is not None])
         rows.append([f"{_bench_label(b.benchmark, b.params)} ({unit})"]
-                    + [fmt_pm(r.mean_s, r.ci_low_s, r.ci_high_s, scale, pm) if r is not None else "—" for r in rs])
+                    + [_cell(r.mean_s, r.ci_low_s, r.ci_high_s, scale, 3, bool(r.disagree)) if r is not None else "—"
+                       for r in rs])
+        digits = _ratio_digits([r.ratio_ci_low for r in rs if r is not None])
         ratio_cells = []
         for (e, rt), r in zip(cols, rs):
             base = stats.is_baseline(e, rt, baseline)
             if r is None or base or not np.isfinite(r.ratio):
                 ratio_cells.append("" if (r is not None and base) else "—")
             else:
-                ratio_cells.append(fmt_pm(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, pm))
+                ratio_cells.append(_cell(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, digits,
+                                         bool(r.ratio_disagree)))
         rows.append(["×"] + ratio_cells)
     geo = table[table.benchmark == "geomean"]
     gidx = {(r.engine, r.runtime): r for r in geo.itertuples(index=False)}
     grow = ["Geometric mean ×"]
     for e, rt in cols:
         r = gidx.get((e, rt))
-        grow.append("" if stats.is_baseline(e, rt, baseline) else (fmt_pm(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, pm) if r is not None else "—"))
+        grow.append("" if stats.is_baseline(e, rt, baseline) else (
+            _cell(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, 3, bool(r.ratio_disagree)) if r is not None else "—"))
     rows.append(grow)
     return header, rows
+
+
+def footnotes(table: pd.DataFrame) -> list[str]:
+    """What the marks in the table mean: cells without an interval and why; where the
+    steady-state and all-iterations estimates disagree, the other estimate."""
+    notes = []
+    cells = table[table.benchmark != "geomean"]
+    short = cells[cells["ci_low_s"].isna() & cells["mean_s"].notna()]
+    if len(short):
+        reasons = sorted(set(short["note"].astype(str)) - {""})
+        notes.append(f"{NO_CI_MARK} no interval ({len(short)} cells): " + "; ".join(reasons)
+                     + (f". Run at least {MIN_PROCESSES} processes per cell." if reasons else "."))
+    if "used" not in table or not len(cells):
+        return notes
+    if "no_steady" in cells and cells["used"].iloc[0] == "steady-state":
+        drifting = cells[cells["no_steady"].fillna(0) > 0]
+        if len(drifting):
+            notes.append("Processes with no steady state (a trend, an oscillation or a late change; all their "
+                         "iterations are kept): " + "; ".join(
+                             f"{r.benchmark} on {r.engine} ({r.runtime}) {int(r.no_steady)} of {int(r.processes)}"
+                             for r in drifting.itertuples(index=False)) + ".")
+    other = "all iterations" if cells["used"].iloc[0] == "steady-state" else "steady state only"
+    bits = []
+    for r in table.itertuples(index=False):
+        name = f"{'geomean' if r.benchmark == 'geomean' else r.benchmark} on {r.engine} ({r.runtime})"
+        if r.benchmark != "geomean" and bool(r.disagree):
+            scale, unit = _unit_for([r.mean_s])
+            bits.append(f"{name} time {fmt_interval(r.alt_mean_s, r.alt_ci_low_s, r.alt_ci_high_s, scale)} {unit}")
+        if bool(r.ratio_disagree) and np.isfinite(r.alt_ratio):
+            digits = _ratio_digits([r.alt_ratio_ci_low])
+            bits.append(f"{name} × {fmt_interval(r.alt_ratio, r.alt_ratio_ci_low, r.alt_ratio_ci_high, 1.0, digits)}")
+    if bits:
+        notes.append(f"{DISAGREE_MARK} warm-up changes the answer: the estimate with {other} lies outside this "
+                     f"interval or this one outside its interval. With {other}: " + "; ".join(bits) + ".")
+    return notes
 
 
 def protocol_text(table: pd.DataFrame) -> str:
@@ -143,20 +204,29 @@ def protocol_text(table: pd.DataFrame) -> str:
 
 def caption(table: pd.DataFrame, baseline: str) -> str:
     cells = table[table.benchmark != "geomean"]
-    method = cells["method"].iloc[0] if len(cells) else "hierarchical"
+    method = cells["method"].iloc[0] if len(cells) else DEFAULT_METHOD
     conf = float(cells["confidence"].iloc[0]) if len(cells) else 0.99
-    used = cells["used"].iloc[0] if len(cells) else "all"
-    return (f"Mean time per iteration ± half-width of the {conf:.0%} confidence interval "
-            f"({protocol_text(table)}; {METHOD_NAMES.get(method, method)}; "
-            f"{'steady-state iterations only' if used == 'steady-state' else 'all iterations'}). "
+    used = cells["used"].iloc[0] if len(cells) else "steady-state"
+    no_steady = int(cells["no_steady"].fillna(0).sum()) if "no_steady" in cells else 0
+    procs = int(cells["processes"].fillna(0).sum()) if len(cells) else 0
+    steady = (f"each process from its detected steady state ({no_steady} of {procs} processes have none and "
+              "keep all their iterations)" if used == "steady-state" else "all iterations, warm-up included")
+    return (f"Mean time per iteration [{_pct(conf)} confidence interval] "
+            f"({protocol_text(table)}; {METHOD_NAMES.get(method, method)}; {steady}). "
             f"× rows: time relative to {baseline} (higher is slower); geometric mean over benchmarks.")
+
+
+def _pct(conf: float) -> str:
+    """0.99 -> '99%', 0.995 -> '99.5%'."""
+    return f"{conf * 100:.10g}%"
 
 
 def to_markdown(table: pd.DataFrame, baseline: str) -> str:
     header, rows = table_rows(table, baseline)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n\n" + caption(table, baseline) + "\n"
+    notes = "".join("\n\n" + n for n in footnotes(table))
+    return "\n".join(lines) + "\n\n" + caption(table, baseline) + notes + "\n"
 
 
 _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -165,7 +235,8 @@ _LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 
 def latex_escape(s: str) -> str:
     s = "".join(_LATEX_ESCAPES.get(ch, ch) for ch in s)
-    return s.replace("×", r"$\times$").replace("±", r"$\pm$").replace("µ", r"$\mu$").replace("—", "---")
+    return (s.replace("×", r"$\times$").replace("µ", r"$\mu$").replace("—", "---")
+            .replace("†", r"$^\dagger$").replace("*", r"$^*$"))
 
 
 def to_latex(table: pd.DataFrame, baseline: str, label: str = "tab:results") -> str:
@@ -178,7 +249,8 @@ def to_latex(table: pd.DataFrame, baseline: str, label: str = "tab:results") -> 
             out.append(r"\midrule")
         out.append(" & ".join(latex_escape(c) for c in r) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\caption{" + latex_escape(caption(table, baseline)) + "}",
-            r"\label{" + label + "}", r"\end{table}"]
+            r"\label{" + label + "}"]
+    out += [latex_escape(n) + r"\par" for n in footnotes(table)] + [r"\end{table}"]
     return "\n".join(out) + "\n"
 
 
@@ -217,25 +289,36 @@ def fmt_pct(p: float) -> str:
     return f"{p:.0f}%"
 
 
-def compare_text(cmp: pd.DataFrame, base_name: str = "base", new_name: str = "new", alpha: float = 0.05) -> str:
-    """benchstat-like text: name, base median ± ci, new median ± ci, delta or ~, (p=… n=…)."""
+def compare_text(cmp: pd.DataFrame, base_name: str = "base", new_name: str = "new", alpha: float = 0.05,
+                 confidence: float = 0.95) -> str:
+    """benchstat-like text: name, base median [CI], new median [CI], delta or ~, (p=… n=…), and
+    benchstat's warnings (too few samples for a CI or for alpha) under the table."""
     def name(r) -> str:
         if r.benchmark == "geomean":
             return "geomean"
         extra = [x for x in (r.params, r.engine, r.runtime) if x]
         return r.benchmark + (f" [{' '.join(extra)}]" if extra else "")
 
-    rows = []
+    def side(m: float, lo: float, hi: float) -> str:
+        # too few samples for a bounded CI (benchstat's ±∞): the median alone, the warning says why
+        return f"{fmt_si(m)} [{fmt_si(lo)}, {fmt_si(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else fmt_si(m)
+
+    rows, warnings = [], []
     for r in cmp.itertuples(index=False):
         geo = r.benchmark == "geomean"
-        b = fmt_si(r.base_median_s) + ("" if geo else " ± " + fmt_pct(r.base_ci_pct))
-        n = fmt_si(r.new_median_s) + ("" if geo else " ± " + fmt_pct(r.new_ci_pct))
-        delta = f"{r.delta_pct:+.2f}%" if (geo or r.significant) else "~"
+        b = fmt_si(r.base_median_s) if geo else side(r.base_median_s, r.base_ci_low_s, r.base_ci_high_s)
+        n = fmt_si(r.new_median_s) if geo else side(r.new_median_s, r.new_ci_low_s, r.new_ci_high_s)
+        delta = f"{r.delta_pct:+.2f}%" if geo else r.delta
         if geo:
             note = ""
         else:
             nn = f"n={int(r.base_n)}" if r.base_n == r.new_n else f"n={int(r.base_n)}+{int(r.new_n)}"
-            note = f"(p={r.p_value:.3f} {nn})" if np.isfinite(r.p_value) else f"({nn})"
+            note = f"(p={r.p_value:.3f} {nn})" if np.isfinite(r.p_value) and r.p_value != 0 else f"({nn})"
+            if getattr(r, "warning", ""):
+                warnings.append(f"{name(r)}: {r.warning}")
+            if not geo and (math.isinf(r.base_ci_pct) or math.isinf(r.new_ci_pct)):
+                op, need = ci_samples_needed(confidence)
+                warnings.append(f"{name(r)}: need {op} {need} samples for confidence interval at level {confidence:g}")
         rows.append((name(r), b, n, delta, note))
     head = ("", base_name, new_name, "vs base", "")
     sub = ("", "sec/op", "sec/op", "", "")
@@ -244,5 +327,15 @@ def compare_text(cmp: pd.DataFrame, base_name: str = "base", new_name: str = "ne
     lines = []
     for i, r in enumerate(allrows):
         lines.append(f"{r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:>{w[2]}}  {r[3]:>{w[3]}} {r[4]}".rstrip())
-    lines.append(f"(medians ± {''}distribution-free 95% CI; delta shown where Mann-Whitney p < {alpha})")
+    lines.append(f"(medians [distribution-free {_pct(confidence)} CI]; delta shown unless Mann-Whitney p > {alpha:g})")
+    lines += [f"warning: {w_}" for w_ in warnings]
     return "\n".join(lines) + "\n"
+
+
+def ci_samples_needed(confidence: float) -> tuple[str, int]:
+    """benchstat's medianSamples: the fewest values whose median CI is bounded at `confidence`."""
+    for n in range(1, 31):
+        lo, hi, _ = stats.quantile_ci_orders(n, 0.5, confidence)
+        if lo >= 1 and hi <= n:
+            return ">=", n
+    return ">", 30

@@ -7,9 +7,10 @@ from pathlib import Path
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare two runs (medians, Mann-Whitney U, geomean), benchstat style",
-                       description="Per cell present in both runs: median ± distribution-free CI per side, "
-                                   "change in percent, two-sided Mann-Whitney U p-value (`~` where p >= alpha), "
-                                   "then a geomean row. Samples are per-process means by default.")
+                       description="Per cell present in both runs: median [distribution-free CI] per side, "
+                                   "change in percent, two-sided Mann-Whitney U p-value, exact as benchstat's "
+                                   "(`~` where p > alpha), then a geomean row. Samples are per-process means by "
+                                   "default. Warns, as benchstat, when a cell has too few samples for alpha.")
     p.add_argument("base", type=Path, metavar="BASE_RUN")
     p.add_argument("new", type=Path, metavar="NEW_RUN")
     p.add_argument("--format", choices=["text", "csv"], default="text")
@@ -19,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="what one sample is: a process's mean (default; iterations of a process are not "
                         "independent) or each iteration")
     p.add_argument("--fail-on-regression", type=float, default=None, metavar="PCT",
-                   help="exit with status 1 when a significant slowdown exceeds PCT percent")
+                   help="exit with status 1 when a significant slowdown exceeds PCT percent; exit 2 when a "
+                        "cell has too few samples for any slowdown to reach --alpha (the gate could not fire)")
     p.set_defaults(func=run)
 
 
@@ -48,8 +50,13 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "csv":
         print(cmp.to_csv(index=False, float_format="%.9g"), end="")
     else:
-        print(tables.compare_text(cmp, args.base.name, args.new.name, args.alpha), end="")
+        print(tables.compare_text(cmp, args.base.name, args.new.name, args.alpha, args.confidence), end="")
     if args.fail_on_regression is not None:
+        blind = cmp[(cmp.benchmark != "geomean") & (cmp.warning != "")]
+        if len(blind):
+            r = blind.iloc[0]
+            raise UserError(f"--fail-on-regression cannot decide: {r.benchmark}/{r.engine} has n={int(r.base_n)}+"
+                            f"{int(r.new_n)}, {r.warning} ({len(blind)} of {len(cmp) - 1} cells too small)")
         bad = regressions(cmp, args.fail_on_regression)
         if len(bad):
             names = ", ".join(f"{r.benchmark}/{r.engine} {r.delta_pct:+.1f}%" for r in bad.itertuples())

@@ -27,8 +27,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.analysis.importers import read_import
 
     df = read_import(args.file, args.format, engine=args.engine)
-    # the stored schema has integer ns: round (go's ns/op may have decimals) rather than truncate
-    df["wall_ns"] = np.round(df["wall_ns"].to_numpy(dtype=float)).astype(np.int64)
+    # wall_ns is stored as float64 ns (schema 2): go's sub-nanosecond ns/op stay exact
+    df["wall_ns"] = df["wall_ns"].to_numpy(dtype=float)
     df["cpu_ns"] = df["cpu_ns"].fillna(0).astype(np.int64)
     from harness.fsutil import PROJECT_ROOT
     from harness.run.manifest import base_manifest

@@ -7,16 +7,21 @@ from pathlib import Path
 
 def add_stats_options(p: argparse.ArgumentParser, with_steady_state: bool = True) -> None:
     """Options shared by every command that computes intervals."""
-    from harness.analysis.methods import METHODS
+    from harness.analysis.methods import DEFAULT_METHOD, METHODS
 
-    p.add_argument("--method", default="hierarchical", choices=METHODS,
-                   help="CI method (default hierarchical bootstrap: processes, then iterations)")
+    p.add_argument("--method", default=DEFAULT_METHOD, choices=METHODS,
+                   help="CI method (default process-bootstrap: process means resampled, t quantile, log scale)")
     p.add_argument("--confidence", type=float, default=0.99, help="confidence level (default 0.99)")
     p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     if with_steady_state:
-        p.add_argument("--steady-state", action="store_true",
-                       help="use only iterations after each process's detected warm-up")
+        g = p.add_mutually_exclusive_group()
+        g.add_argument("--all-iterations", dest="steady_state", action="store_false",
+                       help="keep every iteration, warm-up included (default: each process from its detected "
+                            "steady state; the other choice is still shown where it disagrees)")
+        g.add_argument("--steady-state", dest="steady_state", action="store_true",
+                       help="the default: only iterations from each process's detected steady state")
+        p.set_defaults(steady_state=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

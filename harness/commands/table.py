@@ -1,4 +1,4 @@
-"""`table`: the SQPyte-layout table (time ± CI per engine, × ratio ± CI, geometric mean)."""
+"""`table`: the SQPyte-layout table (time [CI] per engine, × ratio [CI], geometric mean)."""
 from __future__ import annotations
 
 import argparse
@@ -9,8 +9,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     from harness.commands.summary import add_stats_options
 
     p = sub.add_parser("table", help="results table in the SQPyte layout (Markdown, LaTeX or CSV)",
-                       description="Per benchmark a time row (mean ± CI half-width per engine) and a "
-                                   "ratio row (engine time / baseline time ± CI half-width), then a "
+                       description="Per benchmark a time row (mean [CI low, high] per engine) and a "
+                                   "ratio row (engine time / baseline time [CI]), then a "
                                    "geometric-mean row with its own CI.")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     p.add_argument("--baseline", required=True, metavar="ENGINE", help="engine the ratios are relative to")
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("the runs hold no timings")
     t = tables.build_table(df, args.baseline, method=args.method, confidence=args.confidence,
                            resamples=args.resamples, seed=args.seed,
-                           steady_state=getattr(args, "steady_state", False))
+                           steady_state=getattr(args, "steady_state", True))
     if args.format == "csv":
         print(tables.to_csv(t), end="")
     elif args.format == "latex":

@@ -56,7 +56,7 @@ def test_compare_runs_rows_and_geomean():
     assert r0.significant and r0.delta_pct == pytest.approx(100, rel=0.1) and r0.delta.startswith("+")
     a = base[base.benchmark == "bench00"].groupby("process")["wall_ns"].mean() * 1e-9
     b = new[new.benchmark == "bench00"].groupby("process")["wall_ns"].mean() * 1e-9
-    assert r0.p_value == pytest.approx(sps.mannwhitneyu(a, b).pvalue)
+    assert r0.p_value == pytest.approx(sps.mannwhitneyu(a, b, method="exact").pvalue)
     assert r0.base_median_s == pytest.approx(np.median(a))
     geo = cmp.iloc[-1]
     assert geo.benchmark == "geomean"
@@ -69,3 +69,58 @@ def test_compare_runs_rows_and_geomean():
     # regression gate
     assert len(compare_cmd.regressions(cmp, 50)) == 1
     assert len(compare_cmd.regressions(cmp, 150)) == 0
+
+
+def test_tilde_only_when_p_above_alpha():
+    """benchstat's rule: `~` iff p > alpha, so p == alpha shows the delta."""
+    x, y = np.arange(4.0), np.arange(4.0) + 10  # p = 2 / C(8, 4) = 0.02857...
+    p = stats.mann_whitney_p(x, y)
+    assert p == pytest.approx(2 / 70)
+    mk = lambda v: simdata.simulate_run(benchmarks=1, engines=("e",), processes=4, iterations=1, seed=1).assign(  # noqa: E731
+        wall_ns=v * 1e9)
+    cmp = stats.compare_runs(mk(x + 1), mk(y + 1), alpha=p)
+    assert cmp.significant.iloc[0] and cmp.delta.iloc[0] != "~"
+    cmp = stats.compare_runs(mk(x + 1), mk(y + 1), alpha=p * 0.999)
+    assert cmp.delta.iloc[0] == "~"
+
+
+def test_too_few_samples_warned_and_gate_exits_2(tmp_path, capsys):
+    from harness.cli import main
+
+    base = simdata.simulate_run(benchmarks=2, engines=("e",), processes=3, iterations=5, seed=1)
+    new = simdata.simulate_run(benchmarks=2, engines=("e",), processes=3, iterations=5, seed=2,
+                               true_means={("bench00", "e"): 0.05, ("bench01", "e"): 0.05})
+    cmp = stats.compare_runs(base, new)
+    # 3 vs 3: the smallest p is 0.1 > 0.05, benchstat warns "need >= 4 samples"
+    assert (cmp.warning[:-1] == "need >= 4 samples to detect a difference at alpha level 0.05").all()
+    assert "need >= 4 samples" in tables.compare_text(cmp)
+    dirs = []
+    for df in (base, new):
+        cols = ["benchmark", "engine", "process", "iteration"]
+        p = tmp_path / f"{len(dirs)}.csv"
+        df.assign(seconds=df.wall_ns / 1e9)[cols + ["seconds"]].to_csv(p, index=False)
+        assert main(["import", str(p), "--format", "csv", "--out", str(tmp_path)]) == 0
+        dirs.append(capsys.readouterr().out.strip().splitlines()[-1])
+    assert main(["compare", *dirs, "--fail-on-regression", "5"]) == 2
+    assert "need >= 4 samples" in capsys.readouterr().err
+    assert main(["compare", *dirs]) == 0  # without the gate: a warning, not an error
+
+
+def test_sub_nanosecond_go_results_keep_their_precision(tmp_path, capsys):
+    """go test -bench's 0.25 ns/op must not round to 0 (and drop out of the geomean)."""
+    from harness.cli import main
+
+    lines = ["goos: linux", "goarch: amd64", "pkg: x"]
+    lines += [f"BenchmarkTiny-8   1000000000   {v} ns/op" for v in (0.2512, 0.2498, 0.2531, 0.2507, 0.2502, 0.2520)]
+    lines += [f"BenchmarkBig-8   1000   {v} ns/op" for v in (1000.5, 1001.25, 999.75, 1000.0, 1002.0, 998.5)]
+    p = tmp_path / "go.txt"
+    p.write_text("\n".join(lines) + "\n")
+    assert main(["import", str(p), "--format", "gobench", "--engine", "go", "--out", str(tmp_path)]) == 0
+    run = capsys.readouterr().out.strip().splitlines()[-1]
+    from harness.store import load_runs
+
+    cmp = stats.compare_runs(load_runs([run]), load_runs([run]))
+    tiny = cmp[cmp.benchmark.str.contains("Tiny")].iloc[0]
+    assert tiny.base_median_s == pytest.approx(np.median([0.2512, 0.2498, 0.2531, 0.2507, 0.2502, 0.2520]) * 1e-9)
+    geo = cmp[cmp.benchmark == "geomean"].iloc[0]
+    assert geo.base_median_s == pytest.approx(np.sqrt(tiny.base_median_s * 1000.25e-9))

@@ -1,70 +1,67 @@
-"""Coverage on simulated data with known truth (a 99% interval must cover the true value about 99% of the time).
+"""Coverage on simulated data with known truth: a 99% interval must cover the truth >= 98% of the time.
 
-5 processes x 50 iterations, strong between-process variance (sd 5% between vs 1% within).
-Measured when written (400 data sets, seeds below): the hierarchical 99% CI covers 98.0%
-(4000 resamples; 97.5% with 2000; the exact process-level t interval: 98.5% on the same data),
-pooled-t covers only 24.25% (misses 75.75%): the SQPyte paper's pooled interval is far too
-narrow when processes differ. Ratio and geometric-mean intervals: see the printed lines.
+Every scenario of issue 10 (`harness.analysis.coverage.scenarios`): P = 3, 5, 10, 20 x I = 1,
+10, 50; uneven iteration counts; lognormal noise with 2% outliers at 5x; a 3x warm-up with the
+steady state as the truth (detection included); a ratio with unequal P; the geometric mean of 22
+ratios. The slow tests run each on 1,000 data sets (`pytest -m slow`); the default run keeps a
+smaller version of the hardest cases so a regression is still caught. Measured numbers:
+`python benchmarks/interval_coverage.py` (and the closing note of issue 10).
+
+Pooled-t is kept as the counter-example: with between-process variance it covers far too little.
 """
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from harness.analysis import simdata, stats
+from harness.analysis import coverage, simdata, stats
 
-N_SETS = 400
-P, I = 5, 50
-BETWEEN, WITHIN = 0.05, 0.01
+# With 1,000 data sets the Monte Carlo sd of a 99% coverage is 0.3%: 98% is 3 sd below nominal.
+SLOW_SETS = 1000
+MIN_COVERAGE = 0.98
+MAX_WIDTH = 1.05
+#: the one extra stress case we report but do not require: P=3 x I=10 with 2% outliers at 5x is
+#: too skewed for any interval on 3 process means (process-t covers ~94.5% too)
+STRESS = "lognormal noise, 2% outliers at 5x (3x10)"
+#: known shortfall: Welch-Satterthwaite degrees of freedom are slightly liberal when one side
+#: has 2 df (P=3): measured 97.4-98.2% over 1,000 data sets (the delta-method process-t ratio
+#: gives the same). Asserted at 97% so that anything worse fails; see the issue's closing note.
+FLOORS = {"ratio, P=3 vs P=10": 0.97}
 
 
-def _coverage(method: str, resamples: int = 4000) -> float:
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in coverage.scenarios() if n != STRESS])
+def test_every_scenario_covers_at_99(name, capsys):
+    c = coverage.measure(name, coverage.scenarios()[name], SLOW_SETS)
+    with capsys.disabled():
+        print("\n" + c.row())
+    assert c.coverage >= FLOORS.get(name, MIN_COVERAGE), c
+    assert c.width_ratio <= MAX_WIDTH, c
+    assert c.no_interval == 0
+
+
+@pytest.mark.slow
+def test_stress_case_reported():
+    c = coverage.measure(STRESS, coverage.scenarios()[STRESS], SLOW_SETS)
+    assert 0.9 <= c.coverage and c.coverage >= c.process_t_coverage - 0.01, c
+
+
+@pytest.mark.parametrize("name,sets", [("P=3 x I=10", 300), ("uneven iterations [200,10,5,3,2]", 300),
+                                       ("3x warm-up (5 of 50), steady-state truth", 150),
+                                       ("ratio, P=3 vs P=10", 300)])
+def test_fast_coverage(name, sets):
+    """The default run's guard: fewer data sets (Monte Carlo sd ~0.6%), so a 97% floor."""
+    c = coverage.measure(name, coverage.scenarios(resamples=1000)[name], sets)
+    assert c.coverage >= FLOORS.get(name, MIN_COVERAGE) - 0.015, c
+    assert c.width_ratio <= MAX_WIDTH, c
+
+
+def test_pooled_t_undercovers_with_between_process_variance():
     rng = np.random.default_rng(20240601)
-    truth = simdata.true_cell_mean(1.0, BETWEEN)
+    truth = simdata.true_cell_mean(1.0, coverage.BETWEEN)
     hits = 0
-    for d in range(N_SETS):
-        x = simdata.simulate_cell(rng, 1.0, P, I, BETWEEN, WITHIN)
-        _, lo, hi = stats.mean_ci(x, method, 0.99, resamples, seed=d)
+    for d in range(200):
+        x = simdata.simulate_cell(rng, 1.0, 5, 50, coverage.BETWEEN, 0.01)
+        _, lo, hi = stats.mean_ci(x, "pooled-t", 0.99)
         hits += lo <= truth <= hi
-    return hits / N_SETS
-
-
-def test_hierarchical_covers_at_99(capsys):
-    cov = _coverage("hierarchical")
-    pooled = _coverage("pooled-t")
-    with capsys.disabled():
-        print(f"\n99% CI coverage over {N_SETS} simulated 5x50 data sets: hierarchical {cov:.2%}, "
-              f"pooled-t {pooled:.2%} (misses {1 - pooled:.2%})")
-    assert cov >= 0.97
-    assert pooled < 0.8  # the reason the default is hierarchical
-
-
-def test_ratio_covers_true_ratio(capsys):
-    rng = np.random.default_rng(7)
-    true_ratio = 2.5  # same between-process sd on both sides, so the lognormal factor cancels
-    hits = 0
-    for d in range(N_SETS):
-        a = simdata.simulate_cell(rng, 2.5, P, I, BETWEEN, WITHIN)
-        b = simdata.simulate_cell(rng, 1.0, P, I, BETWEEN, WITHIN)
-        _, lo, hi = stats.ratio_ci(a, b, "hierarchical", 0.99, 1000, seed=d)
-        hits += lo <= true_ratio <= hi
-    with capsys.disabled():
-        print(f"\n99% ratio CI coverage: {hits / N_SETS:.2%}")
-    assert hits / N_SETS >= 0.97, hits / N_SETS
-
-
-def test_geomean_covers_true_geomean(capsys):
-    rng = np.random.default_rng(11)
-    ratios = np.array([1.5, 3.0, 4.0, 6.5])
-    truth = float(np.exp(np.log(ratios).mean()))
-    hits = 0
-    for d in range(N_SETS):
-        pairs = []
-        for k, r in enumerate(ratios):
-            base = 0.01 * (k + 1)
-            pairs.append((simdata.simulate_cell(rng, base * r, P, I, BETWEEN, WITHIN),
-                          simdata.simulate_cell(rng, base, P, I, BETWEEN, WITHIN)))
-        _, lo, hi = stats.geomean_ratio_ci(pairs, "hierarchical", 0.99, 1000, seed=d)
-        hits += lo <= truth <= hi
-    with capsys.disabled():
-        print(f"\n99% geometric-mean CI coverage: {hits / N_SETS:.2%}")
-    assert hits / N_SETS >= 0.97, hits / N_SETS
+    assert hits / 200 < 0.8  # the reason the default resamples processes

@@ -29,38 +29,67 @@ def test_process_t_matches_scipy():
     assert (m, lo, hi) == pytest.approx((pm.mean(), slo, shi))
 
 
-def test_hierarchical_bootstrap_moments():
-    """Replicates centre on the grand mean with the two-level bootstrap variance."""
+def test_process_bootstrap_moments():
+    """Replicates are means of P resampled process means: centre and plug-in variance known."""
     rng = np.random.default_rng(3)
     x = 1 + rng.normal(0, 0.05, (5, 1)) + rng.normal(0, 0.01, (5, 50))
-    reps = stats.bootstrap_means(x, "hierarchical", 20000, 0)
-    P, I = x.shape
-    between = np.var(x.mean(axis=1))  # plug-in, ddof=0
-    within = np.mean(np.var(x, axis=1))
-    expected = (between + within / I) / P
-    assert reps.mean() == pytest.approx(x.mean(), abs=4 * math.sqrt(expected / 20000))
+    reps = stats.bootstrap_means(x, "process-bootstrap", 20000, 0)
+    pm = x.mean(axis=1)
+    expected = np.var(pm) / 5  # plug-in (ddof=0) variance of the mean of 5 resampled values
+    assert reps.mean() == pytest.approx(pm.mean(), abs=4 * math.sqrt(expected / 20000))
     assert reps.var() == pytest.approx(expected, rel=0.05)
+    assert np.array_equal(reps, stats.bootstrap_means(x, "process-bootstrap", 20000, 0))
 
 
-def test_expanded_interval_factor():
-    """With P=5 the percentile deviations are stretched by sqrt(5/4) * t(0.995,4) / z(0.995)."""
+def test_process_bootstrap_interval_is_log_t():
+    """exp(log m -+ t(P-1) sd), sd^2 = P/(P-1) var(log replicates): close to the delta-method
+    process-t interval on the log scale; bounds positive even when process-t's are not."""
     rng = np.random.default_rng(4)
     x = rng.normal(1.0, 0.05, (5, 50))
-    reps = stats.bootstrap_means(x, "hierarchical", 5000, 9)
-    m, lo, hi = stats.mean_ci(x, "hierarchical", 0.99, reps=reps)
-    c = math.sqrt(5 / 4) * sps.t.ppf(0.995, 4) / sps.norm.ppf(0.995)
-    qlo, qhi = np.quantile(reps, [0.005, 0.995])
-    assert lo == pytest.approx(m - c * (m - qlo)) and hi == pytest.approx(m + c * (qhi - m))
+    cb = stats.cell_boot(x, "process-bootstrap", 20000, 9)
+    m, lo, hi = stats.mean_ci(x, "process-bootstrap", 0.99, 20000, 9)
+    sd = math.sqrt(np.var(np.log(cb.reps)) * 5 / 4)
+    t = sps.t.ppf(0.995, 4)
+    assert m == pytest.approx(x.mean(axis=1).mean())
+    assert lo == pytest.approx(m * math.exp(-t * sd)) and hi == pytest.approx(m * math.exp(t * sd))
+    pm = x.mean(axis=1)
+    delta = sps.sem(pm) / pm.mean()
+    assert (lo, hi) == pytest.approx((m * math.exp(-t * delta), m * math.exp(t * delta)), rel=0.01)
+    # a cell so noisy that the linear t interval crosses zero: positive bounds, and process-t says why not
+    y = [np.array([v]) for v in (0.1, 1.0, 3.0)]
+    m, lo, hi = stats.mean_ci(y, "process-bootstrap", 0.99, 5000, 1)
+    assert 0 < lo < m < hi
+    _, plo, _ = stats.t_interval(np.array([0.1, 1.0, 3.0]), 0.99)
+    assert plo < 0 and np.isnan(stats.mean_ci(y, "process-t")[1])
+
+
+def test_too_few_processes_no_interval_and_a_note():
+    for P in (1, 2):
+        x = np.random.default_rng(P).normal(1, 0.1, (P, 20))
+        cb = stats.cell_boot(x, "process-bootstrap", 1000, 0)
+        m, lo, hi, note = stats.cell_interval(cb, "process-bootstrap", 0.99)
+        assert m == pytest.approx(x.mean()) and np.isnan(lo) and np.isnan(hi)
+        assert f"{P} process" in note and "at least 3" in note
+    x3 = np.random.default_rng(3).normal(1, 0.1, (3, 20))
+    assert np.isfinite(stats.mean_ci(x3)[1])
+
+
+def test_effective_df_is_processes_minus_one():
+    rng = np.random.default_rng(12)
+    assert stats.effective_df([rng.normal(1, 0.1, 20) for _ in range(5)]) == 4.0
+    assert stats.effective_df([rng.normal(1, 0.1, n) for n in (200, 10, 5, 3, 2)]) == 4.0
+    cb = stats.cell_boot([rng.normal(1, 0.1, n) for n in (200, 10, 5, 3, 2)], "process-bootstrap", 500, 0)
+    assert cb.df == 4.0
 
 
 def test_bootstrap_deterministic_and_unbalanced():
     procs = [np.arange(1.0, 11.0), np.arange(5.0, 8.0), np.array([2.0, 4.0])]
-    a = stats.bootstrap_means(procs, "hierarchical", 3000, 5)
-    b = stats.bootstrap_means(procs, "hierarchical", 3000, 5)
+    a = stats.bootstrap_means(procs, "process-bootstrap", 3000, 5)
+    b = stats.bootstrap_means(procs, "process-bootstrap", 3000, 5)
     assert np.array_equal(a, b)
-    # weighted by counts: the grand mean of all iterations
-    assert a.mean() == pytest.approx(np.concatenate(procs).mean(), rel=0.05)
-    assert a.min() >= 1.0 and a.max() <= 10.0
+    # each process counts once, whatever its iterations: the mean of the process means
+    assert a.mean() == pytest.approx(np.mean([p.mean() for p in procs]), rel=0.02)
+    assert a.min() >= 3.0 and a.max() <= 6.0
 
 
 def test_uniform_indices_exact_range_and_uniformity():
@@ -73,25 +102,63 @@ def test_uniform_indices_exact_range_and_uniformity():
     assert sps.chisquare(counts).pvalue > 1e-4
 
 
-def test_ratio_and_geomean_point_estimates():
-    a = [np.array([2.0, 2.2]), np.array([1.8, 2.0])]
-    b = [np.array([1.0, 1.1]), np.array([0.9, 1.0])]
+def test_ratio_and_geomean_point_estimates_and_welch_satterthwaite():
+    a = [np.array([2.0, 2.2]), np.array([1.8, 2.0]), np.array([2.1, 2.3])]
+    b = [np.array([1.0, 1.1]), np.array([0.9, 1.0]), np.array([1.05, 0.95]), np.array([1.0, 1.2])]
     r, lo, hi = stats.ratio_ci(a, b, resamples=2000)
-    assert r == pytest.approx(np.concatenate(a).mean() / np.concatenate(b).mean())
-    assert lo < r < hi
+    pa, pb = np.array([p.mean() for p in a]), np.array([p.mean() for p in b])
+    assert r == pytest.approx(pa.mean() / pb.mean())
+    assert 0 < lo < r < hi
+    # the same from the cells' parts: var = sum of log variances, Welch-Satterthwaite df
+    rng = np.random.default_rng(0)
+    ca, cb = stats.cell_boot(a, "process-bootstrap", 2000, rng), stats.cell_boot(b, "process-bootstrap", 2000, rng)
+    v = ca.log_var + cb.log_var
+    df = v**2 / (ca.log_var**2 / 2 + cb.log_var**2 / 3)
+    h = sps.t.ppf(0.995, df) * math.sqrt(v)
+    assert (lo, hi) == pytest.approx((r * math.exp(-h), r * math.exp(h)))
     g, glo, ghi = stats.geomean_ratio_ci([(a, b), (b, a)], resamples=2000)
     assert g == pytest.approx(1.0) and glo < 1 < ghi
+    # a side with two processes: no interval for the ratio either
+    assert np.isnan(stats.ratio_ci(a[:2], b)[1])
 
 
-def test_mann_whitney_equals_scipy():
+def test_mann_whitney_exact_equals_scipy_without_ties():
     rng = np.random.default_rng(5)
-    for i in range(300):
-        n1, n2 = rng.integers(1, 25, 2)
-        x = rng.normal(size=n1)
-        y = rng.normal(0.7, size=n2)
-        if i % 3 == 0:
-            x, y = np.round(x, 1), np.round(y, 1)  # ties -> asymptotic with tie correction
-        assert stats.mann_whitney_p(x, y) == pytest.approx(sps.mannwhitneyu(x, y).pvalue, rel=1e-9, abs=1e-12)
+    for _ in range(200):
+        n1, n2 = rng.integers(1, 51, 2)
+        x, y = rng.normal(size=n1), rng.normal(0.5, size=n2)
+        want = sps.mannwhitneyu(x, y, method="exact").pvalue
+        assert stats.mann_whitney_p(x, y) == pytest.approx(want, rel=1e-9, abs=1e-14)
+
+
+def test_mann_whitney_exact_with_ties_equals_enumeration():
+    """With ties (<= 25 per side) the p-value is the permutation distribution given the ties:
+    checked against enumerating every split (go-moremath's UDist computes the same counts)."""
+    import itertools
+
+    rng = np.random.default_rng(6)
+    for _ in range(120):
+        n1, n2 = rng.integers(1, 7, 2)
+        x, y = rng.integers(0, 4, n1).astype(float), rng.integers(0, 4, n2).astype(float)
+        xy = np.r_[x, y]
+        if len(np.unique(xy)) == 1:
+            assert stats.mann_whitney_p(x, y) == 1.0  # benchstat: test meaningless, p = 1
+            continue
+        r = sps.rankdata(xy)
+        u1 = r[:n1].sum() - n1 * (n1 + 1) / 2
+        us = np.array([r[list(c)].sum() - n1 * (n1 + 1) / 2 for c in itertools.combinations(range(n1 + n2), n1)])
+        want = 1.0 if u1 == n1 * n2 - u1 else 2 * np.mean(us <= min(u1, n1 * n2 - u1) + 1e-9)  # may exceed 1, as go-moremath
+        assert stats.mann_whitney_p(x, y) == pytest.approx(want, abs=1e-12)
+
+
+def test_mann_whitney_normal_beyond_benchstat_limits():
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=60), rng.normal(0.3, size=55)  # > 50: normal approximation
+    want = sps.mannwhitneyu(x, y, method="asymptotic", use_continuity=True).pvalue
+    assert stats.mann_whitney_p(x, y) == pytest.approx(want, rel=1e-9)
+    x, y = np.round(rng.normal(size=30), 1), np.round(rng.normal(size=26), 1)  # ties, > 25
+    want = sps.mannwhitneyu(x, y, method="asymptotic", use_continuity=True).pvalue
+    assert stats.mann_whitney_p(x, y) == pytest.approx(want, rel=1e-9)
 
 
 def test_median_ci_follows_benchstat_rule():
@@ -137,6 +204,29 @@ def test_warmup_classes():
     assert stats.steady_state(x)[1] == "flat"
 
 
+def test_small_warmup_kept_by_median_error_tolerance():
+    """A 5% warm-up over 10 of 50 iterations with 2% noise: small against one iteration's noise
+    (the old tolerance, 2 noise sd, merged it into flat), large against the standard error of the
+    two segments' medians (~5.7 of them)."""
+    rng = np.random.default_rng(28)
+    found = [stats.steady_state(np.r_[np.full(10, 1.05), np.ones(40)] + rng.normal(0, 0.02, 50)) for _ in range(100)]
+    assert sum(s is not None and abs(s - 10) <= 1 and c == "warm-up" for s, c in found) >= 80
+    flat = [stats.steady_state(1 + rng.normal(0, 0.02, 50))[1] for _ in range(100)]
+    assert flat.count("flat") >= 95
+
+
+def test_trend_and_periodic_have_no_steady_state():
+    rng = np.random.default_rng(18)
+    i = np.arange(50)
+    for _ in range(20):
+        periodic = 1 + 0.1 * np.sin(2 * np.pi * i / 10) + rng.normal(0, 0.02, 50)
+        assert stats.steady_state(periodic) == (None, "no steady state")
+        square = 1 + 0.1 * ((i // 6) % 2) + rng.normal(0, 0.02, 50)
+        assert stats.steady_state(square) == (None, "no steady state")
+    trend = [stats.steady_state(np.linspace(1, 1.5, 50) + rng.normal(0, 0.02, 50))[1] for _ in range(20)]
+    assert trend.count("no steady state") >= 19
+
+
 def test_warmup_analysis_per_process():
     df = simdata.simulate_run(benchmarks=1, engines=("e",), processes=3, iterations=40, warmup=4, seed=2)
     w = stats.warmup_analysis(df)
@@ -149,7 +239,7 @@ def test_outliers_flagged_not_removed():
     df.loc[5, "wall_ns"] = int(df["wall_ns"].median() * 10)
     flags = stats.flag_outliers(df)
     assert flags.loc[5]
-    s = stats.summarize_cells(df, resamples=500)
+    s = stats.summarize_cells(df, resamples=500, steady_state=False)
     assert s.loc[0, "outliers"] >= 1
     assert s.loc[0, "n"] == 60  # kept
     assert s.loc[0, "mean_s"] == pytest.approx(df["wall_ns"].mean() / 1e9)
@@ -158,17 +248,17 @@ def test_outliers_flagged_not_removed():
 def test_summarize_cells_columns_invalid_and_direct_values():
     df = simdata.simulate_run(benchmarks=2, engines=("a", "b"), processes=5, iterations=20, seed=4)
     df.loc[df.index[:3], "check_ok"] = False
-    s = stats.summarize_cells(df, resamples=1000)
+    s = stats.summarize_cells(df, resamples=1000, steady_state=False)
     first = ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
              "ci_high_s", "median_s"]
     assert list(s.columns[:10]) == first
-    for col in ("std_s", "n", "method", "confidence", "warmup", "outliers", "invalid"):
+    for col in ("std_s", "n", "method", "confidence", "warmup", "outliers", "invalid", "no_steady", "note", "df"):
         assert col in s.columns
     row = s.iloc[0]
-    assert row["invalid"] == 3 and row["n"] == 97 and row["method"] == "hierarchical"
+    assert row["invalid"] == 3 and row["n"] == 97 and row["method"] == "process-bootstrap"
     cell = df[(df.benchmark == row.benchmark) & (df.engine == row.engine) & df.check_ok]
     secs = cell["wall_ns"].to_numpy() / 1e9
-    assert row["mean_s"] == pytest.approx(secs.mean())
+    assert row["mean_s"] == pytest.approx(cell.groupby("process")["wall_ns"].mean().mean() / 1e9)
     assert row["median_s"] == pytest.approx(np.median(secs))
     assert row["std_s"] == pytest.approx(secs.std(ddof=1))
     assert row["ci_low_s"] < row["mean_s"] < row["ci_high_s"]
@@ -177,13 +267,27 @@ def test_summarize_cells_columns_invalid_and_direct_values():
         assert (stats.summarize_cells(df, method=method)["method"] == method).all()
 
 
-def test_steady_state_summary_uses_only_steady_iterations():
+def test_steady_state_is_the_default_and_all_iterations_disagree():
     df = simdata.simulate_run(benchmarks=1, engines=("e",), processes=5, iterations=50, warmup=5, seed=5)
-    all_ = stats.summarize_cells(df, resamples=500).iloc[0]
-    ss = stats.summarize_cells(df, resamples=500, steady_state=True).iloc[0]
+    ss = stats.summarize_cells(df, resamples=500).iloc[0]
+    all_ = stats.summarize_cells(df, resamples=500, steady_state=False).iloc[0]
     assert all_["n"] == 250 and ss["n"] == 225 and ss["iterations"] == 45
     assert ss["mean_s"] < all_["mean_s"]
-    assert ss["used"] == "steady-state" and ss["warmup"] == "warm-up:5"
+    assert ss["used"] == "steady-state" and ss["warmup"] == "warm-up:5" and ss["no_steady"] == 0
+    # each shows the other, and they disagree (3x slower first 5 iterations move the mean ~20%)
+    assert ss["alt_used"] == "all" and ss["alt_mean_s"] == pytest.approx(all_["mean_s"])
+    assert ss["disagree"] and all_["disagree"]
+    flat = simdata.simulate_run(benchmarks=1, engines=("e",), processes=5, iterations=50, seed=5)
+    assert not stats.summarize_cells(flat, resamples=500)["disagree"].any()
+
+
+def test_processes_without_steady_state_counted_and_kept():
+    df = simdata.simulate_run(benchmarks=1, engines=("e",), processes=4, iterations=50, seed=5)
+    trend = df["process"] == 0
+    df.loc[trend, "wall_ns"] *= np.linspace(1, 1.6, 50)
+    s = stats.summarize_cells(df, resamples=500).iloc[0]
+    assert s["no_steady"] == 1 and "no steady state:1" in s["warmup"]
+    assert s["n"] >= 50  # the drifting process keeps all of its iterations
 
 
 def test_ratio_summary_geomean_rows():
@@ -223,19 +327,15 @@ def test_table_identical_for_any_thread_count(monkeypatch):
     pd.testing.assert_frame_equal(s1, stats.summarize_cells(df, resamples=3000, seed=11), check_exact=True)
 
 
-@pytest.mark.parametrize("shape", [(5, 50), (4, 7), (3, 300), (2, 1)])
-def test_balanced_bootstrap_moments_all_paths(shape):
-    """Pair table (even and odd I), single draws (large I) and I = 1 all give the two-level variance."""
+@pytest.mark.parametrize("P", [3, 5, 20, 200])
+def test_process_bootstrap_moments_all_sizes(P):
     rng = np.random.default_rng(8)
-    P, I = shape
-    x = 1 + rng.normal(0, 0.05, (P, 1)) + rng.normal(0, 0.02, (P, I))
-    reps = stats.bootstrap_means(x, "hierarchical", 20000, 3)
-    between = np.var(x.mean(axis=1))
-    within = np.mean(np.var(x, axis=1))
-    expected = (between + within / I) / P
-    assert reps.mean() == pytest.approx(x.mean(), abs=5 * math.sqrt(expected / 20000))
+    x = 1 + rng.normal(0, 0.05, (P, 1)) + rng.normal(0, 0.02, (P, 7))
+    reps = stats.bootstrap_means(x, "process-bootstrap", 20000, 3)
+    pm = x.mean(axis=1)
+    expected = np.var(pm) / P
+    assert reps.mean() == pytest.approx(pm.mean(), abs=5 * math.sqrt(expected / 20000))
     assert reps.var() == pytest.approx(expected, rel=0.05)
-    assert np.array_equal(reps, stats.bootstrap_means(x, "hierarchical", 20000, 3))
 
 
 def test_fill_uniform_exact_with_rejections():

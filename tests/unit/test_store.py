@@ -41,7 +41,7 @@ def test_round_trip(tmp_path):
     df = store.load_runs([run_dir])
     assert len(df) == 8
     assert list(df.columns) == list(store.RAW_COLUMNS)
-    assert df["wall_ns"].dtype == "int64"
+    assert df["wall_ns"].dtype == "float64"  # schema 2: float ns (sub-ns precision for imports)
     assert df.loc[df.seq == 0, "wall_ns"].tolist() == [1000, 1001, 1002, 1003, 1004]
     assert df["crossings"].tolist() == [5] * 8
     assert df["values_converted"].isna().all()
@@ -74,6 +74,33 @@ def test_truncated_timings_file_names_the_file(tmp_path):
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(DataError, match="000000.parquet"):
         store.load_runs([run_dir])
+
+
+def test_schema_1_files_still_read(tmp_path):
+    """A schema-1 run (int64 wall_ns, as the committed reference run) loads as float64 ns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run_dir = _run_dir(tmp_path)
+    _commit(run_dir, 0, 3)
+    path = run_dir / "timings" / "000000.parquet"
+    table = pq.read_table(path)
+    i = table.schema.get_field_index("wall_ns")
+    old = table.set_column(i, "wall_ns", table.column(i).cast(pa.int64()))
+    pq.write_table(old.replace_schema_metadata({"crossings_schema_version": "1"}), path)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    (run_dir / "manifest.json").write_text(json.dumps(dict(manifest, schema_version=1)))
+    df = store.load_runs([run_dir])
+    assert df["wall_ns"].dtype == "float64" and df["wall_ns"].tolist() == [1000.0, 1001.0, 1002.0]
+
+
+def test_sub_nanosecond_values_survive_import(tmp_path):
+    import pandas as pd
+
+    df = pd.DataFrame({"benchmark": "b", "engine": "go", "process": [0, 1, 2], "iteration": 0,
+                       "wall_ns": [0.2501, 0.3, 819.95]})
+    run_dir = store.write_imported_run(tmp_path, df, {"source": "test"})
+    assert store.load_runs([run_dir])["wall_ns"].tolist() == [0.2501, 0.3, 819.95]
 
 
 def test_wrong_schema_version_and_missing_columns(tmp_path):

@@ -30,7 +30,7 @@ def known_run(tmp_path):
 
 def test_pooled_t_matches_scipy(known_run):
     run_dir, df = known_run
-    s = summarize_runs([run_dir], method="pooled-t").set_index("engine")
+    s = summarize_runs([run_dir], method="pooled-t", steady_state=False).set_index("engine")
     for engine, g in df.groupby("engine"):
         x = g["wall_ns"].to_numpy() / 1e9
         lo, hi = sps.t.interval(0.99, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
@@ -46,7 +46,7 @@ def test_pooled_t_matches_scipy(known_run):
 
 def test_process_t_matches_scipy(known_run):
     run_dir, df = known_run
-    s = summarize_runs([run_dir], method="process-t").set_index("engine")
+    s = summarize_runs([run_dir], method="process-t", steady_state=False).set_index("engine")
     for engine, g in df.groupby("engine"):
         means = g.groupby("process")["wall_ns"].mean().to_numpy() / 1e9
         lo, hi = sps.t.interval(0.99, len(means) - 1, loc=means.mean(), scale=sps.sem(means))

@@ -52,18 +52,59 @@ def test_markdown_layout():
     t = tables.build_table(_run(), "sqlite/apsw", resamples=1000)
     md = tables.to_markdown(t, "sqlite/apsw").splitlines()
     assert md[0] == "| Benchmark | sqlite/apsw | sqlite/sqlite3 |"
-    assert md[2].startswith("| bench00 (ms) | ") and " ± " in md[2]
-    assert md[3].startswith("| × |  | ")
+    assert md[2].startswith("| bench00 (ms) | ") and "±" not in "\n".join(md)
+    row = t[(t.benchmark == "bench00") & (t.engine == "sqlite/apsw")].iloc[0]
+    s = 1e3
+    assert f"{row.mean_s * s:.3f} [{row.ci_low_s * s:.3f}, {row.ci_high_s * s:.3f}]" in md[2]
+    assert md[3].startswith("| × |  | ") and " [" in md[3]
     assert md[8].startswith("| Geometric mean × |")
-    assert "99% confidence interval" in "\n".join(md) and "5 processes × 50 iterations" in "\n".join(md)
+    assert "[99% confidence interval]" in "\n".join(md) and "5 processes × 50 iterations" in "\n".join(md)
+
+
+def test_confidence_in_labels_and_no_interval_marks():
+    t = tables.build_table(_run(), "sqlite/apsw", confidence=0.9, resamples=500)
+    md = tables.to_markdown(t, "sqlite/apsw")
+    assert "[90% confidence interval]" in md and "99%" not in md
+    # two processes: no interval, a mark, and a footnote that says how many are needed
+    df = _run()
+    two = df[df.process < 2]
+    t2 = tables.build_table(two, "sqlite/apsw", resamples=200)
+    md2 = tables.to_markdown(t2, "sqlite/apsw")
+    assert t2.ci_low_s.isna().all() and t2[t2.engine != "sqlite/apsw"].ratio_ci_low.isna().all()
+    assert "*" in md2.splitlines()[2] and "at least 3" in md2 and "[" not in md2.splitlines()[2]
+
+
+def test_positive_bounds_for_noisy_cells():
+    """Even when the linear t interval would reach below zero, times and ratios keep bounds > 0."""
+    df = simdata.simulate_run(benchmarks=4, engines=("a", "b"), processes=3, iterations=5, between=0.8, seed=9)
+    t = tables.build_table(df, "a", resamples=1000)
+    cells = t[t.benchmark != "geomean"]
+    assert (cells.ci_low_s > 0).all() and (t.ratio_ci_low.dropna() > 0).all()
+    assert (cells.ci_low_s < cells.mean_s).all() and (cells.mean_s < cells.ci_high_s).all()
+
+
+def test_disagreeing_cells_marked_with_the_other_estimate():
+    df = simdata.simulate_run(benchmarks=2, engines=("a", "b"), processes=5, iterations=50, warmup=5, seed=4)
+    t = tables.build_table(df, "a", resamples=500)
+    md = tables.to_markdown(t, "a")
+    assert t.disagree[t.benchmark != "geomean"].all()
+    assert "†" in md and "With all iterations:" in md
+    drift = df.copy()
+    one = (drift.benchmark == "bench00") & (drift.engine == "b") & (drift.process == 0)
+    drift.loc[one, "wall_ns"] *= np.linspace(1, 2, 50)
+    md = tables.to_markdown(tables.build_table(drift, "a", resamples=500), "a")
+    assert "no steady state" in md and "bench00 on b (cpython3.11) 1 of 5" in md
+    t_all = tables.build_table(df, "a", resamples=500, steady_state=False)
+    assert "all iterations, warm-up included" in tables.caption(t_all, "a")
 
 
 def test_latex_booktabs_and_caption():
     t = tables.build_table(_run(), "sqlite/apsw", method="pooled-t", resamples=1000)
     tex = tables.to_latex(t, "sqlite/apsw")
     for s in (r"\toprule", r"\midrule", r"\bottomrule", r"\caption{", "t-interval over all iterations pooled",
-              r"5 processes $\times$ 50 iterations", r"$\pm$"):
+              r"5 processes $\times$ 50 iterations", " ["):
         assert s in tex
+    assert r"\pm" not in tex
 
 
 def test_table_cli(tmp_path, capsys):

@@ -26,7 +26,8 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
     fig, ax = plt.subplots(figsize=(6.5, 4))
     for (engine, runtime), g in t.groupby(["engine", "runtime"], sort=True):
         g = g.sort_values("crossings")
-        err = np.vstack([g["ratio"] - g["ratio_ci_low"], g["ratio_ci_high"] - g["ratio"]])
+        # no interval (too few processes): no bar rather than a made-up one
+        err = np.nan_to_num(np.vstack([g["ratio"] - g["ratio_ci_low"], g["ratio_ci_high"] - g["ratio"]]), nan=0.0)
         ax.errorbar(g["crossings"], g["ratio"], yerr=err, fmt="o-", capsize=3, label=f"{engine} ({runtime})")
     # name each benchmark once, along the bottom, at its crossing count
     import matplotlib.transforms as mtransforms

@@ -15,9 +15,9 @@ def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> p
     if df.empty:
         return df
     n = df["rows_per_s"] * df["mean_s"]
+    # time intervals have positive bounds (log scale) or none at all (too few processes: nan)
     df["rows_per_s_low"] = n / df["ci_high_s"]
-    # a time interval reaching zero (too few processes) leaves rows/s unbounded above
-    df["rows_per_s_high"] = np.where(df["ci_low_s"] > 0, n / df["ci_low_s"].where(df["ci_low_s"] > 0), np.inf)
+    df["rows_per_s_high"] = n / df["ci_low_s"]
     return df.sort_values("rows_per_s", ascending=False)
 
 
@@ -39,14 +39,15 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
             continue
         y = df["rows_per_s"].to_numpy() / 1e6
         high = df["rows_per_s_high"].to_numpy() / 1e6
-        unbounded = ~np.isfinite(high)
-        err = np.vstack([y - df["rows_per_s_low"].to_numpy() / 1e6, np.where(unbounded, 0.0, high - y)])
+        low = df["rows_per_s_low"].to_numpy() / 1e6
+        unbounded = ~(np.isfinite(high) & np.isfinite(low))
+        err = np.vstack([np.where(unbounded, 0.0, y - low), np.where(unbounded, 0.0, high - y)])
         labels = [cell_label(r) for _, r in df.iterrows()]
         ax.bar(range(len(y)), y, yerr=err, capsize=4, color="#4c72b0")
         top = 1.6 * float(np.max(y))
         for i in range(len(y)):
             if unbounded[i]:
-                ax.annotate("CI unbounded above", (i, min(y[i], top)), ha="center", va="bottom", fontsize=7)
+                ax.annotate("no CI (< 3 processes)", (i, min(y[i], top)), ha="center", va="bottom", fontsize=7)
             elif high[i] > top:
                 ax.annotate(f"CI to {high[i]:.3g}", (i, 0.97 * top), xytext=(4, 0), textcoords="offset points",
                             ha="left", va="top", fontsize=7, rotation=90)

@@ -90,28 +90,45 @@ def pct_range(center: float, lo: float, hi: float) -> float:
     return 100 * max(hi / center - 1, 1 - lo / center)
 
 
-def _mwu_exact_sf(U: float, n1: int, n2: int) -> float:
-    """P(U' >= U) under H0 with no ties: coefficients of the Gaussian binomial [n1+n2 choose n1]_q."""
-    m, n = min(n1, n2), max(n1, n2)
-    size = m * n + 1
-    c = np.zeros(size)
-    c[0] = 1.0
-    for i in range(1, m + 1):
-        d = n + i  # multiply by (1 - q^d), then divide by (1 - q^i)
-        if d < size:
-            c[d:] -= c[: size - d].copy()
-        for r in range(i):
-            c[r::i] = np.cumsum(c[r::i])
-    total = special.binom(n1 + n2, n1)
-    u = int(round(U))
-    return float(c[u:].sum() / total)
+#: benchstat's limits (go-moremath stats.MannWhitneyExactLimit, MannWhitneyTiesExactLimit): the exact
+#: null distribution is used while both samples have at most this many values
+EXACT_LIMIT = 50
+TIES_EXACT_LIMIT = 25
+
+
+def _u_counts(n1: int, ties: Sequence[int]) -> np.ndarray:
+    """Number of ways (out of C(N, n1)) to place sample 1 that give each value of 2 U1.
+
+    Dynamic programming over the tie groups in rank order (the permutation distribution that
+    go-moremath's UDist computes with Cheung & Klotz's linked lists): choosing k of the t values
+    of a group whose ranks start at a adds k * (2a + t - 1) to 2 R1 (mid-ranks) in C(t, k) ways.
+    Index j of the result is 2 U1 = 2 R1 - n1 (n1 + 1). Float counts: C(100, 50) ~ 1e29 has 16
+    significant digits, as go-moremath's float64.
+    """
+    N = int(sum(ties))
+    max2r = 2 * sum(range(N - n1 + 1, N + 1))
+    table = np.zeros((n1 + 1, max2r + 1))
+    table[0, 0] = 1.0
+    a = 1
+    for t in ties:
+        step = 2 * a + t - 1
+        new = table.copy()
+        for k in range(1, min(t, n1) + 1):
+            w = float(math.comb(t, k))
+            shift = k * step
+            new[k:, shift:] += w * table[: n1 + 1 - k, : max2r + 1 - shift]
+        table = new
+        a += t
+    return table[n1, n1 * (n1 + 1):]
 
 
 def mann_whitney_p(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
-    """Two-sided Mann-Whitney U p-value, the same as scipy.stats.mannwhitneyu's defaults.
+    """Two-sided Mann-Whitney U p-value exactly as benchstat computes it (go-moremath).
 
-    Exact null distribution when a sample has at most 8 values and there are no ties; otherwise
-    the normal approximation with tie correction and continuity correction.
+    Exact null distribution (with ties: conditional on the tie groups) when both samples have at
+    most EXACT_LIMIT values, or TIES_EXACT_LIMIT when there are ties: p = 2 P(U <= min(U1, U2)),
+    and 1 when U1 = U2 (with ties this may slightly exceed 1, as benchstat's does). Beyond, the normal approximation with tie and continuity correction.
+    All values equal: the test is meaningless; benchstat reports p = 1 (nan here would hide it).
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -119,27 +136,60 @@ def mann_whitney_p(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndar
     if n1 == 0 or n2 == 0:
         return math.nan
     xy = np.concatenate([x, y])
+    vals, t = np.unique(xy, return_counts=True)
+    if len(vals) == 1:
+        return 1.0
     ranks = sps.rankdata(xy)
-    _, t = np.unique(xy, return_counts=True)
-    R1 = ranks[:n1].sum()
-    U1 = R1 - n1 * (n1 + 1) / 2
-    U = max(U1, n1 * n2 - U1)
+    U1 = float(ranks[:n1].sum()) - n1 * (n1 + 1) / 2
+    U2 = n1 * n2 - U1
     ties = bool((t > 1).any())
-    if (n1 > 8 and n2 > 8) or ties:
-        n = n1 + n2
-        s = math.sqrt(n1 * n2 / 12 * ((n + 1) - float((t**3 - t).sum()) / (n * (n - 1))))
-        if s == 0:
-            p = math.nan
-        else:
-            z = (U - n1 * n2 / 2 - 0.5) / s
-            p = 2 * float(special.ndtr(-z))
-    else:
-        p = 2 * _mwu_exact_sf(U, n1, n2)
-    return float(min(max(p, 0.0), 1.0)) if not math.isnan(p) else p
+    limit = TIES_EXACT_LIMIT if ties else EXACT_LIMIT
+    if n1 <= limit and n2 <= limit:
+        if U1 == U2:
+            return 1.0
+        counts = _u_counts(n1, [int(v) for v in t])
+        two_u = int(round(2 * min(U1, U2)))
+        # not clipped to 1: with ties, P(U <= Usmall) can exceed 1/2 when U1 and U2 differ by less
+        # than the distribution's step, and go-moremath (so benchstat) then prints e.g. p=1.014
+        return 2 * float(counts[: two_u + 1].sum()) / float(math.comb(n1 + n2, n1))
+    N = n1 + n2
+    tc = float((t**3 - t).sum())
+    sd = math.sqrt(n1 * n2 * ((N + 1) - tc / (N * (N - 1))) / 12)
+    if sd == 0:
+        return 1.0
+    num = U1 - n1 * n2 / 2
+    num -= math.copysign(0.5, num) if num != 0 else 0.0
+    z = num / sd
+    return float(2 * min(special.ndtr(z), 1 - special.ndtr(z)))
+
+
+#: smallest two-sided p the exact test can reach with n values on each side, 2 / C(2n, n)
+def min_p(n: int) -> float:
+    return 2 / math.comb(2 * n, n) if n > 0 else 1.0
+
+
+def samples_needed(alpha: float) -> tuple[str, int]:
+    """benchstat's (op, n): the samples per side needed to detect a difference at alpha (its table
+    stops at 9: beyond, '> 9')."""
+    for n in range(1, 10):
+        if min(1.0, min_p(n)) <= alpha:
+            return ">=", n
+    return ">", 9
+
+
+def too_small_warning(p: float, n1: int, n2: int, alpha: float) -> str:
+    """benchstat's warning when no difference could reach alpha with these sample sizes ('' if none)."""
+    if not p > alpha:
+        return ""
+    op, n = samples_needed(alpha)
+    if n1 < n and n2 < n:
+        return f"need {op} {n} samples to detect a difference at alpha level {alpha:g}"
+    return ""
 
 
 COMPARE_COLUMNS = ["benchmark", "params", "engine", "runtime", "base_median_s", "base_ci_pct", "new_median_s",
-                   "new_ci_pct", "delta_pct", "p_value", "significant", "base_n", "new_n", "delta"]
+                   "new_ci_pct", "delta_pct", "p_value", "significant", "base_n", "new_n", "delta",
+                   "base_ci_low_s", "base_ci_high_s", "new_ci_low_s", "new_ci_high_s", "warning"]
 
 
 def compare_samples(df: pd.DataFrame, samples: str = "process") -> dict[tuple, np.ndarray]:
@@ -171,9 +221,11 @@ def compare_runs(base: pd.DataFrame, new: pd.DataFrame, alpha: float = 0.05, con
                  samples: str = "process") -> pd.DataFrame:
     """benchstat's comparison of two runs, one row per cell present in both, then a geomean row.
 
-    Per side: median with the order-statistic CI (as ± percent); delta_pct = new/base - 1 of the
-    medians; two-sided Mann-Whitney U p-value; significant = p < alpha (the text form shows `~`
-    otherwise). The geomean row compares the geometric means of the medians over the rows.
+    Per side: median with the order-statistic CI (both ends, and benchstat's ± percent);
+    delta_pct = new/base - 1 of the medians; two-sided Mann-Whitney U p-value (exact, as
+    benchstat); significant = not p > alpha (benchstat's rule: `~` only when p > alpha);
+    warning: benchstat's "need >= n samples" when the samples are too small to ever reach alpha.
+    The geomean row compares the geometric means of the medians over the rows.
     """
     a = compare_samples(base, samples)
     b = compare_samples(new, samples)
@@ -184,9 +236,10 @@ def compare_runs(base: pd.DataFrame, new: pd.DataFrame, alpha: float = 0.05, con
         my, ly, hy = median_ci(y, confidence)
         p = mann_whitney_p(x, y)
         delta = (my / mx - 1) * 100 if mx else math.nan
-        sig = bool(p < alpha) if np.isfinite(p) else False
+        sig = bool(not p > alpha) if np.isfinite(p) else False
+        text = "~" if not sig else ("0.00%" if mx == my else (f"{delta:+.2f}%" if mx else "?"))
         rows.append((*key, mx, pct_range(mx, lx, hx), my, pct_range(my, ly, hy), delta, p, sig, len(x), len(y),
-                     f"{delta:+.2f}%" if sig else "~"))
+                     text, lx, hx, ly, hy, too_small_warning(p, len(x), len(y), alpha)))
     out = pd.DataFrame(rows, columns=COMPARE_COLUMNS)
     if len(out):
         pos = out[(out.base_median_s > 0) & (out.new_median_s > 0)]
@@ -194,6 +247,7 @@ def compare_runs(base: pd.DataFrame, new: pd.DataFrame, alpha: float = 0.05, con
         gn = float(np.exp(np.log(pos.new_median_s).mean())) if len(pos) else math.nan
         gd = (gn / gb - 1) * 100 if gb else math.nan
         geo = pd.DataFrame([("geomean", "", "", "", gb, math.nan, gn, math.nan, gd, math.nan, False,
-                             np.nan, np.nan, f"{gd:+.2f}%")], columns=COMPARE_COLUMNS)
+                             np.nan, np.nan, f"{gd:+.2f}%", math.nan, math.nan, math.nan, math.nan, "")],
+                           columns=COMPARE_COLUMNS)
         out = pd.concat([out, geo], ignore_index=True)
     return out

@@ -1,6 +1,10 @@
 """Intervals of a cell's mean, and of ratios and geometric means of ratios between cells.
 
-The methods are described in `harness.analysis.stats` (the package docstring).
+The methods are described in `harness.analysis.stats` (the package docstring). Every cell is
+reduced once to a `CellBoot`: its estimate, the variance of the log of that estimate and its
+degrees of freedom. Ratios and geometric means are sums of logs of independent cells, so their
+intervals follow from those parts (Welch-Satterthwaite for the degrees of freedom), always on
+the log scale: bounds of positive quantities stay positive.
 """
 from __future__ import annotations
 
@@ -12,39 +16,9 @@ from typing import Sequence
 import numpy as np
 from scipy import stats as sps
 
+from harness.analysis.methods import DEFAULT_METHOD, MIN_PROCESSES
 from harness.analysis.stats.parallel import _parallel_map
 from harness.analysis.stats.resample import CellSample, _as_sample, _check_method, bootstrap_means, cell_seed
-
-def _expansion_terms(sample: CellSample, method: str) -> tuple[float, float]:
-    """(variance inflation k, degrees of freedom) of one cell for the expanded interval."""
-    P = len(sample.processes)
-    if method in ("hierarchical", "process-t") and P > 1:
-        return P / (P - 1), float(P - 1)
-    n = sample.n
-    if n > 1:
-        return n / (n - 1), float(n - 1)
-    return math.nan, math.nan
-
-
-def _expansion_factor(confidence: float, weights: np.ndarray, ks: np.ndarray, dfs: np.ndarray) -> float:
-    """Stretch factor for percentile deviations, combined over cells by Welch-Satterthwaite.
-
-    weights are each cell's share of the bootstrap variance of the statistic.
-    """
-    if np.any(~np.isfinite(ks)) or np.any(~np.isfinite(dfs)):
-        return math.nan
-    w = np.asarray(weights, dtype=float)
-    tot = w.sum()
-    if not np.isfinite(tot) or tot <= 0:
-        # no variance at all: the interval collapses to the point; any finite factor will do
-        return 1.0
-    kw = ks * w
-    inflation = kw.sum() / tot
-    denom = np.sum(np.where(kw > 0, kw**2 / dfs, 0.0))
-    df = kw.sum() ** 2 / denom if denom > 0 else np.inf
-    z = _z(confidence)
-    t = _t(confidence, float(df)) if np.isfinite(df) else z
-    return float(math.sqrt(inflation) * t / z)
 
 
 @lru_cache(maxsize=4096)
@@ -52,25 +26,95 @@ def _t(confidence: float, df: float) -> float:
     return float(sps.t.ppf(0.5 + confidence / 2, df))
 
 
-@lru_cache(maxsize=64)
-def _z(confidence: float) -> float:
-    return float(sps.norm.ppf(0.5 + confidence / 2))
+def too_few_note(processes: int) -> str:
+    """Why a cell has no interval when it has fewer than MIN_PROCESSES processes."""
+    return (f"no interval: {processes} process{'es' if processes != 1 else ''}, an interval needs at least "
+            f"{MIN_PROCESSES} (between-process variance cannot be estimated from fewer)")
 
 
-def _expanded_interval(estimate: float, reps: np.ndarray, confidence: float, c: float) -> tuple[float, float]:
-    if not np.isfinite(c) or not np.isfinite(estimate):
-        return math.nan, math.nan
-    reps = reps[np.isfinite(reps)]
-    if len(reps) == 0:
-        return math.nan, math.nan
-    a = (1 - confidence) / 2
-    q_lo, q_hi = np.quantile(reps, [a, 1 - a])
-    return float(estimate - c * (estimate - q_lo)), float(estimate + c * (q_hi - estimate))
+def effective_df(procs: Sequence[np.ndarray]) -> float:
+    """Degrees of freedom of the process-level interval: P - 1, also for uneven iteration counts.
+
+    The estimate weighs every process once (the mean of process means: each process is one
+    draw of the thing estimated), so Kish's effective number of processes (sum w)^2 / sum w^2 is
+    P whatever the iteration counts. Uneven counts make the process means' variances unequal;
+    a Satterthwaite correction for that (down to 1 df) was tried and measured too conservative:
+    when one noisy process mean dominates, it dominates the numerator and the sample variance
+    alike and the t statistic stays bounded. Measured with counts [200, 10, 5, 3, 2], within-
+    process noise dominant: 99% nominal covers >= 99% with P - 1 (`harness.analysis.coverage`).
+    (The pooled, count-weighted mean is what needed Kish's correction: its effective P for
+    these counts is 1.2.)
+    """
+    return float(len(procs) - 1) if len(procs) > 1 else math.nan
 
 
 # ----------------------------------------------------------------------------------------------
-# Mean of one cell
+# One cell
 # ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CellBoot:
+    """One cell reduced to what its interval, ratios and geometric means need.
+
+    mean: the estimate (mean of process means; pooled mean for pooled-t); processes: P;
+    log_var: estimated variance of log(mean) (nan: no interval, `note` says why); df: its
+    degrees of freedom; reps: the bootstrap replicates of the mean (process-bootstrap only).
+    """
+
+    mean: float
+    processes: int
+    log_var: float
+    df: float
+    note: str = ""
+    reps: np.ndarray | None = field(default=None, repr=False)
+    sample: CellSample | None = field(default=None, repr=False)
+
+
+def cell_boot(sample: CellSample | Sequence[np.ndarray], method: str = DEFAULT_METHOD, resamples: int = 10000,
+              rng: np.random.Generator | int | None = 0) -> CellBoot:
+    """Reduce one cell once, so its CI, its ratios and geometric means share the same parts.
+
+    process-bootstrap: log_var is the variance of the log of the bootstrap replicates (process
+    means resampled), times P/(P-1) (the bootstrap's plug-in variance is that much too small),
+    df from `effective_df`. process-t and pooled-t: the delta method, s^2 / (k mean^2) with
+    k - 1 degrees of freedom (k processes or iterations).
+    """
+    _check_method(method)
+    s = _as_sample(sample)
+    P = len(s.processes)
+    if s.n == 0:
+        return CellBoot(math.nan, P, math.nan, math.nan, "no valid iterations", sample=s)
+    if method == "pooled-t":
+        x = s.flat
+        est = s.mean()
+        var = float(x.var(ddof=1)) / len(x) if len(x) > 1 else math.nan
+        df = float(len(x) - 1)
+    else:
+        m = s.process_means
+        est = float(m.mean())
+        var = float(m.var(ddof=1)) / P if P > 1 else math.nan
+        df = float(P - 1)
+    if P < MIN_PROCESSES:
+        return CellBoot(est, P, math.nan, math.nan, too_few_note(P), sample=s)
+    if not est > 0:
+        return CellBoot(est, P, math.nan, math.nan, "no interval: the mean is not positive", sample=s)
+    if method == "process-bootstrap":
+        reps = bootstrap_means(s, method, resamples, rng)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lr = np.log(reps)
+        log_var = float(np.var(lr)) * P / (P - 1) if np.all(np.isfinite(lr)) else math.nan
+        return CellBoot(est, P, log_var, effective_df(s.processes), "", reps, s)
+    return CellBoot(est, P, var / est**2, df, "", None, s)
+
+
+def log_interval(est: float, log_var: float, df: float, confidence: float) -> tuple[float, float]:
+    """exp(log est -+ t_df * sqrt(log_var)): an interval with positive bounds (nan if undefined)."""
+    if not (est > 0 and np.isfinite(log_var) and np.isfinite(df) and df > 0):
+        return math.nan, math.nan
+    h = _t(confidence, float(df)) * math.sqrt(max(log_var, 0.0))
+    le = math.log(est)
+    return math.exp(le - h), math.exp(le + h)
 
 
 def t_interval(x: np.ndarray, confidence: float = 0.99) -> tuple[float, float, float]:
@@ -83,29 +127,33 @@ def t_interval(x: np.ndarray, confidence: float = 0.99) -> tuple[float, float, f
     return m, m - hw, m + hw
 
 
-def mean_ci(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchical", confidence: float = 0.99,
-            resamples: int = 10000, seed: int | np.random.Generator | None = 0,
-            reps: np.ndarray | None = None) -> tuple[float, float, float]:
-    """(mean, low, high): the mean of a cell and its CI by `method` (see the module docstring)."""
-    _check_method(method)
-    s = _as_sample(sample)
-    if s.n == 0:
-        return math.nan, math.nan, math.nan
-    if method == "pooled-t":
-        return t_interval(s.flat, confidence)
-    if method == "process-t":
-        if len(s.processes) < 2:
-            return s.mean(), math.nan, math.nan
-        return t_interval(s.process_means, confidence)
-    est = s.mean()
-    if s.n < 2:
-        return est, math.nan, math.nan
-    if reps is None:
-        reps = bootstrap_means(s, method, resamples, seed)
-    k, df = _expansion_terms(s, method)
-    c = _expansion_factor(confidence, np.array([1.0]), np.array([k]), np.array([df]))
-    lo, hi = _expanded_interval(est, reps, confidence, c)
-    return est, lo, hi
+def cell_interval(cb: CellBoot, method: str, confidence: float) -> tuple[float, float, float, str]:
+    """(mean, low, high, note) of a reduced cell: log scale for process-bootstrap; the textbook
+    linear t interval for process-t and pooled-t, withheld (note) when it would reach 0."""
+    if not np.isfinite(cb.log_var) or cb.sample is None:
+        return cb.mean, math.nan, math.nan, cb.note
+    if method == "process-bootstrap":
+        lo, hi = log_interval(cb.mean, cb.log_var, cb.df, confidence)
+        return cb.mean, lo, hi, cb.note
+    x = cb.sample.flat if method == "pooled-t" else cb.sample.process_means
+    m, lo, hi = t_interval(x, confidence)
+    if not lo > 0:
+        return m, math.nan, math.nan, f"no interval: the {method} interval reaches {lo:.3g} <= 0 for a positive time"
+    return m, lo, hi, cb.note
+
+
+def mean_ci(sample: CellSample | Sequence[np.ndarray], method: str = DEFAULT_METHOD, confidence: float = 0.99,
+            resamples: int = 10000, seed: int | np.random.Generator | None = 0) -> tuple[float, float, float]:
+    """(mean, low, high): the mean of a cell and its CI by `method` (nan bounds: no interval)."""
+    m, lo, hi, _ = cell_interval(cell_boot(sample, method, resamples, seed), method, confidence)
+    return m, lo, hi
+
+
+def boot_cells(samples: dict[tuple, CellSample], method: str, resamples: int, seed: int) -> dict[tuple, CellBoot]:
+    """cell_boot of every non-empty cell with its own generator cell_seed(seed, key), in parallel."""
+    keys = [k for k, s in samples.items() if s.n]
+    return dict(zip(keys, _parallel_map(lambda k: cell_boot(samples[k], method, resamples, cell_seed(seed, k)),
+                                        keys)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,102 +161,51 @@ def mean_ci(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchic
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclass
-class CellBoot:
-    """A cell's point estimate, bootstrap replicates of its mean and expansion terms.
-
-    log_reps (log of the replicates) and log_var (variance of their finite values, nan if none)
-    are computed once per cell, when first needed, and shared by all its ratios and geomeans.
-    """
-
-    mean: float
-    reps: np.ndarray
-    k: float
-    df: float
-    log_reps: np.ndarray | None = field(default=None, repr=False)
-    log_var: float | None = field(default=None, repr=False)
-
-    def logs(self) -> tuple[np.ndarray, float]:
-        if self.log_reps is None or self.log_var is None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lr = np.log(self.reps)
-            fin = np.isfinite(lr)
-            if fin.all():
-                var = float(np.var(lr))
-            else:
-                var = float(np.var(lr[fin])) if fin.any() else math.nan
-            self.log_reps, self.log_var = lr, var
-        return self.log_reps, self.log_var
-
-
-def cell_boot(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchical", resamples: int = 10000,
-              rng: np.random.Generator | int | None = 0) -> CellBoot:
-    """Bootstrap one cell once, so its replicates can serve its CI, its ratios and geomeans."""
-    s = _as_sample(sample)
-    reps = bootstrap_means(s, method, resamples, rng)
-    k, df = _expansion_terms(s, method)
-    return CellBoot(s.mean(), reps, k, df)
-
-
-def boot_cells(samples: dict[tuple, CellSample], method: str, resamples: int, seed: int,
-               logs: bool = True) -> dict[tuple, CellBoot]:
-    """cell_boot of every non-empty cell with its own generator cell_seed(seed, key), in parallel.
-
-    With logs, also takes the logs of the replicates (for ratios and geomeans) in the workers.
-    """
-    keys = [k for k, s in samples.items() if s.n]
-
-    def work(key: tuple) -> CellBoot:
-        cb = cell_boot(samples[key], method, resamples, cell_seed(seed, key))
-        if logs:
-            cb.logs()
-        return cb
-
-    return dict(zip(keys, _parallel_map(work, keys)))
-
-
-def _log_ratio_parts(num: CellBoot, den: CellBoot) -> tuple[float, np.ndarray]:
-    est = math.log(num.mean / den.mean) if num.mean > 0 and den.mean > 0 else math.nan
-    with np.errstate(invalid="ignore"):
-        reps = num.logs()[0] - den.logs()[0]
-    return est, reps
-
-
 def combine_log_ratios(pairs: Sequence[tuple[CellBoot, CellBoot]], confidence: float = 0.99
                        ) -> tuple[float, float, float]:
     """(estimate, low, high) of exp(mean of log(num/den)) over `pairs` (one pair: a plain ratio).
 
-    Each replicate combines the cells' independent replicates, so every benchmark on both sides
-    is resampled in every replicate. The interval is the log-scale expanded percentile interval.
+    The log estimate is a linear combination sum_c a_c log(mean_c) of independent cells (a cell
+    used twice gets one coefficient), so its variance is sum_c a_c^2 log_var_c, with
+    Welch-Satterthwaite degrees of freedom; the interval is t on the log scale. No interval when
+    any contributing cell has none.
     """
     if not pairs:
         return math.nan, math.nan, math.nan
     K = len(pairs)
-    est = 0.0
-    reps = np.zeros_like(pairs[0][0].reps)
-    weights, ks, dfs = [], [], []
+    coef: dict[int, list] = {}
     for num, den in pairs:
-        e, r = _log_ratio_parts(num, den)
-        est += e / K
-        reps += r / K if K > 1 else r
-        for cell in (num, den):
-            weights.append(cell.logs()[1] / K**2)
-            ks.append(cell.k)
-            dfs.append(cell.df)
-    if not np.isfinite(est):
+        for cell, sign in ((num, 1.0), (den, -1.0)):
+            coef.setdefault(id(cell), [cell, 0.0])[1] += sign / K
+    if any(not c.mean > 0 for c, _ in coef.values()):
         return math.nan, math.nan, math.nan
-    w = np.array(weights)
-    if np.any(~np.isfinite(w)):
+    est = sum(a * math.log(c.mean) for c, a in coef.values())
+    terms = [(a * a * c.log_var, c.df) for c, a in coef.values() if a != 0]
+    if any(not (np.isfinite(v) and np.isfinite(d)) for v, d in terms):
         return math.exp(est), math.nan, math.nan
-    c = _expansion_factor(confidence, w, np.array(ks), np.array(dfs))
-    lo, hi = _expanded_interval(est, reps, confidence, c)
-    return math.exp(est), math.exp(lo) if np.isfinite(lo) else lo, math.exp(hi) if np.isfinite(hi) else hi
+    var = sum(v for v, _ in terms)
+    if var <= 0:
+        return math.exp(est), math.exp(est), math.exp(est)
+    df = var**2 / sum(v * v / d for v, d in terms if v > 0)
+    lo, hi = log_interval(math.exp(est), var, df, confidence)
+    return math.exp(est), lo, hi
+
+
+def pairs_note(pairs: Sequence[tuple[CellBoot, CellBoot]]) -> str:
+    """Why a ratio or geometric mean has no interval ('' if it has one)."""
+    short = {id(c): c for pair in pairs for c in pair if not np.isfinite(c.log_var)}
+    if not short:
+        return ""
+    if len(pairs) == 1:
+        return next(iter(short.values())).note
+    return (f"no interval: {len(short)} of its cells have none (fewer than {MIN_PROCESSES} processes or no "
+            f"positive mean)")
 
 
 def ratio_ci(num: CellSample | Sequence[np.ndarray], den: CellSample | Sequence[np.ndarray],
-             method: str = "hierarchical", confidence: float = 0.99, resamples: int = 10000,
+             method: str = DEFAULT_METHOD, confidence: float = 0.99, resamples: int = 10000,
              seed: int = 0) -> tuple[float, float, float]:
-    """(ratio, low, high) of mean(num) / mean(den); each side resampled independently."""
+    """(ratio, low, high) of mean(num) / mean(den); each side reduced independently."""
     rng = np.random.default_rng(seed)
     a = cell_boot(num, method, resamples, rng)
     b = cell_boot(den, method, resamples, rng)
@@ -216,12 +213,9 @@ def ratio_ci(num: CellSample | Sequence[np.ndarray], den: CellSample | Sequence[
 
 
 def geomean_ratio_ci(pairs: Sequence[tuple[CellSample | Sequence[np.ndarray], CellSample | Sequence[np.ndarray]]],
-                     method: str = "hierarchical", confidence: float = 0.99, resamples: int = 10000,
+                     method: str = DEFAULT_METHOD, confidence: float = 0.99, resamples: int = 10000,
                      seed: int = 0) -> tuple[float, float, float]:
     """(geometric mean of ratios, low, high) over benchmarks given as (num, den) cell pairs."""
     rng = np.random.default_rng(seed)
     boots = [(cell_boot(n, method, resamples, rng), cell_boot(d, method, resamples, rng)) for n, d in pairs]
     return combine_log_ratios(boots, confidence)
-
-
-# ----------------------------------------------------------------------------------------------

@@ -45,7 +45,12 @@ class CellSample:
         return np.array([p.mean() for p in self.processes])
 
     def mean(self) -> float:
+        """The pooled mean of all iterations (what pooled-t estimates)."""
         return float(self.flat.mean()) if self.n else math.nan
+
+    def process_mean(self) -> float:
+        """The mean of the process means: the estimate of a fresh process's (steady-state) mean."""
+        return float(self.process_means.mean()) if self.n else math.nan
 
 
 def _check_method(method: str) -> None:
@@ -75,11 +80,6 @@ def cell_seed(seed: int, key: Iterable[object]) -> np.random.Generator:
 # ----------------------------------------------------------------------------------------------
 # Bootstrap replicates
 # ----------------------------------------------------------------------------------------------
-
-
-# Largest table of pair sums (entries) the balanced hierarchical bootstrap builds: 1 MiB of
-# float64, so it stays in cache; bigger cells draw single iterations.
-_PAIR_TABLE_MAX = 1 << 17
 
 
 def _fill_uniform(rng: np.random.Generator, h: int, base: np.ndarray, out: np.ndarray) -> None:
@@ -143,53 +143,13 @@ def uniform_indices(rng: np.random.Generator, high: int | np.ndarray, shape: tup
     return out.view(np.int64)
 
 
-def _balanced_hierarchical(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Two-level bootstrap means of a cell whose P processes all have I iterations (x is P x I).
-
-    Each replicate picks P processes with replacement and, in each, I iterations with
-    replacement. Drawing the iterations two at a time is the same thing: a uniform integer u in
-    [0, I*I) is a uniform pair (u // I, u % I) of independent iteration indices, so one lookup in
-    the table of pair sums x[j, a] + x[j, b] replaces two lookups and one addition (odd I: one
-    single draw more per process). Draws are laid out (draw, replicate, process) so that every
-    numpy loop runs over a whole chunk; buffers are allocated once and chunks stay in cache.
-    """
-    P, I = x.shape
-    pairs = I >= 2 and I * I <= 1 << 16 and P * I * I <= _PAIR_TABLE_MAX
-    singles = np.ascontiguousarray(x, dtype=float).reshape(-1)
-    if pairs:
-        h, k = I * I, I // 2
-        table = (x[:, :, None] + x[:, None, :]).reshape(-1)
-    else:
-        h, k = I, I
-        table = singles
-    odd = pairs and I % 2 == 1
-    out = np.empty(resamples)
-    step = max(1, min(resamples, _CHUNK_ELEMENTS // (P * (k + odd))))
-    idx = np.empty((k + odd) * step * P, dtype=np.intp)
-    vals = np.empty((k + odd) * step * P)
-    picks = uniform_indices(rng, P, (resamples * P,))  # the processes of every replicate, at once
-    for a in range(0, resamples, step):
-        b = min(resamples, a + step)
-        BP = (b - a) * P
-        pick = picks[a * P: b * P]
-        ix = idx[: (k + odd) * BP].reshape(k + odd, BP)  # contiguous views
-        v = vals[: (k + odd) * BP].reshape(k + odd, BP)
-        _fill_uniform(rng, h, pick * h, ix[:k])
-        np.take(table, ix[:k], out=v[:k], mode="clip")
-        if odd:
-            _fill_uniform(rng, I, pick * I, ix[k:])
-            np.take(singles, ix[k:], out=v[k:], mode="clip")
-        s = v.sum(axis=0).reshape(b - a, P).sum(axis=1)
-        np.divide(s, P * I, out=out[a:b])
-    return out
-
-
-def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hierarchical",
+def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "process-bootstrap",
                     resamples: int = 10000, rng: np.random.Generator | int | None = 0) -> np.ndarray:
-    """`resamples` bootstrap replicates of the cell mean, drawn as arrays (no loop per resample).
+    """`resamples` bootstrap replicates of the cell's estimate, drawn as arrays (no loop per resample).
 
-    hierarchical: processes with replacement, then iterations within each chosen process;
-    pooled-t: iterations of all processes pooled; process-t: process means.
+    process-bootstrap and process-t: the processes' means resampled with replacement (each
+    replicate is the mean of P drawn process means: the estimate is the mean over processes);
+    pooled-t: the iterations of all processes pooled. A single process falls back to its iterations.
     """
     _check_method(method)
     s = _as_sample(sample)
@@ -197,38 +157,20 @@ def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "hi
     if s.n == 0:
         return np.full(resamples, np.nan)
     procs = s.processes
-    if method == "process-t" and len(procs) > 1:
+    if method != "pooled-t" and len(procs) > 1:
         m = s.process_means
-        idx = uniform_indices(rng, len(m), (resamples, len(m)))
-        return m[idx].mean(axis=1)
-    if method == "pooled-t" or len(procs) == 1:
-        x = s.flat
-        n = len(x)
+        P = len(m)
         out = np.empty(resamples)
-        step = max(1, _CHUNK_ELEMENTS // n)
+        step = max(1, _CHUNK_ELEMENTS // P)
         for a in range(0, resamples, step):
             b = min(resamples, a + step)
-            out[a:b] = x[uniform_indices(rng, n, (b - a, n))].sum(axis=1) / n
+            out[a:b] = m[uniform_indices(rng, P, (b - a, P))].sum(axis=1) / P
         return out
-    # hierarchical, two levels
-    P = len(procs)
-    counts = np.array([len(p) for p in procs])
-    imax = int(counts.max())
-    if bool((counts == imax).all()):
-        return _balanced_hierarchical(np.stack(procs).astype(float, copy=False), resamples, rng)
-    padded = np.zeros((P, imax))
-    for j, p in enumerate(procs):
-        padded[j, : len(p)] = p
-    flat = padded.ravel()
+    x = s.flat
+    n = len(x)
     out = np.empty(resamples)
-    step = max(1, _CHUNK_ELEMENTS // (P * imax))
+    step = max(1, _CHUNK_ELEMENTS // n)
     for a in range(0, resamples, step):
         b = min(resamples, a + step)
-        pick = uniform_indices(rng, P, (b - a, P))
-        nj = counts[pick]  # (B, P)
-        it = uniform_indices(rng, nj[:, :, None], (b - a, P, imax))
-        it += (pick * imax)[:, :, None]
-        vals = flat[it]
-        vals[np.arange(imax)[None, None, :] >= nj[:, :, None]] = 0.0
-        out[a:b] = vals.reshape(b - a, -1).sum(axis=1) / nj.sum(axis=1)
+        out[a:b] = x[uniform_indices(rng, n, (b - a, n))].sum(axis=1) / n
     return out

@@ -114,6 +114,67 @@ def _noise_sd_rows(X: np.ndarray) -> np.ndarray:
     return sigma
 
 
+#: multiple of the standard error of the difference of two segment medians below which
+#: neighbouring segments are one level (a false split of a flat run must be rare: measured
+#: ~1% of flat 50-iteration series, while a 5% warm-up over 10 of 50 iterations at 2% noise,
+#: ~5.7 standard errors, is kept; benchmarks/steady_state_accuracy.py)
+SE_TOL = 4.0
+
+
+def _median_se(sigma: float, n: int) -> float:
+    """Standard error of the median of n values with noise sd sigma (sqrt(pi/2) sigma / sqrt n)."""
+    return math.sqrt(math.pi / 2) * sigma / math.sqrt(max(n, 1))
+
+
+#: one-sided z of the rank von Neumann test below which the residuals drift (p ~ 0.001)
+DRIFT_Z = -3.09
+
+
+def _drifts(x: np.ndarray, segments: list[tuple[int, int]]) -> bool:
+    """Whether x still drifts around its piecewise-constant levels: a trend or a periodic pattern.
+
+    Bartels' rank von Neumann ratio of the residuals from the segment medians: about 2 for
+    independent noise, well below 2 when neighbours move together (a trend cut into steps, a
+    slow oscillation). Ranks make it indifferent to spikes. One-sided test at z < DRIFT_Z.
+    """
+    n = len(x)
+    if n < 10:
+        return False
+    r = np.concatenate([x[a:b] - np.median(x[a:b]) for a, b in segments])
+    ranks = pd.Series(r).rank().to_numpy()
+    den = float(((ranks - ranks.mean()) ** 2).sum())
+    if den <= 0:
+        return False
+    rvn = float((np.diff(ranks) ** 2).sum()) / den
+    var = 4 * (n - 2) * (5 * n * n - 2 * n - 9) / (5 * n * (n + 1) * (n - 1) ** 2)
+    return (rvn - 2) / math.sqrt(var) < DRIFT_Z
+
+
+#: two-sided p of Spearman's rank correlation with the iteration index below which the steady
+#: segment is still moving (a slow trend that the changepoints cut into a few levels)
+TREND_P = 0.001
+
+
+def _trends(x: np.ndarray) -> bool:
+    """Whether the would-be steady segment still trends (Spearman's rho against the index)."""
+    n = len(x)
+    if n < 8 or np.ptp(x) == 0:
+        return False
+    from scipy import stats as sps
+
+    return bool(sps.spearmanr(np.arange(n), x).pvalue < TREND_P)
+
+
+def _oscillates(x: np.ndarray, segments: list[tuple[int, int]]) -> bool:
+    """Whether the segment levels go up and down at least twice (a periodic pattern cut into
+    levels, which warm-up or a slowdown never does)."""
+    if len(segments) < 4:
+        return False
+    levels = np.array([np.median(x[a:b]) for a, b in segments])
+    signs = np.sign(np.diff(levels))
+    return int((signs[1:] != signs[:-1]).sum()) >= 2
+
+
 def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_tail: float
               ) -> tuple[int | None, str]:
     n = len(x)
@@ -129,27 +190,38 @@ def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_
         else:
             merged.append((a, b))
 
-    def seg_mean(s: tuple[int, int]) -> float:
+    def seg_median(s: tuple[int, int]) -> float:
         return float(np.median(x[s[0]:s[1]]))
 
-    tol_abs = 2 * sigma
+    def same_level(s1: tuple[int, int], s2: tuple[int, int]) -> bool:
+        # the tolerance is the error of the segment MEDIANS (which shrinks with their length),
+        # not the noise of one iteration: a 5% warm-up over 10 iterations is a real level
+        m1, m2 = seg_median(s1), seg_median(s2)
+        se = math.hypot(_median_se(sigma, s1[1] - s1[0]), _median_se(sigma, s2[1] - s2[0]))
+        return abs(m1 - m2) <= max(rel_tol * abs(m2), SE_TOL * se)
+
     changed = True
     while changed and len(merged) > 1:
         changed = False
-        for i in range(len(merged) - 1):
-            m1, m2 = seg_mean(merged[i]), seg_mean(merged[i + 1])
-            if abs(m1 - m2) <= max(rel_tol * abs(m2), tol_abs):
+        # merge the most similar neighbours first (the result does not depend on scan order)
+        gaps = [abs(seg_median(merged[i]) - seg_median(merged[i + 1])) for i in range(len(merged) - 1)]
+        for i in np.argsort(gaps, kind="stable"):
+            if same_level(merged[i], merged[i + 1]):
                 merged[i] = (merged[i][0], merged[i + 1][1])
                 del merged[i + 1]
                 changed = True
                 break
+    if _drifts(x, merged) or _oscillates(x, merged):
+        return None, "no steady state"
+    last = merged[-1]
+    if _trends(x[last[0]:last[1]]):
+        return None, "no steady state"
     if len(merged) == 1:
         return 0, "flat"
-    last = merged[-1]
     if last[1] - last[0] < max(min_tail * n, 2):
         return None, "no steady state"
     prev = merged[-2]
-    return last[0], ("warm-up" if seg_mean(prev) > seg_mean(last) else "slowdown")
+    return last[0], ("warm-up" if seg_median(prev) > seg_median(last) else "slowdown")
 
 
 def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_tol: float = 0.01,
@@ -180,11 +252,16 @@ def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel
     Changepoint analysis: penalised optimal partitioning (the optimum PELT finds) with an L2
     cost on the series scaled by a robust noise estimate (the MAD of successive differences,
     which a level shift does not inflate), penalty pen_scale * log n per changepoint.
+    A series whose residuals from its segment levels still drift (a trend, a periodic pattern:
+    the rank von Neumann test, `_drifts`), whose levels go up and down twice or more
+    (`_oscillates`), or whose last segment still trends (Spearman, `_trends`) has ``no steady
+    state``.
     Then, in the spirit of Barrett et al. 2017 ("Virtual machine warmup blows hot and cold"):
     segments shorter than max(3, 5% of n) iterations, except the first, are treated as spikes
     and merged into their left neighbour; neighbouring segments whose medians differ by less
-    than max(rel_tol * median, 2 noise sd) are merged. One segment left: ``flat`` (steady from
-    0). Otherwise the last segment is the steady state if it covers at least `min_tail` of the
+    than max(rel_tol * median, SE_TOL standard errors of the difference of the two medians) are
+    merged (the error of a segment's median, sqrt(pi/2) sd / sqrt(length), not one iteration's
+    noise: short small warm-ups are kept). One segment left: ``flat`` (steady from 0). Otherwise the last segment is the steady state if it covers at least `min_tail` of the
     iterations, else ``no steady state``; it is ``warm-up`` when faster than the segment before
     it and ``slowdown`` when slower.
     """

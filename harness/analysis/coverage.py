@@ -1,0 +1,175 @@
+"""Coverage of the intervals on simulated data with known truth, at the sizes the harness uses.
+
+Each scenario simulates many data sets whose true value is known, computes the interval the
+default method gives (the whole pipeline where it matters: steady-state detection included) and
+counts how often it covers the truth; it also compares the interval's half-width with the
+process-level t interval's on the same data (the textbook interval when process means are
+normal). `tests/unit/test_stats_coverage.py` asserts on these numbers; `benchmarks/coverage.py`
+prints the table.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from harness.analysis import simdata, stats
+from harness.analysis.methods import DEFAULT_METHOD
+
+BETWEEN, WITHIN = 0.05, 0.02
+
+
+@dataclass
+class Coverage:
+    """Result of one scenario: coverage of ours and of process-t, median half-width ratio."""
+
+    name: str
+    data_sets: int
+    coverage: float
+    process_t_coverage: float
+    width_ratio: float  # median over data sets of (our width) / (process-t width)
+    no_interval: int  # data sets where either method gave no interval (counted as misses)
+
+    def row(self) -> str:
+        return (f"| {self.name} | {self.data_sets} | {self.coverage:.1%} | {self.process_t_coverage:.1%} | "
+                f"{self.width_ratio:.3f} | {self.no_interval} |")
+
+
+Draw = Callable[[np.random.Generator, int], tuple[float, tuple[float, float], tuple[float, float]]]
+
+
+def _cell_pair(x: list[np.ndarray], rng: np.random.Generator, resamples: int, confidence: float
+               ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(our interval, process-t interval) of one cell's mean."""
+    cb = stats.cell_boot(x, DEFAULT_METHOD, resamples, rng)
+    _, lo, hi, _ = stats.cell_interval(cb, DEFAULT_METHOD, confidence)
+    _, plo, phi = stats.t_interval(np.array([p.mean() for p in x]), confidence)
+    return (lo, hi), (plo, phi)
+
+
+def grid_cell(P: int, I: int, resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """P processes x I iterations: between-process lognormal sd BETWEEN, within-process sd WITHIN."""
+    truth = simdata.true_cell_mean(1.0, BETWEEN)
+
+    def draw(rng: np.random.Generator, d: int):
+        x = list(simdata.simulate_cell(rng, 1.0, P, I, BETWEEN, WITHIN))
+        return truth, *_cell_pair(x, rng, resamples, confidence)
+
+    return draw
+
+
+def uneven_cell(counts: tuple[int, ...] = (200, 10, 5, 3, 2), between: float = 0.02, within: float = 0.1,
+                resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """Uneven iterations per process (what cutting warm-up produces), within-process noise dominant."""
+    truth = simdata.true_cell_mean(1.0, between)
+
+    def draw(rng: np.random.Generator, d: int):
+        x = [simdata.simulate_cell(rng, 1.0, 1, n, between, within)[0] for n in counts]
+        return truth, *_cell_pair(x, rng, resamples, confidence)
+
+    return draw
+
+
+def outlier_cell(P: int = 5, I: int = 50, sigma: float = 0.05, rate: float = 0.02, factor: float = 5.0,
+                 resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """Lognormal within-process noise (sd `sigma` of the log) with `rate` outliers `factor` times slower."""
+    truth = math.exp(BETWEEN**2 / 2) * math.exp(sigma**2 / 2) * (1 - rate + rate * factor)
+
+    def draw(rng: np.random.Generator, d: int):
+        b = rng.normal(0, BETWEEN, (P, 1))
+        x = np.exp(b + rng.normal(0, sigma, (P, I)))
+        x = x * np.where(rng.random((P, I)) < rate, factor, 1.0)
+        return truth, *_cell_pair(list(x), rng, resamples, confidence)
+
+    return draw
+
+
+def warmup_cell(P: int = 5, I: int = 50, warmup: int = 5, factor: float = 3.0, resamples: int = 2000,
+                confidence: float = 0.99) -> Draw:
+    """Every process's first `warmup` iterations `factor` times slower; the truth is the steady
+    state, and the interval is the default pipeline's (steady-state detection, then the cut)."""
+    truth = simdata.true_cell_mean(1.0, BETWEEN)
+
+    def draw(rng: np.random.Generator, d: int):
+        x = simdata.simulate_cell(rng, 1.0, P, I, BETWEEN, WITHIN, warmup=warmup, warmup_factor=factor)
+        starts = stats.steady_states(list(x))
+        steady = [p[s:] if s is not None else p for p, (s, _) in zip(x, starts)]
+        return truth, *_cell_pair(steady, rng, resamples, confidence)
+
+    return draw
+
+
+def _ratio_parts(pairs, rng, resamples):
+    ours = [(stats.cell_boot(a, DEFAULT_METHOD, resamples, rng), stats.cell_boot(b, DEFAULT_METHOD, resamples, rng))
+            for a, b in pairs]
+    pt = [(stats.cell_boot(a, "process-t"), stats.cell_boot(b, "process-t")) for a, b in pairs]
+    return ours, pt
+
+
+def ratio_cells(P_num: int = 3, P_den: int = 10, I: int = 10, ratio: float = 2.5, resamples: int = 2000,
+                confidence: float = 0.99) -> Draw:
+    """Ratio of two cells with unequal numbers of processes (same between-process sd: the
+    lognormal factor cancels and the true ratio is `ratio`)."""
+    def draw(rng: np.random.Generator, d: int):
+        a = list(simdata.simulate_cell(rng, ratio, P_num, I, BETWEEN, WITHIN))
+        b = list(simdata.simulate_cell(rng, 1.0, P_den, I, BETWEEN, WITHIN))
+        ours, pt = _ratio_parts([(a, b)], rng, resamples)
+        return ratio, stats.combine_log_ratios(ours, confidence)[1:], stats.combine_log_ratios(pt, confidence)[1:]
+
+    return draw
+
+
+def geomean_cells(K: int = 22, P: int = 5, I: int = 10, resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """Geometric mean of K ratios (as TPC-H's 22 queries), each side P x I, known ratios."""
+    ratios = np.exp(np.linspace(math.log(0.05), math.log(40), K))
+    truth = float(np.exp(np.log(ratios).mean()))
+
+    def draw(rng: np.random.Generator, d: int):
+        pairs = []
+        for k, r in enumerate(ratios):
+            base = 0.001 * 1.3**k
+            pairs.append((list(simdata.simulate_cell(rng, base * r, P, I, BETWEEN, WITHIN)),
+                          list(simdata.simulate_cell(rng, base, P, I, BETWEEN, WITHIN))))
+        ours, pt = _ratio_parts(pairs, rng, resamples)
+        return truth, stats.combine_log_ratios(ours, confidence)[1:], stats.combine_log_ratios(pt, confidence)[1:]
+
+    return draw
+
+
+def scenarios(resamples: int = 2000) -> dict[str, Draw]:
+    """Every scenario of issue 10, by name."""
+    out: dict[str, Draw] = {}
+    for P in (3, 5, 10, 20):
+        for I in (1, 10, 50):
+            out[f"P={P} x I={I}"] = grid_cell(P, I, resamples)
+    out["uneven iterations [200,10,5,3,2]"] = uneven_cell(resamples=resamples)
+    out["lognormal noise, 2% outliers at 5x (5x50)"] = outlier_cell(resamples=resamples)
+    out["lognormal noise, 2% outliers at 5x (3x10)"] = outlier_cell(P=3, I=10, resamples=resamples)
+    out["3x warm-up (5 of 50), steady-state truth"] = warmup_cell(resamples=resamples)
+    out["ratio, P=3 vs P=10"] = ratio_cells(resamples=resamples)
+    out["geomean of 22 ratios (5x10 each)"] = geomean_cells(resamples=resamples)
+    return out
+
+
+def measure(name: str, draw: Draw, data_sets: int = 1000, seed: int = 20261123) -> Coverage:
+    """Run `draw` on `data_sets` simulated data sets: coverage, process-t's, width ratio."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, len(name), sum(map(ord, name))]))
+    hits = pt_hits = missing = 0
+    ratios = []
+    for d in range(data_sets):
+        truth, (lo, hi), (plo, phi) = draw(rng, d)
+        ok = np.isfinite(lo) and np.isfinite(hi)
+        pok = np.isfinite(plo) and np.isfinite(phi)
+        missing += not (ok and pok)
+        hits += bool(ok and lo <= truth <= hi)
+        pt_hits += bool(pok and plo <= truth <= phi)
+        if ok and pok and phi > plo:
+            ratios.append((hi - lo) / (phi - plo))
+    return Coverage(name, data_sets, hits / data_sets, pt_hits / data_sets,
+                    float(np.median(ratios)) if ratios else math.nan, missing)
+
+
+TABLE_HEADER = ("| scenario | data sets | coverage (ours, nominal 99%) | coverage (process-t) | "
+                "half-width / process-t (median) | no interval |\n|---|---:|---:|---:|---:|---:|")
