@@ -351,3 +351,12 @@ def test_fill_uniform_exact_with_rejections():
     stats.resample._fill_uniform(rng, 40000, np.zeros(1, dtype=np.intp), out)
     counts = np.bincount(out.ravel() // 4000, minlength=10)  # 40000 = 10 bins of 4000
     assert sps.chisquare(counts).pvalue > 1e-4
+
+
+def test_fast_ranks_equal_scipy():
+    from harness.analysis.stats.warmup import rankdata
+
+    rng = np.random.default_rng(10)
+    for _ in range(200):
+        x = np.round(rng.normal(size=rng.integers(1, 80)), 1)  # ties
+        assert np.array_equal(rankdata(x), sps.rankdata(x))
