@@ -15,8 +15,15 @@ from harness.errors import UserError
 COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks"]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A mistake on the command line is one line (`error: ...`), not a usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m harness",
         description="crossings: benchmark what it costs a program to talk to a database.",
     )
@@ -46,3 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the environment said no (permissions, disk full, ...): one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
