@@ -156,9 +156,17 @@ def verify_records(run_dir: Path, manifest: dict[str, Any], plan: dict[str, Any]
     return len(order) - len(records)
 
 
+_WARNED: set[tuple[str, int]] = set()
+
+
 def _warn_incomplete(run_dir: Path, manifest: dict[str, Any], missing: int, planned: int) -> None:
+    """Once per run directory and state (the timings and the records are both loaded)."""
     import warnings
 
+    key = (str(Path(run_dir).resolve()), missing)
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
     warnings.warn(f"{run_dir}: incomplete run ({manifest.get('status')}): {missing} of {planned} planned processes "
                   f"have no record; finish it with: python -m harness run --resume {run_dir}",
                   IncompleteRunWarning, stacklevel=3)

@@ -8,8 +8,8 @@ summary on stderr says which); the last stdout line is the run directory either 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+import tempfile
 from pathlib import Path
 
 #: options a resume takes from the stored plan (dest -> plan key); giving one that differs is refused
@@ -74,8 +74,10 @@ def check_out(out: Path) -> Path:
         existing = existing.parent
     if not existing.is_dir():
         raise UserError(f"--out {out}: {existing} is a file, not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise UserError(f"--out {out}: {existing} is not writable")
+    try:  # os.access says yes to root even where the file system says no: try it
+        tempfile.TemporaryDirectory(prefix=".crossings-write-test-", dir=existing).cleanup()
+    except OSError as exc:
+        raise UserError(f"--out {out}: {existing} is not writable ({exc.strerror or exc})") from None
     return out
 
 
