@@ -82,7 +82,9 @@ def test_unknown_names_exit_2_and_list_valid_ones(tmp_path):
 def test_wrong_answer_crash_and_timeout_mark_their_cells(tmp_path):
     proc = harness("run", "--profile", "smoke", "--benchmarks", "selftest.wrong,selftest.crash,selftest.sleep",
                    "--engines", "sqlite/sqlite3", "--processes", "1", "--iterations", "2", "--param", "seconds=3",
-                   "--timeout", "2", "--out", str(tmp_path), "--no-progress")
+                   "--timeout", "2", "--out", str(tmp_path), "--no-progress", check=False)
+    assert proc.returncode == 1, proc.stderr  # cells failed: the run says so in its exit status
+    assert "exit status 1: 1 invalid, 1 timeout, 1 error; nothing was measured" in proc.stderr
     run_dir = Path(last_line(proc.stdout))
     recs = store.load_process_records([run_dir]).set_index("benchmark")
     assert recs.loc["selftest.wrong", "status"] == "invalid"
@@ -131,7 +133,7 @@ def test_killed_worker_marks_its_cell_failed_and_the_run_completes(tmp_path):
     t.start()
     out, err = proc.communicate(timeout=120)
     t.join()
-    assert proc.returncode == 0, err
+    assert proc.returncode == 1, err  # a failed process: exit status 1, the rest of the run completed
     assert killed, "no selftest.sleep worker was seen"
     run_dir = Path(last_line(out))
     recs = store.load_process_records([run_dir])

@@ -294,11 +294,14 @@ def _other_cases(sandbox: Path) -> dict[str, tuple[list[str], str]]:
         "summary unknown format": (["summary", str(sandbox / "nope"), "--format", "xls"], "invalid choice"),
         "notebooks of a missing run": (["notebooks", str(sandbox / "nope")], "no such run directory"),
         "list unknown runtime": (["list", "--runtimes", "jython"], "unknown runtime jython"),
+        "data sf=0.0001": (["data", "tpch", "--sf", "0.0001", "--quiet"], "sf=0.0001"),
+        "data sf not a number": (["data", "tpch", "--sf", "big", "--quiet"], "--sf must be a number"),
     }
 
 
 OTHER_CASES = ["unknown command", "summary of a missing dir", "summary of a file", "summary confidence 2",
-               "summary resamples 0", "summary unknown format", "notebooks of a missing run", "list unknown runtime"]
+               "summary resamples 0", "summary unknown format", "notebooks of a missing run", "list unknown runtime",
+               "data sf=0.0001", "data sf not a number"]
 
 
 @pytest.mark.parametrize("case", OTHER_CASES)
