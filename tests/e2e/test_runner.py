@@ -84,7 +84,7 @@ def test_wrong_answer_crash_and_timeout_mark_their_cells(tmp_path):
                    "--engines", "sqlite/sqlite3", "--processes", "1", "--iterations", "2", "--param", "seconds=3",
                    "--timeout", "2", "--out", str(tmp_path), "--no-progress", check=False)
     assert proc.returncode == 1, proc.stderr  # cells failed: the run says so in its exit status
-    assert "exit status 1: 1 invalid, 1 timeout, 1 error; nothing was measured" in proc.stderr
+    assert "exit status 1: 1 timeout, 1 error, 1 invalid; nothing was measured" in proc.stderr
     run_dir = Path(last_line(proc.stdout))
     recs = store.load_process_records([run_dir]).set_index("benchmark")
     assert recs.loc["selftest.wrong", "status"] == "invalid"
