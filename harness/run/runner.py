@@ -8,6 +8,7 @@ crash, a timeout or Ctrl-C loses at most the process that was running; `resume` 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -31,6 +32,8 @@ from harness.run.probe import probe_all
 from harness.run.runtimes import RUNTIMES, worker_env
 
 STDERR_TAIL_BYTES = 4000
+#: errors of the storage itself: they stop the run (resumable) rather than fail a cell
+STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
 
 
 def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
@@ -126,8 +129,13 @@ class Runner:
             return "skipped"
         try:
             data = self._prepare(index)
-        except Exception as exc:  # noqa: BLE001 - a data set that cannot be made skips its cells
-            self.dead_cells[index] = ("skipped", f"data set preparation failed: {exc}")
+        except OSError as exc:
+            if exc.errno in STORAGE_ERRNOS:
+                raise  # disk full and the like stop the run (resumable): not the cell's fault
+            self.dead_cells[index] = ("failed", redact(f"data set preparation failed: {exc}"))
+            return self.run_one(seq, index, process)
+        except Exception as exc:  # noqa: BLE001 - a data set that cannot be made fails its cells (exit 1)
+            self.dead_cells[index] = ("failed", redact(f"data set preparation failed: {exc}"))
             return self.run_one(seq, index, process)
         workdir = Path(tempfile.mkdtemp(prefix="worker-", dir=self.tmpdir))
         try:
