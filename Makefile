@@ -8,7 +8,7 @@ RUNS := data/runs
 .PHONY: run test test-fast setup paper reference bench bench-stats notebooks-sync clean help
 
 help:
-	@echo "make run          set up, run the quick profile on the embedded engines, regenerate notebooks, figures, paper"
+	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
 	@echo "make test         set up and run the test suite (tests/unit and tests/e2e)"
 	@echo "make test-fast    set up and run the unit tests only (no subprocess, no server; seconds)"
 	@echo "make notebooks-sync  bring each notebooks/*.py and its .ipynb back in step (jupytext)"
@@ -30,12 +30,18 @@ setup: $(STAMP)
 
 run: setup
 	@mkdir -p $(RUNS)
-	$(PY) -m harness run --profile quick --engines 'sqlite/*,duckdb' | tee $(RUNS)/.last-run.txt
-	@run_dir=$$(tail -n 1 $(RUNS)/.last-run.txt); \
-	  $(PY) -m harness notebooks $$run_dir > /dev/null && \
+	@# tracked files never change here: `harness notebooks RUN` renders its report (a paper.md
+	@# from this run, its figures, the executed notebooks) into RUN/report; `make paper` renders
+	@# the committed paper.md and figures/ from data/reference/
+	@$(PY) -m harness run --profile quick --engines 'sqlite/*,duckdb' > $(RUNS)/.last-run.txt; rc=$$?; \
+	  run_dir=$$(tail -n 1 $(RUNS)/.last-run.txt); \
+	  if [ ! -f "$$run_dir/manifest.json" ]; then exit $$rc; fi; \
+	  $(PY) -m harness notebooks $$run_dir > /dev/null || exit $$?; \
 	  echo "" && echo "run:       $$run_dir   (summary: $(PY) -m harness summary $$run_dir)" && \
-	  echo "notebooks: $$run_dir/notebooks/ (executed copies)" && \
-	  echo "figures:   $(CURDIR)/figures/" && echo "paper:     $(CURDIR)/paper.md"
+	  echo "report:    $$run_dir/report/paper.md" && \
+	  echo "figures:   $$run_dir/report/figures/" && \
+	  echo "notebooks: $$run_dir/report/notebooks/ (executed copies)"; \
+	  exit $$rc
 
 test: setup
 	$(PY) -m pytest tests/unit tests/e2e
@@ -47,7 +53,7 @@ notebooks-sync: setup
 	$(VENV)/bin/jupytext --sync notebooks/*.py
 
 paper: setup
-	$(PY) -m harness notebooks data/reference/*/ --executed data/reference-notebooks
+	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks
 
 reference: setup
 	@last=$$(tail -n 1 $(RUNS)/.last-run.txt) && rm -rf data/reference/* && cp -r $$last data/reference/ \

@@ -65,3 +65,23 @@ def locked(directory: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class Busy(Exception):
+    """Another process holds the lock `try_locked` asked for."""
+
+
+@contextlib.contextmanager
+def try_locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on the directory itself (flock on its descriptor: no lock file is left
+    behind), or `Busy` at once if another process holds it. Released when the holder exits,
+    however it exits, so a killed holder never leaves a stale lock."""
+    fd = os.open(str(directory), os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Busy(str(directory)) from None
+        yield
+    finally:
+        os.close(fd)

@@ -10,9 +10,13 @@ run directories, the paper and the figures folder, then execute top to bottom. E
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any, Iterator
 
 from harness.errors import UserError
 from harness.fsutil import PROJECT_ROOT
@@ -44,6 +48,23 @@ def out_of_step() -> list[str]:
     return bad
 
 
+@contextlib.contextmanager
+def private_kernel_manager() -> Iterator[Any]:
+    """A kernel manager whose channels are Unix sockets in a private temp directory: TCP ports
+    are picked by binding and releasing, so kernels started at once by concurrent `notebooks`
+    commands could pick the same port; socket files in a directory of our own cannot collide."""
+    from jupyter_client.manager import KernelManager
+
+    with tempfile.TemporaryDirectory(prefix="crossings-kernel-") as directory:
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(directory, "kernel"))
+        try:
+            yield km
+        finally:  # nbclient leaves a kernel it did not create running: stop it here
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
+            km.cleanup_resources()
+
+
 def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> Path:
     """Run notebook `name` with `parameters` injected; returns the executed copy's path."""
     import nbformat
@@ -60,12 +81,12 @@ def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> 
              f"sys.path.insert(0, {str(PROJECT_ROOT)!r})"] + [f"{k} = {v!r}" for k, v in parameters.items()]
     injected = nbformat.v4.new_code_cell("\n".join(lines), metadata={"tags": ["injected-parameters"]})
     nb.cells.insert(index + 1, injected)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{name}.ipynb"
     try:
-        client.execute()
+        with private_kernel_manager() as km:
+            NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                           resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute()
     except CellExecutionError as exc:
         nbformat.write(nb, out)
         raise UserError(f"notebook {name} failed (executed copy with the error: {out}):\n{str(exc)[-2000:]}") from None

@@ -11,13 +11,17 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 # scheme://user:PASSWORD@host: greedy up to the last "@" of the token, so a password holding an
 # unencoded "@" is hidden whole rather than leaking its tail
-_URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)\S*@")
+# (the user part may hold an unencoded "@" too: over-redacting a host beats leaking a password)
+_URL_PASSWORD = re.compile(r"(://[^:/\s]*:)\S*@")
 _KEY_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&;]+)")
+# "password": "..." in JSON or a Python dict's repr
+_QUOTED_KEY_PASSWORD = re.compile(r"""(?i)(["'](?:password|passwd|pwd)["']\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
 
 
 def redact(text: str) -> str:
     """`text` with passwords in URL DSNs and in key=value pairs replaced by ***."""
     text = _URL_PASSWORD.sub(r"\1***@", text)
+    text = _QUOTED_KEY_PASSWORD.sub(r'\1"***"', text)
     return _KEY_PASSWORD.sub(r"\1=***", text)
 
 
@@ -53,3 +57,20 @@ def scrub(text: str, secrets: List[str]) -> str:
         if s and len(s) >= 3:
             text = text.replace(s, "***").replace(quote(s, safe=""), "***")
     return redact(text)
+
+
+_URL_WITH_PASSWORD = re.compile(r"^([A-Za-z][\w+.-]*://)([^:/@]*):(.*)@([^@]*)$")
+
+
+def normalize_dsn(dsn: str) -> str:
+    """A URL DSN whose password holds unencoded reserved characters (`@`, `/`, `?`, `#`) with the
+    password percent-encoded, so drivers parse it as the user meant: otherwise a driver takes
+    the password's tail for the host and repeats it in its error messages, where no redaction
+    can know it is a secret. Every other DSN is returned unchanged."""
+    m = _URL_WITH_PASSWORD.match(dsn.strip())
+    if not m:
+        return dsn
+    scheme, user, password, rest = m.groups()
+    if not re.search(r"[@/?#]", password):
+        return dsn
+    return "%s%s:%s@%s" % (scheme, user, quote(unquote(password), safe=""), rest)

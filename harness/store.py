@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from harness.errors import DataError, UserError
 from harness.fsutil import PROJECT_ROOT, replacing, write_json_atomic
-from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
+from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, canonical_params
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,25 +89,121 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return manifest
 
 
+class IncompleteRunWarning(UserWarning):
+    """A run whose plan has processes without a record (interrupted, killed, or still running)."""
+
+
+def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
+    """A run's process records by seq, each checked: a JSON object with a valid status whose
+    `seq` is its file name's. A stray or malformed file is a DataError naming it."""
+    records: dict[int, dict[str, Any]] = {}
+    for path in sorted((Path(run_dir) / "processes").glob("*.json")):
+        if not path.stem.isdigit():
+            raise DataError(f"{path}: stray file among the process records (they are named <seq>.json)")
+        rec = read_json(path, "process record")
+        if not isinstance(rec, dict) or rec.get("status") not in PROCESS_STATUSES:
+            raise DataError(f"{path}: not a process record (no valid 'status')")
+        seq = int(path.stem)
+        if rec.get("seq") != seq:
+            raise DataError(f"{path}: the record says seq {rec.get('seq')!r}, its file name says {seq}")
+        records[seq] = rec
+    return records
+
+
+def read_plan(run_dir: Path) -> dict[str, Any] | None:
+    """The run's plan, or None for runs that have none (imported ones)."""
+    path = Path(run_dir) / "plan.json"
+    if not path.exists():
+        return None
+    plan = read_json(path, "plan")
+    if not isinstance(plan, dict) or not isinstance(plan.get("order"), list) or not isinstance(plan.get("cells"), list):
+        raise DataError(f"{path}: not a plan (no cells and order)")
+    return plan
+
+
+def verify_records(run_dir: Path, manifest: dict[str, Any], plan: dict[str, Any] | None,
+                   records: dict[int, dict[str, Any]]) -> int:
+    """Check each record against the plan (same cell and process at that seq); returns how many
+    planned processes have no record. A record the plan does not hold is a DataError."""
+    if plan is None:
+        return 0
+    run_dir = Path(run_dir)
+    if plan.get("run_id") != manifest.get("run_id"):
+        raise DataError(f"{run_dir / 'plan.json'}: plan of run {plan.get('run_id')!r}, "
+                        f"the manifest is run {manifest.get('run_id')!r}")
+    order = {int(t[0]): (int(t[1]), int(t[2])) for t in plan["order"]}
+    for seq, rec in records.items():
+        path = run_dir / "processes" / f"{seq:06d}.json"
+        if seq not in order:
+            raise DataError(f"{path}: seq {seq} is not in the run's plan")
+        index, process = order[seq]
+        cell = plan["cells"][index]
+        want = (cell["benchmark"], canonical_params(cell["params"]), cell["engine"], cell["runtime"], process)
+        got = (rec.get("benchmark"), rec.get("params"), rec.get("engine"),
+               rec.get("runtime_family", cell["runtime"]), rec.get("process"))
+        if got != want:
+            raise DataError(f"{path}: records {got[0]}[{got[1]}] {got[2]} {got[3]} process {got[4]}, "
+                            f"the plan has {want[0]}[{want[1]}] {want[2]} {want[3]} process {want[4]} at seq {seq}")
+    return len(order) - len(records)
+
+
+_WARNED: set[tuple[str, int]] = set()
+
+
+def _warn_incomplete(run_dir: Path, manifest: dict[str, Any], missing: int, planned: int) -> None:
+    """Once per run directory and state (the timings and the records are both loaded)."""
+    import warnings
+
+    key = (str(Path(run_dir).resolve()), missing)
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    warnings.warn(f"{run_dir}: incomplete run ({manifest.get('status')}): {missing} of {planned} planned processes "
+                  f"have no record; finish it with: python -m harness run --resume {run_dir}",
+                  IncompleteRunWarning, stacklevel=3)
+
+
 def load_process_records(run_dirs: Iterable[Path]) -> pd.DataFrame:
-    """One row per finished process (any status) across runs."""
+    """One row per process (any status) across runs, verified against each run's plan.
+
+    A planned process without a record (an interrupted run) gets a row with status
+    `incomplete`, so its cell says the run did not finish it, and a warning is issued."""
     import pandas as pd
 
-    records = []
+    rows = []
     for run_dir in map(Path, run_dirs):
         manifest = read_manifest(run_dir)
-        for path in sorted((run_dir / "processes").glob("*.json")):
-            rec = read_json(path, "process record")
-            if not isinstance(rec, dict) or "status" not in rec or rec.get("status") not in PROCESS_STATUSES:
-                raise DataError(f"{path}: not a process record (no valid 'status')")
-            rec["run_id"] = manifest["run_id"]
-            records.append(rec)
+        plan = read_plan(run_dir)
+        records = process_records(run_dir)
+        missing = verify_records(run_dir, manifest, plan, records)
+        for rec in records.values():
+            rows.append(dict(rec, run_id=manifest["run_id"]))
+        if missing:
+            _warn_incomplete(run_dir, manifest, missing, len(plan["order"]))
+            for seq, index, process in plan["order"]:
+                if seq not in records:
+                    cell = plan["cells"][index]
+                    rows.append({"run_id": manifest["run_id"], "seq": seq, "benchmark": cell["benchmark"],
+                                 "params": canonical_params(cell["params"]), "engine": cell["engine"],
+                                 "runtime": cell["runtime"], "runtime_family": cell["runtime"], "process": process,
+                                 "status": "incomplete",
+                                 "reason": f"not run: the run is incomplete ({manifest.get('status')}); "
+                                           f"resume it with --resume"})
     cols = ["run_id", "seq", "benchmark", "params", "engine", "runtime", "process", "status", "reason"]
-    df = pd.DataFrame.from_records(records)
+    df = pd.DataFrame.from_records(rows)
     for c in cols:
         if c not in df:
             df[c] = pd.Series(dtype="object")
     return df
+
+
+def count_statuses(run_dir: Path) -> dict[str, int]:
+    """Processes per status, counted from the records on disk (what a manifest's
+    `process_counts` must say, however many segments and kills the run went through)."""
+    counts: dict[str, int] = {}
+    for rec in process_records(run_dir).values():
+        counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _read_timings_file(path: Path):
@@ -116,6 +212,8 @@ def _read_timings_file(path: Path):
 
     try:
         table = pq.read_table(path)
+    except FileNotFoundError:
+        raise DataError(f"{path}: missing timings file (its process record names it)") from None
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
     meta = table.schema.metadata or {}
@@ -137,11 +235,51 @@ def _read_timings_file(path: Path):
     return table.select(list(RAW_COLUMNS))
 
 
+def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+    """A timings file must belong to its record: same run, seq, cell and process, the row count
+    the record (or the plan) says, iterations 0..n-1, and wall times finite and positive."""
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+    if n == 0:
+        raise DataError(f"{path}: timings file has no rows")
+    if expected_rows is not None and n != expected_rows:
+        raise DataError(f"{path}: {n} rows, its process record says {expected_rows}")
+    want = {"run_id": run_id, "seq": rec["seq"], "benchmark": rec.get("benchmark"), "params": rec.get("params"),
+            "engine": rec.get("engine"), "process": rec.get("process")}
+    for col, value in want.items():
+        values = pc.unique(table.column(col)).to_pylist()
+        if values != [value]:
+            shown = ", ".join(map(repr, values[:3]))
+            raise DataError(f"{path}: column {col} holds {shown}, its process record says {value!r} "
+                            "(a timings file of another process or run?)")
+    if len(pc.unique(table.column("iteration"))) != n:
+        raise DataError(f"{path}: an iteration appears twice")
+    wall = table.column("wall_ns")
+    if wall.null_count:
+        raise DataError(f"{path}: {wall.null_count} wall_ns values are missing")
+    bad = n - pc.sum(pc.and_(pc.is_finite(pc.cast(wall, "double")), pc.greater(wall, 0))).as_py()
+    if bad:
+        raise DataError(f"{path}: {bad} wall_ns values are not finite and positive "
+                        f"(min {pc.min(wall).as_py()}, max {pc.max(wall).as_py()})")
+
+
+def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | None:
+    if "rows" in rec:
+        return int(rec["rows"])
+    if plan is not None and rec.get("status") == "ok" and not rec.get("budget_stop"):
+        return int(plan["iterations"])  # runs recorded before `rows` existed
+    return None
+
+
 def load_runs(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
-    """All raw timings of one or more runs as one DataFrame, validated on load.
+    """All raw timings of one or more runs as one DataFrame, verified on load.
 
     Only timings whose process record exists are loaded (the record is the commit marker), so a
-    file left by a crash between the two writes is ignored rather than half-trusted.
+    file left by a crash between the two writes is ignored rather than half-trusted. Each
+    loaded file must match its record and the records the plan (`verify_timings`,
+    `verify_records`); any mismatch is a DataError naming the file. An incomplete run loads
+    with an IncompleteRunWarning.
     """
     import pyarrow as pa
 
@@ -150,12 +288,23 @@ def load_runs(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     if not dirs:
         raise UserError("no run directory given")
     for run_dir in dirs:
-        read_manifest(run_dir)
-        for rec_path in sorted((run_dir / "processes").glob("*.json")):
-            rec = read_json(rec_path, "process record")
-            name = rec.get("timings_file") if isinstance(rec, dict) else None
-            if name:
-                tables.append(_read_timings_file(run_dir / name))
+        manifest = read_manifest(run_dir)
+        plan = read_plan(run_dir)
+        records = process_records(run_dir)
+        missing = verify_records(run_dir, manifest, plan, records)
+        if missing:
+            _warn_incomplete(run_dir, manifest, missing, len(plan["order"]))
+        for seq, rec in sorted(records.items()):
+            name = rec.get("timings_file")
+            if not name:
+                continue
+            if name != f"timings/{seq:06d}.parquet":
+                raise DataError(f"{run_dir / 'processes' / f'{seq:06d}.json'}: names timings file {name!r}, "
+                                f"expected timings/{seq:06d}.parquet")
+            path = run_dir / name
+            table = _read_timings_file(path)
+            verify_timings(path, table, manifest["run_id"], rec, _expected_rows(rec, plan))
+            tables.append(table)
     if not tables:
         return _arrow_schema().empty_table().to_pandas()
     df = pa.concat_tables(tables).to_pandas()
@@ -179,7 +328,6 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
     `manifest` is what the importer knows (source file, machine); run id, schema version and
     status are set here.
     """
-    import pandas as pd
 
     run_dir = create_run_dir(Path(out))
     run_id = run_dir.name
@@ -194,6 +342,21 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
         if col not in df:
             df[col] = val
     df["run_id"] = run_id
+    try:
+        _write_imported_processes(run_dir, df)
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(run_dir, ignore_errors=True)  # a half-imported run must not look like a run
+        raise
+    manifest.update(status="complete", ended=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    write_json_atomic(run_dir / "manifest.json", manifest)
+    return run_dir
+
+
+def _write_imported_processes(run_dir: Path, df: pd.DataFrame) -> None:
+    import pandas as pd
+
     keys = ["benchmark", "params", "engine", "runtime", "process"]
     for seq, (key, group) in enumerate(df.groupby(keys, sort=True)):
         group = group.sort_values("iteration")
@@ -206,8 +369,8 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
         write_process_record(run_dir, seq, {
             "benchmark": key[0], "params": key[1], "engine": key[2], "runtime": key[3], "process": int(key[4]),
             "status": "ok", "reason": "", "timings_file": f"timings/{seq:06d}.parquet", "imported": True,
+            "rows": len(group),
         })
-    return run_dir
 
 
 def default_runs(parent: Path | None = None) -> list[Path]:

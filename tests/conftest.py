@@ -41,3 +41,26 @@ def require(env_var: str, reason: str) -> None:
     if os.environ.get(env_var) == "1":
         pytest.fail(f"{reason} (and {env_var}=1 forbids skipping)")
     pytest.skip(reason)
+
+
+def record_matrix(layer: str, case: str, exit_status: int, message: str, rows_lost: int = 0,
+                  leftovers: int = 0) -> None:
+    """Append one row of the fault and bad-input matrix to $CROSSINGS_MATRIX (JSON lines), if set:
+    the table in the robustness report is made from what the tests saw, not written by hand."""
+    path = os.environ.get("CROSSINGS_MATRIX")
+    if not path:
+        return
+    import json
+
+    with open(path, "a") as f:
+        f.write(json.dumps({"layer": layer, "case": case, "exit": exit_status, "message": message,
+                            "rows_lost": rows_lost, "leftovers": leftovers}) + "\n")
+
+
+def one_line_error(stderr: str) -> str:
+    """The single `error: ...` line a user's mistake must produce (no traceback, nothing else)."""
+    assert "Traceback" not in stderr, stderr
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("error: "), stderr
+    return lines[0]

@@ -65,18 +65,45 @@ def _positive_seconds(value: str, where: str) -> float:
         v = float(value)
     except (TypeError, ValueError):
         raise DataError(f"{where}: not a number: {value!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise DataError(f"{where}: time must be a finite non-negative number, got {value!r}")
+    if not math.isfinite(v) or v <= 0:
+        raise DataError(f"{where}: time must be a finite positive number, got {value!r}")
     return v
+
+
+def read_text(path: Path, what: str) -> str:
+    """The file's text: gzip-compressed files (pyperf writes `.json.gz`) are decompressed; a
+    directory, a binary file or undecodable text is a DataError saying what was expected."""
+    import gzip
+
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory, not a {what} file")
+    try:
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except OSError as exc:  # gzip.BadGzipFile and EOFError for a truncated archive
+        raise DataError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    except EOFError:
+        raise DataError(f"{path}: truncated gzip file") from None
+    if b"\x00" in data[:65536]:
+        raise DataError(f"{path}: a binary file, not a {what} file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (byte {exc.start}); expected a {what} file") from None
 
 
 def read_csv(path: Path, engine: str | None = None) -> pd.DataFrame:
     """CSV with header benchmark,engine,process,iteration,seconds[,runtime,params]."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    text = read_text(path, "CSV")
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _csv_rows(path, reader, engine)
+    except csv.Error as exc:
+        raise DataError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
+
+
+def _csv_rows(path: Path, reader: csv.DictReader, engine: str | None) -> pd.DataFrame:
     need = {"benchmark", "process", "iteration", "seconds"} | (set() if engine else {"engine"})
     have = set(reader.fieldnames or [])
     missing = sorted(need - have)
@@ -120,10 +147,7 @@ def read_gobench(path: Path, engine: str | None = None) -> pd.DataFrame:
     """`go test -bench` output; every result line becomes one process with one iteration."""
     if not engine:
         raise DataError(f"{path}: gobench results do not name an engine; pass --engine")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    lines = read_text(path, "go test -bench output").splitlines()
     rows = []
     counts: dict[str, int] = {}
     for i, line in enumerate(lines, 1):
@@ -147,10 +171,11 @@ def read_gobench(path: Path, engine: str | None = None) -> pd.DataFrame:
 
 
 def _load_json(path: Path) -> Any:
+    text = read_text(path, "JSON")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+        return json.loads(text)
+    except RecursionError:
+        raise DataError(f"{path}: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}, column {exc.colno})") from None
 

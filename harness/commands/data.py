@@ -36,7 +36,10 @@ def run_tpch(args: argparse.Namespace) -> int:
         sf = float(args.sf)
     except ValueError:
         raise UserError(f"--sf must be a number, not {args.sf!r}") from None
-    tpch.format_sf(sf)  # validates > 0
+    from harness.run.plan import check_param
+
+    check_param("data tpch", "sf", sf)  # the bounds a run's sf parameter has
+    tpch.format_sf(sf)
     progress = not args.quiet
     t0 = time.perf_counter()
     meta = tpch.generate(sf, progress=progress, force=args.regenerate)

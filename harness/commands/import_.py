@@ -25,15 +25,16 @@ def run(args: argparse.Namespace) -> int:
 
     from harness import store
     from harness.analysis.importers import read_import
+    from harness.commands.run import check_out
+    from harness.fsutil import PROJECT_ROOT
 
+    out = check_out(args.out if args.out is not None else PROJECT_ROOT / "data" / "runs")
     df = read_import(args.file, args.format, engine=args.engine)
     # wall_ns is stored as float64 ns (schema 2): go's sub-nanosecond ns/op stay exact
     df["wall_ns"] = df["wall_ns"].to_numpy(dtype=float)
     df["cpu_ns"] = df["cpu_ns"].fillna(0).astype(np.int64)
-    from harness.fsutil import PROJECT_ROOT
     from harness.run.manifest import base_manifest
 
-    out = args.out if args.out is not None else PROJECT_ROOT / "data" / "runs"
     extra = base_manifest("", command=None)
     extra["source"] = {"file": str(args.file), "format": args.format, "engine": args.engine}
     run_dir = store.write_imported_run(out, df.drop(columns=["run_id", "seq"]), extra)

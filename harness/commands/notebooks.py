@@ -1,30 +1,56 @@
-"""`notebooks`: execute the notebooks headless on runs; they write figures/ and paper.md blocks."""
+"""`notebooks`: execute the notebooks headless on runs; they write figures and paper.md blocks.
+
+By default everything goes into the last run's `report/` folder (a copy of paper.md rendered
+from these runs, its figures, the executed notebooks), so rendering a run never changes tracked
+files; `make paper` names the committed paper.md and figures/ explicitly."""
 from __future__ import annotations
 
 import argparse
+import shutil
+import sys
 from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.fsutil import PROJECT_ROOT
-
-    p = sub.add_parser("notebooks", help="execute the notebooks on runs (writes figures and paper.md sections)")
+    p = sub.add_parser("notebooks", help="execute the notebooks on runs (writes a report: paper.md and figures)")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     p.add_argument("--only", help="comma-separated notebook names (default: all)")
-    p.add_argument("--paper", type=Path, default=PROJECT_ROOT / "paper.md")
-    p.add_argument("--figures", type=Path, default=PROJECT_ROOT / "figures")
-    p.add_argument("--executed", type=Path, help="folder for executed copies (default RUN_DIR/notebooks)")
+    p.add_argument("--paper", type=Path, help="paper.md to update (default RUN_DIR/report/paper.md, a copy of "
+                                              "the project's)")
+    p.add_argument("--figures", type=Path, help="folder for the figures (default RUN_DIR/report/figures)")
+    p.add_argument("--executed", type=Path, help="folder for executed copies (default RUN_DIR/report/notebooks)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.notebooks import execute_all
+    from harness.errors import UserError
+    from harness.fsutil import PROJECT_ROOT
+    from harness.notebooks import available, execute_all
     from harness.store import read_manifest
 
     for d in args.runs:
         read_manifest(d)
-    out = args.executed or (args.runs[-1] / "notebooks")
-    names = [n.strip() for n in args.only.split(",")] if args.only else None
-    for path in execute_all(args.runs, args.paper, args.figures, out, names):
+    names = [n.strip() for n in args.only.split(",") if n.strip()] if args.only is not None else None
+    if names is not None:
+        unknown = [n for n in names if n not in available()] or ([] if names else ["''"])
+        if unknown:
+            raise UserError(f"unknown notebook {', '.join(unknown)}; notebooks: {', '.join(available())}")
+    report = args.runs[-1] / "report"
+    paper = args.paper or report / "paper.md"
+    figures = args.figures or report / "figures"
+    out = args.executed or report / "notebooks"
+    for what, path in (("--paper", paper.parent), ("--figures", figures), ("--executed", out)):
+        if path.exists() and not path.is_dir():
+            raise UserError(f"{what}: {path} is a file, not a directory")
+    if args.paper is None and not paper.exists():
+        try:
+            report.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(PROJECT_ROOT / "paper.md", paper)
+        except OSError as exc:
+            raise UserError(f"cannot write the report in {report}: {exc.strerror or exc}") from None
+    elif not paper.is_file():
+        raise UserError(f"--paper: {paper} does not exist (give a copy of paper.md to render into)")
+    for path in execute_all(args.runs, paper, figures, out, names):
         print(path)
+    print(f"report: {paper}  figures: {figures}", file=sys.stderr)
     return 0

@@ -1,75 +1,174 @@
-"""`run`: execute a profile's cells and store every raw timing; prints the run directory last."""
+"""`run`: execute a profile's cells and store every raw timing; prints the run directory last.
+
+Every option is checked here (or by the plan, which resolves names and parameters) before any
+directory, server or worker exists. The exit status says whether the run measured what it
+planned: 0 when every cell measured or was skipped by design, 1 otherwise (a one-screen status
+summary on stderr says which); the last stdout line is the run directory either way.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
+
+#: options a resume takes from the stored plan (dest -> plan key); giving one that differs is refused
+RESUME_FIXED = {"profile": "profile", "benchmarks": "benchmarks", "engines": "engines", "runtimes": "runtimes",
+                "processes": "processes", "iterations": "iterations", "seed": "seed", "timeout": "timeout_s",
+                "budget": "budget_s", "param": "params", "out": None}
 
 
 def _params(values: list[str]) -> dict[str, str]:
+    from harness.errors import UserError
+
     out = {}
     for v in values or []:
-        if "=" not in v:
-            raise argparse.ArgumentTypeError(f"--param takes KEY=VALUE, got {v!r}")
-        k, val = v.split("=", 1)
+        k, sep, val = v.partition("=")
+        if not sep or not k.strip():
+            raise UserError(f"--param takes KEY=VALUE, got {v!r}")
         out[k.strip()] = val.strip()
     return out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.fsutil import PROJECT_ROOT
     from harness.run.profiles import PROFILES
 
     p = sub.add_parser("run", help="run benchmarks (fresh processes x iterations per cell)")
-    p.add_argument("--profile", choices=sorted(PROFILES), default="quick", help="protocol and defaults (default quick)")
+    p.add_argument("--profile", choices=sorted(PROFILES), help="protocol and defaults (default quick)")
     p.add_argument("--benchmarks", help="benchmark globs, comma-separated (default: the profile's)")
     p.add_argument("--engines", help="engine globs, comma-separated (default: the profile's)")
-    p.add_argument("--runtimes", default="cpython", help="runtimes, comma-separated: cpython,pypy,c (default cpython)")
+    p.add_argument("--runtimes", help="runtimes, comma-separated: cpython,pypy,c (default cpython)")
     p.add_argument("--processes", type=int, help="fresh processes per cell (default: the profile's)")
     p.add_argument("--iterations", type=int, help="timed iterations per process (default: the profile's)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the interleaved process order (default 0)")
+    p.add_argument("--seed", type=int, help="seed of the interleaved process order (default 0)")
     p.add_argument("--timeout", type=float, help="per-process timeout in seconds (default: the profile's)")
     p.add_argument("--budget", type=float, metavar="SEC",
                    help="per-process budget of timed seconds; 0 = run every iteration (default: the profile's)")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+    p.add_argument("--param", action="append", default=None, metavar="KEY=VALUE",
                    help="override a benchmark parameter where it exists (e.g. n=100000, sf=0.1)")
     p.add_argument("--dsn", action="append", default=[], metavar="ENGINE_FAMILY=DSN",
                    help="use your own server, e.g. postgresql=postgresql://user@host/db (never started or stopped)")
-    p.add_argument("--out", type=Path, default=PROJECT_ROOT / "data" / "runs", help="parent of the run directory")
+    p.add_argument("--out", type=Path, help="parent of the run directory (default data/runs)")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run instead of starting one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def _nonempty(option: str, value: str | None) -> list[str] | None:
     from harness.errors import UserError
-    from harness.run.plan import RunRequest, split_globs
-    from harness.run.runner import resume_run, start_run
-    from harness.run.servers import user_dsns
+    from harness.run.plan import split_globs
+
+    globs = split_globs(value)
+    if value is not None and not globs:
+        raise UserError(f"{option} is empty: give at least one name or glob (or leave the option out)")
+    return globs
+
+
+def check_out(out: Path) -> Path:
+    """The parent of run directories if it can hold one (it, or its nearest existing parent,
+    is a writable directory); else a UserError. Nothing is created here."""
+    from harness.errors import UserError
+
+    existing = out
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"--out {out}: {existing} is a file, not a directory")
+    try:  # os.access says yes to root even where the file system says no: try it
+        tempfile.TemporaryDirectory(prefix=".crossings-write-test-", dir=existing).cleanup()
+    except OSError as exc:
+        raise UserError(f"--out {out}: {existing} is not writable ({exc.strerror or exc})") from None
+    return out
+
+
+def check_environment() -> None:
+    """Environment settings the run would trip over later, checked before anything starts."""
+    from harness.errors import UserError
+    from harness.run.servers.common import ServerError, transport_choice
 
     try:
-        params = _params(args.param)
-    except argparse.ArgumentTypeError as exc:
+        transport_choice()
+    except ServerError as exc:
         raise UserError(str(exc)) from None
-    progress = not args.no_progress
+
+
+def _check_resume(args: argparse.Namespace) -> None:
+    """A resume finishes the stored plan: an option that would change it is refused, not ignored."""
+    from harness import store
+    from harness.errors import UserError
+
+    run_dir = args.resume
+    if not (run_dir / "plan.json").is_file():
+        raise UserError(f"--resume {run_dir}: not a run directory (no plan.json)")
+    plan = store.read_json(run_dir / "plan.json", "plan")
+    given = {dest: getattr(args, dest) for dest in RESUME_FIXED if getattr(args, dest) is not None}
+    for dest, value in given.items():
+        key = RESUME_FIXED[dest]
+        stored = plan.get(key) if key else None
+        if dest == "param":
+            cells = plan.get("cells") or []
+            same = all(any(k in c["params"] for c in cells)
+                       and all(str(c["params"][k]) == v for c in cells if k in c["params"])
+                       for k, v in _params(value).items())
+            stored = sorted({f"{k}={c['params'][k]}" for c in cells for k in c["params"]})
+        elif dest in ("benchmarks", "engines", "runtimes"):
+            same = _nonempty(f"--{dest}", value) == stored
+        else:
+            same = stored is not None and value == stored
+        if not same:
+            option = "--" + dest
+            raise UserError(f"--resume finishes the stored plan; {option} contradicts it "
+                            f"(stored: {stored!r}); leave {option} out")
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.errors import RunStopped
+    from harness.run.servers import user_dsns
+
+    check_environment()
     dsns = user_dsns(args.dsn)
-    if args.resume:
-        run_dir = resume_run(args.resume, dsns, progress)
-    else:
-        request = RunRequest(
-            profile=args.profile, benchmarks=split_globs(args.benchmarks), engines=split_globs(args.engines),
-            runtimes=split_globs(args.runtimes) or ["cpython"], processes=args.processes,
-            iterations=args.iterations, seed=args.seed, out=args.out, timeout_s=args.timeout, budget_s=args.budget,
-            params=params, dsns=dsns, progress=progress, command=["python", "-m", "harness", *sys.argv[1:]])
-        run_dir = start_run(request)
-    _report(run_dir)
+    progress = not args.no_progress
+    try:
+        run_dir = _start_or_resume(args, dsns, progress)
+    except RunStopped as exc:  # disk full and the like: one line, the run directory, exit 1
+        print(f"error: {exc}", file=sys.stderr)
+        print(exc.run_dir)
+        return exc.exit_status
+    status = report(run_dir)
     print(run_dir)
-    return 0
+    return status
 
 
-def _report(run_dir: Path) -> None:
-    from harness.store import read_manifest
+def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: bool) -> Path:
+    from harness.errors import UserError
+    from harness.fsutil import PROJECT_ROOT
+    from harness.run.plan import RunRequest, check_counts
+    from harness.run.runner import resume_run, start_run
 
-    m = read_manifest(run_dir)
-    counts = ", ".join(f"{k} {v}" for k, v in sorted((m.get("process_counts") or {}).items()))
-    print(f"run {m['run_id']} {m['status']}: processes {counts}", file=sys.stderr)
+    if args.resume:
+        _check_resume(args)
+        return resume_run(args.resume, dsns, progress)
+    else:
+        params = _params(args.param)
+        check_counts(args.processes, args.iterations, args.timeout, args.budget)
+        if args.seed is not None and not -2**63 <= args.seed < 2**63:
+            raise UserError(f"--seed must fit in 64 bits, got {args.seed}")
+        request = RunRequest(
+            profile=args.profile or "quick", benchmarks=_nonempty("--benchmarks", args.benchmarks),
+            engines=_nonempty("--engines", args.engines),
+            runtimes=_nonempty("--runtimes", args.runtimes) or ["cpython"], processes=args.processes,
+            iterations=args.iterations, seed=args.seed or 0,
+            out=check_out(args.out or PROJECT_ROOT / "data" / "runs"), timeout_s=args.timeout,
+            budget_s=args.budget, params=params, dsns=dsns, progress=progress,
+            command=["python", "-m", "harness", *sys.argv[1:]])
+        return start_run(request)
+
+
+def report(run_dir: Path) -> int:
+    """Print the run's one-screen status summary on stderr; 0 if it measured what it planned, else 1."""
+    from harness.run.outcome import outcome
+
+    result = outcome(run_dir)
+    for line in result.lines:
+        print(line, file=sys.stderr)
+    return result.exit_status

@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.confidence < 1:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
+    if not 1 <= args.resamples <= 10_000_000:
+        raise UserError(f"--resamples must be between 1 and 10000000, got {args.resamples}")
     df = summarize_runs(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
                         seed=args.seed, steady_state=args.steady_state)
     print(format_summary(df, args.format))

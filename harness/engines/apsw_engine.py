@@ -51,8 +51,9 @@ class ApswEngine(Engine):
     def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
         import apsw
 
-        path = database or os.path.join(workdir, "bench.db")
-        return ApswConnection(self, apsw.Connection(path))
+        if database:  # a prepared data set is shared by concurrent processes and runs: read-only
+            return ApswConnection(self, apsw.Connection(database, flags=apsw.SQLITE_OPEN_READONLY))
+        return ApswConnection(self, apsw.Connection(os.path.join(workdir, "bench.db")))
 
     def open_readonly(self, database: str, config: Optional[Dict[str, Any]] = None) -> Any:
         import apsw

@@ -56,8 +56,9 @@ class DuckdbEngine(Engine):
     def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
         import duckdb
 
-        path = database or os.path.join(workdir, "bench.duckdb")
-        return DuckdbConnection(self, duckdb.connect(path, read_only=bool(database and config.get("read_only"))))
+        if database:  # a prepared data set is shared by concurrent processes and runs: read-only
+            return DuckdbConnection(self, duckdb.connect(database, read_only=True))
+        return DuckdbConnection(self, duckdb.connect(os.path.join(workdir, "bench.duckdb")))
 
     def open_readonly(self, database: str, config: Optional[Dict[str, Any]] = None) -> Any:
         import duckdb

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from urllib.parse import quote
 from typing import Any, Callable, Dict, Optional
 
 from harness.engines.base import Connection, Engine
@@ -38,9 +39,12 @@ class Sqlite3Engine(Engine):
     def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
         import sqlite3
 
-        path = database or os.path.join(workdir, "bench.db")
         # isolation_level=None: autocommit; workloads open transactions explicitly with BEGIN.
-        raw = sqlite3.connect(path, isolation_level=None)
+        # A prepared data set is shared by concurrent processes and runs: opened read-only.
+        if database:
+            raw = sqlite3.connect("file:%s?mode=ro" % quote(database), uri=True, isolation_level=None)
+        else:
+            raw = sqlite3.connect(os.path.join(workdir, "bench.db"), isolation_level=None)
         return Sqlite3Connection(self, raw)
 
     def open_readonly(self, database: str, config: Optional[Dict[str, Any]] = None) -> Any:

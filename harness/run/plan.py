@@ -7,6 +7,7 @@ run can be resumed from it.
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,49 @@ class RunRequest:
     dsns: dict[str, str] | None = None
     progress: bool = True
     command: list[str] | None = None
+
+
+#: bounds every request is checked against before anything starts (a typo like 50000000
+#: processes must not plan a run that cannot finish, nor 0 silently become the default)
+MAX_PROCESSES = 10_000
+MAX_ITERATIONS = 1_000_000
+MAX_PLANNED = 1_000_000
+MAX_TIMEOUT_S = 7 * 86400.0
+INDEXES_VALUES = {"on": "on", "off": "off", "true": "on", "false": "off", "yes": "on", "no": "off",
+                  "1": "on", "0": "off"}
+#: parameter name -> (lowest, highest) for numbers; `indexes` takes INDEXES_VALUES
+PARAM_BOUNDS: dict[str, tuple[float, float]] = {
+    "n": (1, 10**9), "queries": (1, 10**9), "rows": (1, 10**9), "seconds": (1e-6, 3600.0), "sf": (0.01, 1000.0),
+}
+
+
+def check_counts(processes: int | None, iterations: int | None, timeout_s: float | None,
+                 budget_s: float | None) -> None:
+    """The request's numbers, each within bounds (None: the profile's default)."""
+    if processes is not None and not 1 <= processes <= MAX_PROCESSES:
+        raise UserError(f"--processes must be between 1 and {MAX_PROCESSES}, got {processes}")
+    if iterations is not None and not 1 <= iterations <= MAX_ITERATIONS:
+        raise UserError(f"--iterations must be between 1 and {MAX_ITERATIONS}, got {iterations}")
+    if timeout_s is not None and not (math.isfinite(timeout_s) and 0 < timeout_s <= MAX_TIMEOUT_S):
+        raise UserError(f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:.0f}, "
+                        f"got {timeout_s:g}")
+    if budget_s is not None and not (math.isfinite(budget_s) and 0 <= budget_s <= MAX_TIMEOUT_S):
+        raise UserError(f"--budget must be 0 (no budget) or a positive number of seconds, got {budget_s:g}")
+
+
+def check_param(benchmark: str, key: str, value: Any) -> Any:
+    """`value` (already of the default's type) if it is valid for `key`, else a UserError."""
+    if key == "indexes":
+        v = INDEXES_VALUES.get(str(value).strip().lower())
+        if v is None:
+            raise UserError(f"parameter indexes={value!r}: {benchmark} takes on or off")
+        return v
+    bounds = PARAM_BOUNDS.get(key)
+    if bounds and isinstance(value, (int, float)):
+        lo, hi = bounds
+        if not (math.isfinite(value) and lo <= value <= hi):
+            raise UserError(f"parameter {key}={value!r}: {benchmark} takes {lo:g} to {hi:g}")
+    return value
 
 
 def split_globs(values: list[str] | str | None) -> list[str] | None:
@@ -107,10 +151,9 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     else:  # a profile's globs may name families this checkout does not have; they just match nothing
         benchmarks = workloads.match(list(profile.benchmarks))
     runtimes = resolve_runtimes(request.runtimes)
-    processes = request.processes or profile.processes
-    iterations = request.iterations or profile.iterations
-    if processes < 1 or iterations < 1:
-        raise UserError("--processes and --iterations must be at least 1")
+    check_counts(request.processes, request.iterations, request.timeout_s, request.budget_s)
+    processes = request.processes if request.processes is not None else profile.processes
+    iterations = request.iterations if request.iterations is not None else profile.iterations
     known = {k for b in benchmarks for k in workloads.get(b).default_params}
     unknown = sorted(set(request.params) - known)
     if unknown:
@@ -126,6 +169,7 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
                     params[k] = type(w.default_params[k])(v)
                 except ValueError:
                     raise UserError(f"parameter {k}={v!r}: {b} expects a {type(w.default_params[k]).__name__}") from None
+                params[k] = check_param(b, k, params[k])
         for e in engines:
             for r in runtimes:
                 # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
@@ -133,10 +177,15 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
                 if r not in engine_registry.get(e).runtimes and e not in named:
                     continue
                 cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
+    if not cells:
+        raise UserError(f"nothing to run: no engine of {', '.join(engines)} runs on {', '.join(runtimes)}")
+    if len(cells) * processes > MAX_PLANNED:
+        raise UserError(f"{len(cells)} cells x {processes} processes is more than {MAX_PLANNED} processes; "
+                        "ask for fewer")
     order = interleave(len(cells), processes, request.seed)
     return {
         "run_id": run_id, "profile": profile.name, "processes": processes, "iterations": iterations,
-        "seed": request.seed, "timeout_s": request.timeout_s or profile.timeout_s,
+        "seed": request.seed, "timeout_s": request.timeout_s if request.timeout_s is not None else profile.timeout_s,
         "budget_s": request.budget_s if request.budget_s is not None else profile.budget_s,
         "min_iterations": min(2, iterations), "benchmarks": benchmarks,
         "engines": engines, "runtimes": runtimes, "cells": cells,

@@ -5,10 +5,12 @@ skipped with the reason, so a missing component never crashes a run.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from harness import engines as engine_registry
@@ -17,12 +19,15 @@ from harness.redaction import redact
 from harness.run.runtimes import RUNTIMES, worker_env
 
 
-def probe(engine: str, runtime: str, timeout: float = 120.0, config: dict[str, Any] | None = None) -> dict[str, Any]:
+def probe(engine: str, runtime: str, timeout: float = 120.0, config: dict[str, Any] | None = None,
+          tmpdir: Path | None = None) -> dict[str, Any]:
     """Whether `engine` is usable on `runtime`, and with which versions.
 
     A server engine's probe needs its engine_config (DSN): it goes to the worker in a 0600
     JSON file named by a third argument (`--probe ENGINE CONFIG.json`), never on the command
-    line. Without one (e.g. `list`), `harness.run.servers.listing_config` says what can be had."""
+    line. Without one (e.g. `list`), `harness.run.servers.listing_config` says what can be had.
+    The file lives in `tmpdir` (the run's private temp directory; without one, a private
+    directory made for this probe) and is deleted however the probe ends."""
     rt = RUNTIMES[runtime]
     eng = engine_registry.get(engine)
     if runtime not in eng.runtimes:
@@ -37,11 +42,26 @@ def probe(engine: str, runtime: str, timeout: float = 120.0, config: dict[str, A
         from harness.run.servers import listing_config
 
         config = listing_config(engine)
+    if config is None:
+        return _run_probe(rt, runtime, engine, None, timeout)
+    if tmpdir is None:
+        from harness.run.tempdir import run_tempdir
+
+        with run_tempdir() as private:
+            return probe(engine, runtime, timeout, config, private)
     config_path = None
-    if config is not None:
-        fd, config_path = tempfile.mkstemp(prefix="crossings-probe-", suffix=".json")  # mode 0600
+    try:
+        fd, config_path = tempfile.mkstemp(prefix="probe-", suffix=".json", dir=tmpdir)  # mode 0600
         with os.fdopen(fd, "w") as f:
             json.dump(config, f)
+        return _run_probe(rt, runtime, engine, config_path, timeout)
+    finally:
+        if config_path:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(config_path)
+
+
+def _run_probe(rt: Any, runtime: str, engine: str, config_path: str | None, timeout: float) -> dict[str, Any]:
     try:
         proc = subprocess.run(rt.probe_argv(engine, config_path), capture_output=True, text=True,
                               timeout=timeout, cwd=PROJECT_ROOT, env=worker_env())
@@ -50,9 +70,6 @@ def probe(engine: str, runtime: str, timeout: float = 120.0, config: dict[str, A
     except OSError as exc:  # e.g. CROSSINGS_PYPY names a file that is missing or not executable
         return {"available": False, "reason": f"not available on {runtime}: cannot start {rt.executable()}: "
                                               f"{exc.strerror or exc}"}
-    finally:
-        if config_path:
-            os.unlink(config_path)
     try:
         info = json.loads(proc.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
@@ -65,7 +82,8 @@ def probe(engine: str, runtime: str, timeout: float = 120.0, config: dict[str, A
     return info
 
 
-def probe_all(plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def probe_all(plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],
+              tmpdir: Path | None = None) -> dict[str, dict[str, Any]]:
     """Probe every (engine, runtime) pair of the plan once; mark cells of unusable pairs unavailable.
     Server engines are probed with the run's engine_config (they connect to the server)."""
     probes: dict[str, dict[str, Any]] = {}
@@ -74,7 +92,7 @@ def probe_all(plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]]) -
         if config is None and engine_registry.get(e).server_family:
             config = {"unavailable": f"no server for {e} in this run: `harness run` starts one, or give --dsn"}
         for r in plan["runtimes"]:
-            probes[f"{e}@{r}"] = probe(e, r, config=config)
+            probes[f"{e}@{r}"] = probe(e, r, config=config, tmpdir=tmpdir)
     for i, c in enumerate(plan["cells"]):
         info = probes[f"{c['engine']}@{c['runtime']}"]
         if not info.get("available"):

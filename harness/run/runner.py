@@ -7,6 +7,8 @@ crash, a timeout or Ctrl-C loses at most the process that was running; `resume` 
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import shutil
@@ -16,41 +18,37 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from harness import engines as engine_registry
 from harness import store, workloads
-from harness.errors import UserError
-from harness.fsutil import PROJECT_ROOT, write_json_atomic
+from harness.errors import RunStopped, UserError
+from harness.fsutil import PROJECT_ROOT, Busy, try_locked, write_json_atomic
 from harness.protocol import canonical_params, timing_rows
 from harness.redaction import redact
-from harness.run.manifest import base_manifest
+from harness.run.manifest import base_manifest, git_commit
 from harness.run.plan import Cell, RunRequest, build_plan, plan_cells
 from harness.run.probe import probe_all
 from harness.run.runtimes import RUNTIMES, worker_env
 
 STDERR_TAIL_BYTES = 4000
+#: errors of the storage itself: they stop the run (resumable) rather than fail a cell
+STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
 
 
 def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
     return RUNTIMES[cell.runtime].worker_argv(cell.engine, spec_path, result_path)
 
 
-WORKDIR_PREFIX = "crossings-worker-"
+from harness.run.tempdir import PREFIX as WORKDIR_PREFIX  # noqa: E402 - re-exported for tests
+from harness.run.tempdir import run_tempdir, sweep_stale  # noqa: E402
 
 
 def sweep_stale_workdirs(tmp: Path | None = None) -> list[Path]:
-    """Remove worker directories left by a runner that was killed outside Python's control
-    (SIGKILL): their spec may name a dead server's throwaway password. A directory belongs to
-    the runner whose pid is in its name; only those whose runner is gone are removed."""
-    removed = []
-    for d in Path(tmp or tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}*-*"):
-        pid = d.name[len(WORKDIR_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
-            continue
-        shutil.rmtree(d, ignore_errors=True)
-        removed.append(d)
-    return removed
+    """Remove temp directories left by a runner that was killed outside Python's control
+    (SIGKILL): their specs and probe files may name a dead server's throwaway password. A
+    directory belongs to the runner whose pid is in its name; only those whose runner is gone go."""
+    return sweep_stale(tmp)
 
 
 def _die_with_parent() -> None:
@@ -80,8 +78,9 @@ class Runner:
     """Executes a plan in a run directory; each finished process is stored at once."""
 
     def __init__(self, run_dir: Path, plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],
-                 progress: bool = True) -> None:
+                 progress: bool = True, tmpdir: Path | None = None) -> None:
         self.run_dir = run_dir
+        self.tmpdir = tmpdir
         self.plan = plan
         self.cells = plan_cells(plan)
         self.engine_configs = engine_configs
@@ -130,10 +129,15 @@ class Runner:
             return "skipped"
         try:
             data = self._prepare(index)
-        except Exception as exc:  # noqa: BLE001 - a data set that cannot be made skips its cells
-            self.dead_cells[index] = ("skipped", f"data set preparation failed: {exc}")
+        except OSError as exc:
+            if exc.errno in STORAGE_ERRNOS:
+                raise  # disk full and the like stop the run (resumable): not the cell's fault
+            self.dead_cells[index] = ("failed", redact(f"data set preparation failed: {exc}"))
             return self.run_one(seq, index, process)
-        workdir = Path(tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-"))
+        except Exception as exc:  # noqa: BLE001 - a data set that cannot be made fails its cells (exit 1)
+            self.dead_cells[index] = ("failed", redact(f"data set preparation failed: {exc}"))
+            return self.run_one(seq, index, process)
+        workdir = Path(tempfile.mkdtemp(prefix="worker-", dir=self.tmpdir))
         try:
             return self._execute(seq, index, process, cell, data, workdir)
         finally:
@@ -199,6 +203,7 @@ class Runner:
                                         "process": process, "pid": int(extra["pid"])})
             store.write_timings(self.run_dir, seq, rows)
             extra["timings_file"] = f"timings/{seq:06d}.parquet"
+            extra["rows"] = n
         if result.get("budget_stop"):
             extra["budget_stop"] = result["budget_stop"]
         elif status == "ok" and n != self.plan["iterations"]:
@@ -247,15 +252,17 @@ def start_run(request: RunRequest) -> Path:
 
     The plan is built first (so a bad name fails before anything starts), then exactly the
     servers its engines need are started (or the user's DSNs used), and stopped when the run
-    ends. The runner is the only writer of `manifest.json`: once at the start, once at the end
-    (status, counts, the servers' start and stop records)."""
+    ends. The run directory is made only once the probes are done, with its plan and manifest
+    written at once, so a run killed while starting leaves no half-made directory. The runner
+    is the only writer of `manifest.json`: at the start and at the end of each segment (status,
+    counts recounted from the records, the segment's commit and times, the servers' records)."""
     run_id = store.new_run_id()
     plan = build_plan(request, run_id)
-    run_dir = store.create_run_dir(Path(request.out), run_id)
     manifest = base_manifest(run_id, request.command)
     manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
                                                       "budget_s", "benchmarks", "engines", "runtimes")}
-    return _execute_with_servers(run_dir, plan, manifest, request.dsns, request.progress, first=True)
+    sweep_unstarted_run_dirs(Path(request.out))
+    return _execute_with_servers(Path(request.out), plan, manifest, request.dsns, request.progress, first=True)
 
 
 def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool = True) -> Path:
@@ -265,44 +272,126 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
         raise UserError(f"{run_dir}: not a run directory (no plan.json)")
     plan = store.read_json(run_dir / "plan.json", "plan")
     manifest = store.read_manifest(run_dir)
+    store.verify_records(run_dir, manifest, plan, store.process_records(run_dir))
+    manifest["command"] = manifest.get("command")
     return _execute_with_servers(run_dir, plan, manifest, dsns, progress, first=False)
 
 
-def _execute_with_servers(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any], dsns: dict[str, str] | None,
+def sweep_unstarted_run_dirs(out: Path) -> list[Path]:
+    """Remove run directories an earlier harness made but never started (no plan, no manifest,
+    no records: killed in the instant between making the directory and writing its plan)."""
+    removed = []
+    for d in out.glob("20*-*-*"):
+        if (not d.is_dir() or (d / "plan.json").exists() or (d / "manifest.json").exists()
+                or any(d.glob("processes/*")) or any(d.glob("timings/*"))):
+            continue
+        try:
+            with try_locked(d):
+                shutil.rmtree(d)
+                removed.append(d)
+        except (Busy, OSError):
+            continue
+    return removed
+
+
+def _io_message(exc: OSError, run_dir: Path) -> str:
+    what = exc.strerror or str(exc)
+    where = f"{exc.filename}: " if exc.filename else ""
+    return (f"run stopped by an I/O error: {where}{what}; every finished process is stored; "
+            f"after fixing it, finish the run with: python -m harness run --resume {run_dir}")
+
+
+def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str, Any], dsns: dict[str, str] | None,
                           progress: bool, first: bool) -> Path:
+    """Run (first=True: `target` is the parent of a new run directory) or resume (`target` is the
+    run directory) under the run directory's lock, in one private temp directory."""
     from harness.run.servers import run_servers
 
+    run_dir = target / plan["run_id"] if first else target
     servers = None
-    runner = None
     status = "complete"
-    try:
-        with run_servers(plan["engines"], dsns, progress=progress) as servers:
-            if first:
-                manifest["engines"] = probe_all(plan, servers)
-                for reason in sorted(set(plan["unavailable"].values())):
-                    print(f"skipping cells: {reason}", file=sys.stderr)
-                write_json_atomic(run_dir / "plan.json", plan)
-                write_json_atomic(run_dir / "manifest.json", manifest)
-            sweep_stale_workdirs()
-            runner = Runner(run_dir, plan, servers, progress)
-            runner.execute()
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    except BaseException:
-        status = "crashed"
-        raise
-    finally:
-        if (run_dir / "manifest.json").exists():
-            manifest["ended"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            manifest["status"] = status
-            manifest["machine"]["loadavg_after"] = os.getloadavg()
-            if plan.get("datasets"):
-                manifest.setdefault("datasets", {}).update(plan["datasets"])
-            manifest.setdefault("process_counts", {})
-            for k, v in (runner.counts if runner else {}).items():
-                manifest["process_counts"][k] = manifest["process_counts"].get(k, 0) + v
-            if servers is not None and servers.records:
-                manifest.setdefault("servers", []).extend(servers.records)
-            write_json_atomic(run_dir / "manifest.json", manifest)
+    segment = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_commit(), "command": manifest.get("command")}
+    locked = False
+    with contextlib.ExitStack() as lock:  # released last, after the manifest is written
+        try:
+            with contextlib.ExitStack() as stack:
+                if not first:
+                    lock.enter_context(_lock_run_dir(run_dir))
+                    locked = True
+                tmpdir = stack.enter_context(run_tempdir())
+                servers = stack.enter_context(run_servers(plan["engines"], dsns, progress=progress))
+                if first:
+                    manifest["engines"] = probe_all(plan, servers, tmpdir)
+                    for reason in sorted(set(plan["unavailable"].values())):
+                        print(f"skipping cells: {reason}", file=sys.stderr)
+                    _make_run_dir(run_dir, plan, manifest)
+                    lock.enter_context(_lock_run_dir(run_dir))
+                    locked = True
+                Runner(run_dir, plan, servers, progress, tmpdir).execute()
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        except OSError as exc:
+            status = "stopped"
+            if not locked:
+                raise UserError(_io_message(exc, run_dir).split("; every")[0]) from None
+            raise RunStopped(_io_message(exc, run_dir), run_dir) from None
+        except BaseException:
+            status = "crashed"
+            raise
+        finally:
+            if locked:
+                _finish_manifest(run_dir, plan, manifest, segment, status, servers)
     return run_dir
+
+
+@contextlib.contextmanager
+def _lock_run_dir(run_dir: Path) -> Iterator[None]:
+    try:
+        with try_locked(run_dir):
+            yield
+    except Busy:
+        raise UserError(f"{run_dir}: in use by another harness run or resume (locked); "
+                        "wait for it to finish") from None
+
+
+def _make_run_dir(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any]) -> None:
+    """The run directory with its plan and manifest, or nothing (a failure removes what was made)."""
+    store.create_run_dir(run_dir.parent, run_dir.name)
+    try:
+        write_json_atomic(run_dir / "plan.json", plan)
+        write_json_atomic(run_dir / "manifest.json", manifest)
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+
+
+def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any], segment: dict[str, Any],
+                     status: str, servers: Any) -> None:
+    """End the segment in the manifest: status, counts recounted from the records on disk (never
+    added across segments), the segment's commit, dirty flag and times. A manifest that cannot
+    be written (disk still full) keeps its previous version; the records are the truth."""
+    try:
+        counts = store.count_statuses(run_dir)
+    except UserError:
+        counts = manifest.get("process_counts") or {}
+    planned = len(plan["order"])
+    if status == "complete" and sum(counts.values()) < planned:
+        status = "incomplete"
+    now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    manifest["ended"] = now
+    manifest["status"] = status
+    manifest["machine"]["loadavg_after"] = os.getloadavg()
+    if plan.get("datasets"):
+        manifest.setdefault("datasets", {}).update(plan["datasets"])
+    manifest["process_counts"] = counts
+    manifest["processes_planned"] = planned
+    segment.update(ended=now, status=status, processes_recorded=sum(counts.values()))
+    manifest.setdefault("segments", []).append(segment)
+    if servers is not None and servers.records:
+        manifest.setdefault("servers", []).extend(servers.records)
+    try:
+        write_json_atomic(run_dir / "manifest.json", manifest)
+    except OSError as exc:
+        print(f"warning: could not update {run_dir / 'manifest.json'} ({exc.strerror or exc}); "
+              "the process records are complete and a resume rewrites it", file=sys.stderr)

@@ -195,7 +195,8 @@ def test_c_wrong_answer_is_invalid_and_unimplemented_is_not_applicable(tmp_path)
     need_c()
     proc = harness("run", "--profile", "smoke", "--benchmarks", "selftest.wrong,selftest.sleep", "--engines",
                    "sqlite/native-c", "--runtimes", "c", "--processes", "1", "--iterations", "2", "--out",
-                   str(tmp_path), "--no-progress")
+                   str(tmp_path), "--no-progress", check=False)
+    assert proc.returncode == 1, proc.stderr  # an invalid cell: exit status 1
     run_dir = Path(last_line(proc.stdout))
     p = store.load_process_records([run_dir]).set_index("benchmark")
     assert p.loc["selftest.wrong", "status"] == "invalid"

@@ -14,7 +14,7 @@ from harness.run.manifest import base_manifest
 
 
 def _rows(n: int, seq: int = 0) -> dict[str, list]:
-    return {"run_id": ["r"] * n, "seq": [seq] * n, "benchmark": ["b.x"] * n, "params": ["n=1"] * n,
+    return {"run_id": ["run1"] * n, "seq": [seq] * n, "benchmark": ["b.x"] * n, "params": ["n=1"] * n,
             "engine": ["e"] * n, "driver": ["d"] * n, "runtime": ["cpython3.11"] * n, "process": [0] * n,
             "iteration": list(range(n)), "pid": [123] * n, "wall_ns": [1000 + i for i in range(n)],
             "cpu_ns": [900 + i for i in range(n)], "check_ok": [True] * n, "crossings": [5] * n,

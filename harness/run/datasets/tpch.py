@@ -273,6 +273,8 @@ def generate(sf, *, progress: bool = True, force: bool = False, root: Path | Non
 
 
 def _generate_locked(sf, directory: Path, say, force: bool) -> dict:
+    # every temp file here is made under this lock: any we find was left by a killed builder
+    _clean_stale_temps(directory)
     sf_text = format_sf(sf)
     target = directory / "parquet"
     meta = _read_json(target / "FINGERPRINT.json")
@@ -280,7 +282,6 @@ def _generate_locked(sf, directory: Path, say, force: bool) -> dict:
     if meta and not force and meta.get("generator") == generator and meta.get("sf") == sf_text:
         say(f"sf{sf_text}: parquet cached ({meta['fingerprint'][:19]}...)")
         return meta
-    _clean_stale_temps(directory)
     tmp = directory / f".parquet.tmp-{os.getpid()}"
     _remove(tmp)
     tmp.mkdir(parents=True)

@@ -100,6 +100,8 @@ def build(source: Path = SOURCE, flags: list[str] | None = None, cache: Path | N
     meta_path = cache / f"{source.stem}-{key}.json"
     with locked(cache):
         _ignore_in_git(cache)
+        for stale in cache.glob(f".{source.stem}-*"):  # a compile killed mid-way (we hold the lock)
+            stale.unlink(missing_ok=True)
         if binary.exists() and meta_path.exists():
             info = json.loads(meta_path.read_text())
             info["cached"] = True

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 from harness import engines as engine_registry
 from harness.errors import UserError
+from harness.redaction import normalize_dsn
 from harness.run.servers import mariadb, postgresql
 from harness.run.servers.common import (DEFAULT_SETTINGS, SETTINGS_ENV, ServerError, ThrowawayServer,
                                     sweep_stale_dirs)
@@ -55,7 +56,7 @@ def user_dsns(dsn_args: list[str] | None) -> dict[str, str]:
             raise UserError(f"--dsn takes FAMILY=DSN with FAMILY one of {', '.join(FAMILIES)} "
                             "(e.g. postgresql=postgresql://user@host/db)")
         out[family] = dsn.strip()
-    return out
+    return {f: normalize_dsn(d) for f, d in out.items()}
 
 
 def user_config(family: str, dsn: str) -> dict[str, Any]:

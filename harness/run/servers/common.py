@@ -288,7 +288,7 @@ def now_iso() -> str:
 
 
 def transport_choice() -> str:
-    value = (os.environ.get(TRANSPORT_ENV) or "unix").strip().lower()
+    value = (os.environ.get(TRANSPORT_ENV) or "").strip().lower() or "unix"
     if value not in ("unix", "tcp"):
         raise ServerError(f"{TRANSPORT_ENV} must be unix or tcp, got {value!r}")
     return value
