@@ -12,7 +12,8 @@ import sys
 
 from harness.errors import UserError
 
-COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks"]
+COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks", "plan",
+            "doctor"]
 
 
 def build_parser() -> argparse.ArgumentParser:
