@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=PROJECT_ROOT / "data" / "runs", help="parent of the run directory")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run instead of starting one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-pin", action="store_true", help="do not pin each worker to one CPU")
     p.set_defaults(func=run)
 
 
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             profile=args.profile, benchmarks=split_globs(args.benchmarks), engines=split_globs(args.engines),
             runtimes=split_globs(args.runtimes) or ["cpython"], processes=args.processes,
             iterations=args.iterations, seed=args.seed, out=args.out, timeout_s=args.timeout, budget_s=args.budget,
-            params=params, dsns=dsns, progress=progress, command=["python", "-m", "harness", *sys.argv[1:]])
+            params=params, dsns=dsns, progress=progress, pin=not args.no_pin, command=["python", "-m", "harness", *sys.argv[1:]])
         run_dir = start_run(request)
     _report(run_dir)
     print(run_dir)

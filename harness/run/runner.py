@@ -24,6 +24,7 @@ from harness.errors import UserError
 from harness.fsutil import PROJECT_ROOT, write_json_atomic
 from harness.protocol import canonical_params, timing_rows
 from harness.redaction import redact
+from harness.run import doctor, noise
 from harness.run.manifest import base_manifest
 from harness.run.plan import Cell, RunRequest, build_plan, plan_cells
 from harness.run.probe import probe_all
@@ -80,7 +81,7 @@ class Runner:
     """Executes a plan in a run directory; each finished process is stored at once."""
 
     def __init__(self, run_dir: Path, plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],
-                 progress: bool = True) -> None:
+                 progress: bool = True, cpus: dict[str, Any] | None = None) -> None:
         self.run_dir = run_dir
         self.plan = plan
         self.cells = plan_cells(plan)
@@ -90,6 +91,8 @@ class Runner:
         self.datasets: dict[str, dict[str, Any]] = {}
         self.dead_cells: dict[int, tuple[str, str]] = {}
         self.counts: dict[str, int] = {}
+        self.worker_cpu = (cpus or {}).get("worker_cpu")
+        self._before: noise.Snapshot | None = None  # /proc read just before the running worker started
 
     # -- per-cell preparation (untimed, outside every worker) --
     def _prepare(self, index: int) -> dict[str, Any]:
@@ -112,6 +115,11 @@ class Runner:
         now = time.time()
         extra.setdefault("started", now)
         extra.setdefault("ended", now)
+        if self._before is not None:  # the worker has exited: what else ran meanwhile
+            extra.setdefault("noise", noise.load_during(self._before, noise.snapshot(),
+                                                        self.plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)))
+            extra.setdefault("cpu", self.worker_cpu)
+            self._before = None
         rec = {"benchmark": cell.benchmark, "params": canonical_params(cell.params), "engine": cell.engine,
                "runtime": extra.pop("runtime", None) or cell.runtime, "runtime_family": cell.runtime,
                "process": process, "status": status, "reason": redact(reason), **extra}
@@ -140,8 +148,10 @@ class Runner:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _execute(self, seq: int, index: int, process: int, cell: Cell, data: dict[str, Any], workdir: Path) -> str:
+        # a cell may carry its own count (the adaptive protocol sets it after the pilot)
+        iterations = self.plan["cells"][index].get("iterations") or self.plan["iterations"]
         spec = {"benchmark": cell.benchmark, "params": cell.params, "engine": cell.engine,
-                "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": self.plan["iterations"],
+                "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": iterations,
                 "budget_s": self.plan.get("budget_s"), "min_iterations": self.plan.get("min_iterations", 2),
                 "process": process, "seed": self.plan["seed"] * 1_000_003 + seq, "workdir": str(workdir), "data": data}
         spec_path = workdir / "spec.json"
@@ -150,11 +160,12 @@ class Runner:
             json.dump(spec, f)
         result_path = workdir / "result.json"
         log_path = workdir / "worker.log"
+        self._before = noise.snapshot()
         started = time.time()
         with open(log_path, "wb") as log:
             self.current = subprocess.Popen(worker_argv(cell, str(spec_path), str(result_path)), cwd=PROJECT_ROOT,
                                             env=worker_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                            start_new_session=True, preexec_fn=_die_with_parent)
+                                            start_new_session=True, preexec_fn=self._worker_setup)
             try:
                 returncode = self.current.wait(timeout=self.plan["timeout_s"])
             except subprocess.TimeoutExpired:
@@ -201,12 +212,17 @@ class Runner:
             extra["timings_file"] = f"timings/{seq:06d}.parquet"
         if result.get("budget_stop"):
             extra["budget_stop"] = result["budget_stop"]
-        elif status == "ok" and n != self.plan["iterations"]:
-            status, reason = "error", f"worker returned {n} iterations, expected {self.plan['iterations']}"
+        elif status == "ok" and n != iterations:
+            status, reason = "error", f"worker returned {n} iterations, expected {iterations}"
         if status == "error" and result.get("traceback"):
             extra["traceback"] = redact(result["traceback"])
         self._record(seq, index, process, status, reason, **extra)
         return status
+
+    def _worker_setup(self) -> None:
+        """In the worker before exec: die with the runner, stay on the worker CPU."""
+        _die_with_parent()
+        noise.pin_to(self.worker_cpu)
 
     def _kill_current(self) -> None:
         proc = self.current
@@ -242,20 +258,22 @@ class Runner:
         return self.counts
 
 
-def start_run(request: RunRequest) -> Path:
+def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None) -> Path:
     """Plan, start the servers the plan needs, probe, write manifest and plan, execute.
 
     The plan is built first (so a bad name fails before anything starts), then exactly the
     servers its engines need are started (or the user's DSNs used), and stopped when the run
     ends. The runner is the only writer of `manifest.json`: once at the start, once at the end
-    (status, counts, the servers' start and stop records)."""
+    (status, counts, the servers' start and stop records). `drive` runs the runner instead of
+    `Runner.execute` (the adaptive protocol runs it in rounds)."""
     run_id = store.new_run_id()
     plan = build_plan(request, run_id)
     run_dir = store.create_run_dir(Path(request.out), run_id)
     manifest = base_manifest(run_id, request.command)
     manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
                                                       "budget_s", "benchmarks", "engines", "runtimes")}
-    return _execute_with_servers(run_dir, plan, manifest, request.dsns, request.progress, first=True)
+    manifest["doctor"] = doctor.findings(Path(request.out))
+    return _execute_with_servers(run_dir, plan, manifest, request.dsns, request.progress, first=True, drive=drive)
 
 
 def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool = True) -> Path:
@@ -269,14 +287,17 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
 
 
 def _execute_with_servers(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any], dsns: dict[str, str] | None,
-                          progress: bool, first: bool) -> Path:
+                          progress: bool, first: bool, drive: Callable[[Runner], Any] | None = None) -> Path:
     from harness.run.servers import run_servers
 
     servers = None
     runner = None
     status = "complete"
+    cpus = noise.choose_cpus(plan.get("pin", True))
+    manifest.setdefault("noise_control", []).append(
+        {"cpus": cpus, "threshold_cpus": plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)})
     try:
-        with run_servers(plan["engines"], dsns, progress=progress) as servers:
+        with noise.runner_pinned(cpus), run_servers(plan["engines"], dsns, progress=progress) as servers:
             if first:
                 manifest["engines"] = probe_all(plan, servers)
                 for reason in sorted(set(plan["unavailable"].values())):
@@ -284,8 +305,8 @@ def _execute_with_servers(run_dir: Path, plan: dict[str, Any], manifest: dict[st
                 write_json_atomic(run_dir / "plan.json", plan)
                 write_json_atomic(run_dir / "manifest.json", manifest)
             sweep_stale_workdirs()
-            runner = Runner(run_dir, plan, servers, progress)
-            runner.execute()
+            runner = Runner(run_dir, plan, servers, progress, cpus)
+            (drive or Runner.execute)(runner)
     except KeyboardInterrupt:
         status = "interrupted"
         raise

@@ -1,10 +1,12 @@
 """Benchmarks that exist to test the harness itself (never part of a profile).
 
 `selftest.sleep` sleeps, so a test can kill its worker mid-run; `selftest.wrong` returns a wrong
-answer, so a test sees the cell marked invalid; `selftest.crash` raises in the timed operation.
+answer, so a test sees the cell marked invalid; `selftest.crash` raises in the timed operation; `selftest.cpus` is invalid unless the worker is pinned
+to one CPU, so a test sees pinning from inside the worker.
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Dict, Optional
 
@@ -46,4 +48,15 @@ class Crash(Workload):
         raise RuntimeError("selftest.crash raised on purpose")
 
 
-WORKLOADS = [Sleep(), Wrong(), Crash()]
+class Cpus(Workload):
+    name = "selftest.cpus"
+    description = "harness self-test: the CPUs the worker may run on (valid only when pinned to one)"
+
+    def operation(self, state: Any) -> Any:
+        return sorted(os.sched_getaffinity(0))
+
+    def check(self, state: Any, result: Any) -> Optional[str]:
+        return None if len(result) == 1 else "worker may run on CPUs %s, expected one" % (result,)
+
+
+WORKLOADS = [Sleep(), Wrong(), Crash(), Cpus()]
