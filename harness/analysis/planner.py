@@ -233,13 +233,15 @@ def components_of(raw: Any, procs: Any) -> dict[tuple, Components]:
     return out
 
 
-def achieved(raw: Any, confidence: float = 0.99) -> dict[tuple, float]:
-    """Each cell's relative half-width (high - low) / (2 mean) by the default interval, steady state."""
+def achieved(raw: Any, confidence: float = 0.99, resamples: int | None = None) -> dict[tuple, float]:
+    """Each cell's relative half-width (high - low) / (2 mean) by the default interval, steady state
+    (what `summary --steady-state` shows; `resamples` None: the statistics' default)."""
     from harness.analysis import stats
 
     if raw.empty:
         return {}
-    summ = stats.summarize_cells(raw, confidence=confidence, steady_state=True)
+    kw = {} if resamples is None else {"resamples": resamples}
+    summ = stats.summarize_cells(raw, confidence=confidence, steady_state=True, **kw)
     return {tuple(r[c] for c in CELL): relative_half_width(r["mean_s"], r["ci_low_s"], r["ci_high_s"])
             for _, r in summ.iterrows()}
 
@@ -296,3 +298,35 @@ def format_plan(df: Any, target: float, budget_s: float | None) -> str:
     elif len(bad):
         lines.append(f"{len(bad)} of {len(df)} cells cannot reach the target")
     return "\n".join(lines)
+
+
+def assess_run(run_dir: Path | str, target: float, confidence: float = 0.99, resamples: int | None = None,
+               max_iterations: int = MAX_ITERATIONS) -> dict[tuple, dict[str, Any]]:
+    """Where each cell of a run in progress stands, for the adaptive protocol (harness.run.adaptive).
+
+    Keyed by (benchmark, params, engine, runtime family), as the run's plan names cells: the
+    achieved relative half-width (default interval, steady-state iterations), the variance
+    components and costs, the machine seconds spent, and the plan that meets `target` from here.
+    """
+    from harness import store
+
+    raw = store.load_runs([run_dir])
+    procs = store.load_process_records([run_dir])
+    if raw.empty:
+        return {}
+    family = {}
+    if "runtime_family" in procs:
+        for r in procs.dropna(subset=["runtime"]).itertuples(index=False):
+            family[(r.benchmark, r.params, r.engine, r.runtime)] = r.runtime_family
+    got = achieved(raw, confidence, resamples)
+    costs = costs_per_cell(raw, procs)
+    out = {}
+    for key, c in components_of(raw, procs).items():
+        p = plan_cell(c, target, confidence, max_iterations=max_iterations)
+        out[(*key[:3], family.get(key, key[3]))] = {
+            "half_width": got.get(key, math.nan), "mean_s": c.mean, "s2_between": c.s2_between,
+            "s2_within": c.s2_within, "c_proc_s": c.c_proc, "c_iter_s": c.c_iter, "warmup": c.warmup,
+            "steady": c.steady, "processes": c.processes, "spent_s": costs.get(key, (0, 0, 0.0))[2],
+            "plan": {"processes": p.processes, "iterations": p.total_iterations, "machine_s": p.machine_s,
+                     "half_width": p.half_width, "note": p.note}}
+    return out

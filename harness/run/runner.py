@@ -320,6 +320,8 @@ def _execute_with_servers(run_dir: Path, plan: dict[str, Any], manifest: dict[st
             manifest["machine"]["loadavg_after"] = os.getloadavg()
             if plan.get("datasets"):
                 manifest.setdefault("datasets", {}).update(plan["datasets"])
+            if plan.get("adaptive"):
+                manifest["adaptive"] = plan["adaptive"]
             manifest.setdefault("process_counts", {})
             for k, v in (runner.counts if runner else {}).items():
                 manifest["process_counts"][k] = manifest["process_counts"].get(k, 0) + v
