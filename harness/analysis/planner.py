@@ -135,6 +135,31 @@ def _fewest_processes(c: Components, iterations: int, target: float, confidence:
     return hi
 
 
+def _cheapest_without_between(c: Components, target: float, confidence: float, p_lo: int, p_hi: int,
+                              max_iterations: int) -> tuple[int, int]:
+    """Search P (vectorised: a geometric grid, then every P near its best) for the least cost
+    P (c_proc + (w + n(P)) c_iter) with n(P) = ceil(t(P-1)^2 s2_within / (P H^2))."""
+    q = 0.5 + confidence / 2
+    H2 = (target * c.mean) ** 2
+
+    def best_of(ps: np.ndarray) -> tuple[float, int, int] | None:
+        t = sps.t.ppf(q, ps - 1)
+        n = np.maximum(1, np.ceil(t**2 * c.s2_within / (ps * H2) * (1 - 1e-12)))
+        cost = ps * (c.c_proc + (c.warmup + n) * c.c_iter)
+        cost[n > max_iterations] = np.inf
+        i = int(np.argmin(cost))
+        return (float(cost[i]), int(ps[i]), int(n[i])) if np.isfinite(cost[i]) else None
+
+    grid = np.unique(np.concatenate([np.arange(p_lo, min(p_lo + 64, p_hi + 1)),
+                                     np.geomspace(p_lo, p_hi, 400).astype(np.int64)]))
+    best = best_of(grid)
+    if best is None:
+        return p_hi, max_iterations
+    near = np.arange(max(p_lo, int(best[1] / 1.05) - 1), min(p_hi, int(best[1] * 1.05) + 2) + 1)
+    best = min(best, best_of(near[:5000]) or best)
+    return best[1], best[2]
+
+
 def plan_cell(c: Components, target: float, confidence: float = 0.99, budget_s: float | None = None,
               min_processes: int = MIN_PROCESSES, max_processes: int = MAX_PROCESSES,
               max_iterations: int = MAX_ITERATIONS) -> CellPlan:
@@ -154,18 +179,7 @@ def plan_cell(c: Components, target: float, confidence: float = 0.99, budget_s: 
             p = max_processes
     else:
         # no between-process variance: the cheapest of "P processes of as many iterations as P needs"
-        best = None
-        z = float(sps.norm.ppf(0.5 + confidence / 2))
-        guess = max(min_processes, int(4 * (z / target) ** 2 * c.s2_within / c.mean**2 / max_iterations))
-        for p_try in range(max(2, min_processes), max(guess, min_processes) + 200):
-            t = _t(confidence, p_try - 1)
-            n_try = max(1, math.ceil(t**2 * c.s2_within / (p_try * (target * c.mean) ** 2) * (1 - 1e-12)))
-            if n_try > max_iterations:
-                continue
-            cost = _cost(c, p_try, n_try)
-            if best is None or cost < best[0]:
-                best = (cost, p_try, n_try)
-        p, n = (best[1], best[2]) if best else (max_processes, max_iterations)
+        p, n = _cheapest_without_between(c, target, confidence, max(2, min_processes), max_processes, max_iterations)
         note = "; ".join(x for x in (note, "no between-process variance") if x)
     h = predicted_half_width(c, p, n, confidence)
     cost = _cost(c, p, n)

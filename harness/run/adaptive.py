@@ -9,7 +9,7 @@ adds to every unfinished cell the processes its plan still lacks (at most as man
 estimates are refined before large commitments, and no more than its remaining budget buys),
 shuffles the new processes of all cells together and appends them to the plan's order, which
 `plan.json` stores, so drift of the machine still spreads over all cells and `resume` can
-finish an interrupted round. A cell stops when its interval meets the target (`met`), its
+finish an interrupted round (it does not start new rounds: its cells then have no stop reason). A cell stops when its interval meets the target (`met`), its
 budget or the run's is spent (`budget`), or its processes show no steady state
 (`no steady state`).
 
@@ -65,6 +65,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
     t0 = time.monotonic()
     cells = plan["cells"]
     stopped: dict[int, dict[str, Any]] = {}
+    planned: set[int] = set()  # cells that have run processes of the planned length
     last: dict[int, dict[str, Any]] = {}
     rng = random.Random(plan["seed"])
     runner.execute()
@@ -72,6 +73,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
     for round_no in range(1, settings.max_rounds + 1):
         found = assess(runner.run_dir, settings.target, settings.confidence, ROUND_RESAMPLES)
         run_spent = time.monotonic() - t0
+        run_left = math.inf if settings.max_run_time_s is None else settings.max_run_time_s - run_spent
         new: list[int] = []
         for i, cell in enumerate(cells):
             if i in stopped:
@@ -79,16 +81,20 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             a = found.get(_key(cell))
             if a is not None:
                 last[i] = a
-            reason = _stop_reason(i, a, plan, runner, settings, run_spent)
+            reason = _stop_reason(i, a, plan, runner, settings, run_spent, planned=i in planned)
             if reason:
                 stopped[i] = {"stop": reason, "round": round_no}
                 continue
             if "iterations" not in cell:
                 cell["iterations"] = _iterations(a, settings, plan["timeout_s"])
+            planned.add(i)
             per_process = a["c_proc_s"] + cell["iterations"] * a["c_iter_s"]
             add = max(1, min(_processes_needed(a, settings.target) - a["processes"], a["processes"]))
             if settings.max_time_s is not None and per_process > 0:
                 add = min(add, int((settings.max_time_s - a["spent_s"]) // per_process))
+            if math.isfinite(run_left) and per_process > 0:  # the run's budget, shared in cell order
+                add = min(add, int(run_left // per_process))
+                run_left -= max(add, 0) * per_process
             if add < 1:
                 stopped[i] = {"stop": "budget", "round": round_no}
                 continue
@@ -134,14 +140,14 @@ def _processes_needed(a: dict[str, Any], target: float) -> int:
 
 
 def _stop_reason(i: int, a: dict[str, Any] | None, plan: dict[str, Any], runner: Any, settings: Settings,
-                 run_spent: float) -> str | None:
+                 run_spent: float, planned: bool) -> str | None:
     if str(i) in plan["unavailable"] or i in runner.dead_cells:
         return "not run"
     if a is None:
         return "no timings"
     if math.isfinite(a["half_width"]) and a["half_width"] <= settings.target:
         return "met"
-    if not a["steady"]:
+    if not a["steady"] and planned:  # a short pilot is no proof: judge after processes of the planned length
         return "no steady state"
     if settings.max_time_s is not None and a["spent_s"] >= settings.max_time_s:
         return "budget"

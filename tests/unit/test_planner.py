@@ -121,3 +121,21 @@ def test_plan_command_rejects_bad_input(tmp_path, capsys):
     assert "--target-ci" in capsys.readouterr().err
     assert main(["plan", str(tmp_path / "nope"), "--target-ci", "3"]) == 2
     assert "no such run directory" in capsys.readouterr().err
+
+
+def test_no_between_search_matches_brute_force_and_stays_fast():
+    import time
+
+    c = Components(mean=1.0, s2_between=0.0, s2_within=0.01, processes=5, iterations=50, warmup=2, c_proc=1.0,
+                   c_iter=0.001)
+    brute = []
+    for P in range(MIN_PROCESSES, 300):
+        t = sps.t.ppf(0.995, P - 1)
+        n = math.ceil(t**2 * 0.01 / (P * 0.01**2) * (1 - 1e-12))
+        brute.append((P * (1.0 + (2 + n) * 0.001), P, n))
+    p = plan_cell(c, target=0.01)
+    assert (p.processes, p.iterations) == min(brute)[1:] == (5, 424)
+    t0 = time.perf_counter()  # an absurd target must not send the search through a million t quantiles
+    far = plan_cell(Components(mean=1.0, s2_between=0.0, s2_within=0.5, processes=5, iterations=50,
+                               c_proc=0.35, c_iter=0.008), target=1e-4)
+    assert time.perf_counter() - t0 < 2.0 and far.half_width <= 1e-4
