@@ -4,7 +4,8 @@ Rounds over the ordinary runner. The plan starts as a pilot (a few processes per
 usual interleaved order). After each round every cell still running is assessed (its achieved
 relative half-width, between- and within-process variance, cost of a process and of an
 iteration); from the first assessment on, a cell's processes run the planner's iterations
-(Kalibera & Jones 2013: the count that minimises machine time for a precision). Each round
+(Kalibera & Jones 2013: the count that minimises machine time for a precision), re-planned
+each round as the estimates sharpen. Each round
 adds to every unfinished cell the processes its plan still lacks (at most as many as it has, so
 estimates are refined before large commitments, and no more than its remaining budget buys),
 shuffles the new processes of all cells together and appends them to the plan's order, which
@@ -50,11 +51,16 @@ def _key(cell: dict[str, Any]) -> tuple:
 
 
 def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float) -> int:
-    """The planner's iterations per process, kept well inside the process timeout."""
+    """The planner's iterations per process, kept well inside the process timeout and short
+    enough that the cell's remaining budget still buys four processes (an estimate of the
+    between-process variance from a pilot can be near zero by chance, which makes n* huge)."""
     n = int(a["plan"]["iterations"]) or 1
     c_iter = a.get("c_iter_s") or 0.0
     if c_iter > 0:
         n = min(n, max(2, int(timeout_s / 3 / c_iter)))
+        if settings.max_time_s is not None:
+            left = settings.max_time_s - a["spent_s"]
+            n = min(n, max(2, int((left / 4 - a["c_proc_s"]) / c_iter)))
     return max(2, min(n, settings.max_iterations))
 
 
@@ -85,8 +91,8 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             if reason:
                 stopped[i] = {"stop": reason, "round": round_no}
                 continue
-            if "iterations" not in cell:
-                cell["iterations"] = _iterations(a, settings, plan["timeout_s"])
+            # re-planned every round: the variance components sharpen as processes accumulate
+            cell["iterations"] = _iterations(a, settings, plan["timeout_s"])
             planned.add(i)
             per_process = a["c_proc_s"] + cell["iterations"] * a["c_iter_s"]
             add = max(1, min(_processes_needed(a, settings.target) - a["processes"], a["processes"]))
