@@ -40,9 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_tpch(args: argparse.Namespace) -> int:
     from harness.errors import UserError
     from harness.run.servers import user_dsns
-    from harness.run.datasets.tpch_validate import ENGINES, format_table, unknown_engine_message, validate
+    from harness.run.datasets.tpch_validate import (format_table, unknown_engine_message, validatable_engines,
+                                                     validate)
 
-    if args.engine not in ENGINES:
+    if args.engine not in validatable_engines():
         raise UserError(unknown_engine_message(args.engine))
     try:
         sf = float(args.sf)

@@ -31,6 +31,7 @@ from harness.run.probe import probe_all
 from harness.run.runtimes import RUNTIMES, worker_env
 
 STDERR_TAIL_BYTES = 4000
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
@@ -163,10 +164,17 @@ class Runner:
         self._before = noise.snapshot()
         started = time.time()
         with open(log_path, "wb") as log:
-            self.current = subprocess.Popen(worker_argv(cell, str(spec_path), str(result_path)), cwd=PROJECT_ROOT,
-                                            env=worker_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                            start_new_session=True, preexec_fn=self._worker_setup)
             try:
+                # Ctrl-C during the fork would run its handler inside an at-fork hook, which swallows
+                # the KeyboardInterrupt: hold SIGINT/SIGTERM until Popen returns (the child unblocks)
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+                try:
+                    self.current = subprocess.Popen(worker_argv(cell, str(spec_path), str(result_path)),
+                                                    cwd=PROJECT_ROOT, env=worker_env(), stdin=subprocess.DEVNULL,
+                                                    stdout=log, stderr=log, start_new_session=True,
+                                                    preexec_fn=self._worker_setup)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
                 returncode = self.current.wait(timeout=self.plan["timeout_s"])
             except subprocess.TimeoutExpired:
                 self._kill_current()
@@ -221,6 +229,7 @@ class Runner:
 
     def _worker_setup(self) -> None:
         """In the worker before exec: die with the runner, stay on the worker CPU."""
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
         _die_with_parent()
         noise.pin_to(self.worker_cpu)
 
