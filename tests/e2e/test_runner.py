@@ -14,6 +14,7 @@ from pathlib import Path
 from conftest import ROOT, harness, last_line
 from harness import store
 from harness.run.plan import interleave
+from harness.run.runner import WORKDIR_PREFIX
 
 
 def test_smoke_run_has_p_times_i_rows_per_cell_and_fresh_processes(smoke_run):
@@ -96,7 +97,9 @@ def test_wrong_answer_crash_and_timeout_mark_their_cells(tmp_path):
     assert "invalid" in summary and "timeout" in summary
 
 
-def _worker_pids(marker: str) -> list[int]:
+def _worker_pids(marker: str, runner: int | None = None) -> list[int]:
+    """Workers running `marker`; with `runner`, only that runner's (its pid names their work
+    directory), so a test never touches the workers of other runs on a shared machine."""
     pids = []
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -104,7 +107,8 @@ def _worker_pids(marker: str) -> list[int]:
         try:
             cmd = (d / "cmdline").read_bytes().split(b"\0")
             spec = [c for c in cmd if c.endswith(b"spec.json")]
-            if b"harness.worker" in cmd and spec and marker.encode() in Path(spec[0].decode()).read_bytes():
+            mine = runner is None or f"{WORKDIR_PREFIX}{runner}-".encode() in spec[0] if spec else False
+            if b"harness.worker" in cmd and spec and mine and marker.encode() in Path(spec[0].decode()).read_bytes():
                 pids.append(int(d.name))
         except (OSError, IndexError):
             continue
@@ -121,7 +125,7 @@ def test_killed_worker_marks_its_cell_failed_and_the_run_completes(tmp_path):
     def killer() -> None:
         deadline = time.time() + 60
         while time.time() < deadline and not killed:
-            for pid in _worker_pids("selftest.sleep"):
+            for pid in _worker_pids("selftest.sleep", proc.pid):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
                 break
@@ -164,7 +168,7 @@ def test_ctrl_c_keeps_finished_processes_and_resume_completes(tmp_path):
     assert m["status"] == "interrupted"
     done = len(list((run_dir / "processes").glob("*.json")))
     assert 2 <= done < 6
-    assert not _worker_pids("selftest.sleep"), "Ctrl-C left a worker running"
+    assert not _worker_pids("selftest.sleep", proc.pid), "Ctrl-C left a worker running"
     harness("run", "--resume", str(run_dir), "--no-progress")
     assert store.read_manifest(run_dir)["status"] == "complete"
     raw = store.load_runs([run_dir])
