@@ -7,6 +7,7 @@ to one CPU, so a test sees pinning from inside the worker.
 from __future__ import annotations
 
 import os
+import random
 import time
 from typing import Any, Dict, Optional
 
@@ -15,11 +16,13 @@ from harness.workloads.base import Workload
 
 class Sleep(Workload):
     name = "selftest.sleep"
-    description = "harness self-test: sleep `seconds` per iteration"
-    default_params = {"seconds": 0.01}
+    description = ("harness self-test: sleep `seconds` per iteration, times 1 + `spread` x U(-1, 1) drawn "
+                   "once per process (a known between-process variance)")
+    default_params = {"seconds": 0.01, "spread": 0.0}
 
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
-        return float(params["seconds"])
+        factor = 1.0 + float(params["spread"]) * random.Random(ctx.get("seed", 0)).uniform(-1.0, 1.0)
+        return float(params["seconds"]) * factor
 
     def operation(self, state: Any) -> Any:
         time.sleep(state)
