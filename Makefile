@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper reference bench bench-stats notebooks-sync clean help
+.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision notebooks-sync clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
@@ -16,6 +16,7 @@ help:
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
 	@echo "make bench        bench-stats, and the harness's timed region against a bare timeit"
+	@echo "make bench-precision  crossings' adaptive protocol vs pyperf's defaults at equal wall time (E1, 3 repetitions)"
 
 $(STAMP): requirements.lock requirements-mysqlclient.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -61,6 +62,9 @@ reference: setup
 
 bench-stats: setup
 	$(PY) benchmarks/bench_stats.py
+
+bench-precision: setup
+	$(PY) benchmarks/bench_precision.py
 
 bench: bench-stats
 	$(PY) benchmarks/timed_region.py

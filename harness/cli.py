@@ -13,7 +13,8 @@ import warnings
 
 from harness.errors import UserError
 
-COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks"]
+COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks", "plan",
+            "doctor"]
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -32,7 +32,8 @@ def cell_status(processes: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: worst status over its processes, and the first reason given."""
     order = {"ok": 0, "invalid": 3, "error": 4, "failed": 4, "timeout": 4, "not_applicable": 5, "skipped": 6}
     if processes.empty:
-        return pd.DataFrame(columns=[*KEYS[:3], "runtime_family", "status", "reason", "processes_ok", "processes_total"])
+        return pd.DataFrame(columns=[*KEYS[:3], "runtime_family", "status", "reason", "processes_ok", "processes_total",
+                                     "noisy"])
     p = processes.copy()
     p["runtime_family"] = p.get("runtime_family", p["runtime"]).fillna(p["runtime"])
     p["rank"] = p["status"].map(order).fillna(4)
@@ -47,8 +48,33 @@ def cell_status(processes: pd.DataFrame) -> pd.DataFrame:
         runtime = g["runtime"].dropna().iloc[0] if g["runtime"].notna().any() else key[3]
         rows.append({"benchmark": key[0], "params": key[1], "engine": key[2], "runtime_family": key[3],
                      "runtime_seen": runtime, "status": status, "reason": reason,
-                     "processes_ok": int((g["status"] == "ok").sum()), "processes_total": len(g)})
+                     "processes_ok": int((g["status"] == "ok").sum()), "processes_total": len(g),
+                     "noisy": _noisy(g)})
     return pd.DataFrame(rows)
+
+
+def _noisy(records: pd.DataFrame) -> int:
+    """How many of these processes ran while other programs kept the machine busy."""
+    if "noise" not in records:
+        return 0
+    return int(sum(bool(n.get("noisy")) for n in records["noise"] if isinstance(n, dict)))
+
+
+def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
+    """One line per reason to distrust a run a little: noisy processes, a busy machine at its start."""
+    from harness.run.doctor import noisy
+
+    notes = []
+    n = _noisy(processes)
+    if n:
+        timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum())
+        notes.append(f"note: {n} of {timed} processes ran while other programs used more than their threshold "
+                     "of CPU (column noisy; records' `noise`)")
+    for m in manifests:
+        warnings = noisy(m.get("doctor"))
+        if warnings:
+            notes.append(f"warning: run {m.get('run_id')} started on a busy machine ({'; '.join(warnings)})")
+    return notes
 
 
 def attach_run_facts(summary: pd.DataFrame, raw: pd.DataFrame, procs: pd.DataFrame,
@@ -113,7 +139,7 @@ def format_summary(df: pd.DataFrame, fmt: str) -> str:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
     cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", label, alt_label,
                         "median_s", "rows_per_s", "cycles_per_row", "crossings", "method", "used", "warmup",
-                        "no_steady", "outliers", "note", "status", "reason"] if c and c in show]
+                        "no_steady", "outliers", "noisy", "note", "status", "reason"] if c and c in show]
     show = show[cols].astype(object).where(show[cols].notna(), "")
     if fmt == "markdown":
         return show.to_markdown(index=False) if _has_tabulate() else _md(show)

@@ -51,6 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="parent of the run directory (default data/runs)")
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run instead of starting one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-pin", action="store_true", help="do not pin each worker to one CPU")
+    a = p.add_argument_group("adaptive protocol", "run each cell until its 99%% interval meets a target: a pilot "
+                             "(--processes, default 3), then rounds of processes sized by the planner")
+    a.add_argument("--target-ci", type=float, metavar="PCT", help="relative half-width to reach, in percent (3 = +-3%%)")
+    a.add_argument("--max-time", type=float, default=600.0, metavar="SEC",
+                   help="machine seconds a cell may take (default 600)")
+    a.add_argument("--max-run-time", type=float, metavar="SEC", help="machine seconds the whole run may take")
     p.set_defaults(func=run)
 
 
@@ -126,10 +133,11 @@ def run(args: argparse.Namespace) -> int:
     from harness.run.servers import user_dsns
 
     check_environment()
+    drive = _adaptive(args)
     dsns = user_dsns(args.dsn)
     progress = not args.no_progress
     try:
-        run_dir = _start_or_resume(args, dsns, progress)
+        run_dir = _start_or_resume(args, dsns, progress, drive)
     except RunStopped as exc:  # disk full and the like: one line, the run directory, exit 1
         print(f"error: {exc}", file=sys.stderr)
         print(exc.run_dir)
@@ -139,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: bool) -> Path:
+def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: bool, drive=None) -> Path:
     from harness.errors import UserError
     from harness.fsutil import PROJECT_ROOT
     from harness.run.plan import RunRequest, check_counts
@@ -159,16 +167,50 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             runtimes=_nonempty("--runtimes", args.runtimes) or ["cpython"], processes=args.processes,
             iterations=args.iterations, seed=args.seed or 0,
             out=check_out(args.out or PROJECT_ROOT / "data" / "runs"), timeout_s=args.timeout,
-            budget_s=args.budget, params=params, dsns=dsns, progress=progress,
+            budget_s=args.budget, params=params, dsns=dsns, progress=progress, pin=not args.no_pin,
             command=["python", "-m", "harness", *sys.argv[1:]])
-        return start_run(request)
+        if drive is not None and request.processes is None:
+            request.processes = 3  # the adaptive pilot
+        return start_run(request, drive)
 
 
 def report(run_dir: Path) -> int:
     """Print the run's one-screen status summary on stderr; 0 if it measured what it planned, else 1."""
+    from harness.run.adaptive import format_record
     from harness.run.outcome import outcome
+    from harness.store import read_manifest
+
+    adaptive = read_manifest(run_dir).get("adaptive")
+    if adaptive:
+        print(format_record(adaptive), file=sys.stderr)
 
     result = outcome(run_dir)
     for line in result.lines:
         print(line, file=sys.stderr)
     return result.exit_status
+
+
+def _adaptive(args: argparse.Namespace):
+    """The adaptive protocol's driver for `start_run`, or None without --target-ci."""
+    from harness.errors import UserError
+
+    if args.target_ci is None:
+        if args.max_run_time is not None:
+            raise UserError("--max-run-time needs --target-ci")
+        return None
+    if args.resume:
+        raise UserError("--target-ci starts a run; --resume finishes the recorded order of one")
+    if not 0 < args.target_ci < 100:
+        raise UserError("--target-ci is a percentage between 0 and 100, e.g. 3")
+    if args.max_time <= 0 or (args.max_run_time is not None and args.max_run_time <= 0):
+        raise UserError("--max-time and --max-run-time must be positive numbers of seconds")
+    if args.processes is not None and args.processes < 2:
+        raise UserError("the adaptive pilot needs --processes of at least 2")
+    if args.iterations is not None and args.iterations < 2:
+        raise UserError("the adaptive pilot needs --iterations of at least 2")
+    from harness.analysis.planner import assess_run
+    from harness.run.adaptive import Settings, drive
+
+    settings = Settings(target=args.target_ci / 100, max_time_s=args.max_time, max_run_time_s=args.max_run_time)
+    say = None if args.no_progress else (lambda msg: print(msg, file=sys.stderr))
+    return lambda runner: drive(runner, settings, assess_run, say)

@@ -33,15 +33,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from harness import store
+    from harness.analysis.runset import RunSet
+    from harness.analysis.summary import format_summary, noise_notes
     from harness.errors import UserError
-    from harness.analysis.runset import summarize_runs
-    from harness.analysis.summary import format_summary
 
     if not 0 < args.confidence < 1:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
     if not 1 <= args.resamples <= 10_000_000:
         raise UserError(f"--resamples must be between 1 and 10000000, got {args.resamples}")
-    df = summarize_runs(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
-                        seed=args.seed, steady_state=args.steady_state)
-    print(format_summary(df, args.format))
+    runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
+                  seed=args.seed, steady_state=args.steady_state)
+    print(format_summary(runs.summary, args.format))
+    for note in noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs]):
+        print(note, file=sys.stderr)
     return 0

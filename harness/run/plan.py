@@ -56,6 +56,8 @@ class RunRequest:
     dsns: dict[str, str] | None = None
     progress: bool = True
     command: list[str] | None = None
+    #: pin each worker to one CPU (harness.run.noise)
+    pin: bool = True
 
 
 #: bounds every request is checked against before anything starts (a typo like 50000000
@@ -189,7 +191,7 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         "budget_s": request.budget_s if request.budget_s is not None else profile.budget_s,
         "min_iterations": min(2, iterations), "benchmarks": benchmarks,
         "engines": engines, "runtimes": runtimes, "cells": cells,
-        "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {},
+        "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {}, "pin": request.pin,
     }
 
 

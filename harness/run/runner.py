@@ -26,6 +26,7 @@ from harness.errors import RunStopped, UserError
 from harness.fsutil import PROJECT_ROOT, Busy, try_locked, write_json_atomic
 from harness.protocol import canonical_params, timing_rows
 from harness.redaction import redact
+from harness.run import doctor, noise
 from harness.run.manifest import base_manifest, git_commit
 from harness.run.plan import Cell, RunRequest, build_plan, plan_cells
 from harness.run.probe import probe_all
@@ -34,6 +35,7 @@ from harness.run.runtimes import RUNTIMES, worker_env
 STDERR_TAIL_BYTES = 4000
 #: errors of the storage itself: they stop the run (resumable) rather than fail a cell
 STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
@@ -78,7 +80,7 @@ class Runner:
     """Executes a plan in a run directory; each finished process is stored at once."""
 
     def __init__(self, run_dir: Path, plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],
-                 progress: bool = True, tmpdir: Path | None = None) -> None:
+                 progress: bool = True, tmpdir: Path | None = None, cpus: dict[str, Any] | None = None) -> None:
         self.run_dir = run_dir
         self.tmpdir = tmpdir
         self.plan = plan
@@ -89,6 +91,8 @@ class Runner:
         self.datasets: dict[str, dict[str, Any]] = {}
         self.dead_cells: dict[int, tuple[str, str]] = {}
         self.counts: dict[str, int] = {}
+        self.worker_cpu = (cpus or {}).get("worker_cpu")
+        self._before: noise.Snapshot | None = None  # /proc read just before the running worker started
 
     # -- per-cell preparation (untimed, outside every worker) --
     def _prepare(self, index: int) -> dict[str, Any]:
@@ -111,6 +115,11 @@ class Runner:
         now = time.time()
         extra.setdefault("started", now)
         extra.setdefault("ended", now)
+        if self._before is not None:  # the worker has exited: what else ran meanwhile
+            extra.setdefault("noise", noise.load_during(self._before, noise.snapshot(),
+                                                        self.plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)))
+            extra.setdefault("cpu", self.worker_cpu)
+            self._before = None
         rec = {"benchmark": cell.benchmark, "params": canonical_params(cell.params), "engine": cell.engine,
                "runtime": extra.pop("runtime", None) or cell.runtime, "runtime_family": cell.runtime,
                "process": process, "status": status, "reason": redact(reason), **extra}
@@ -144,8 +153,10 @@ class Runner:
             shutil.rmtree(workdir, ignore_errors=True)
 
     def _execute(self, seq: int, index: int, process: int, cell: Cell, data: dict[str, Any], workdir: Path) -> str:
+        # a cell may carry its own count (the adaptive protocol sets it after the pilot)
+        iterations = self.plan["cells"][index].get("iterations") or self.plan["iterations"]
         spec = {"benchmark": cell.benchmark, "params": cell.params, "engine": cell.engine,
-                "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": self.plan["iterations"],
+                "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": iterations,
                 "budget_s": self.plan.get("budget_s"), "min_iterations": self.plan.get("min_iterations", 2),
                 "process": process, "seed": self.plan["seed"] * 1_000_003 + seq, "workdir": str(workdir), "data": data}
         spec_path = workdir / "spec.json"
@@ -154,12 +165,20 @@ class Runner:
             json.dump(spec, f)
         result_path = workdir / "result.json"
         log_path = workdir / "worker.log"
+        self._before = noise.snapshot()
         started = time.time()
         with open(log_path, "wb") as log:
-            self.current = subprocess.Popen(worker_argv(cell, str(spec_path), str(result_path)), cwd=PROJECT_ROOT,
-                                            env=worker_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                            start_new_session=True, preexec_fn=_die_with_parent)
             try:
+                # Ctrl-C during the fork would run its handler inside an at-fork hook, which swallows
+                # the KeyboardInterrupt: hold SIGINT/SIGTERM until Popen returns (the child unblocks)
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+                try:
+                    self.current = subprocess.Popen(worker_argv(cell, str(spec_path), str(result_path)),
+                                                    cwd=PROJECT_ROOT, env=worker_env(), stdin=subprocess.DEVNULL,
+                                                    stdout=log, stderr=log, start_new_session=True,
+                                                    preexec_fn=self._worker_setup)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
                 returncode = self.current.wait(timeout=self.plan["timeout_s"])
             except subprocess.TimeoutExpired:
                 self._kill_current()
@@ -206,12 +225,18 @@ class Runner:
             extra["rows"] = n
         if result.get("budget_stop"):
             extra["budget_stop"] = result["budget_stop"]
-        elif status == "ok" and n != self.plan["iterations"]:
-            status, reason = "error", f"worker returned {n} iterations, expected {self.plan['iterations']}"
+        elif status == "ok" and n != iterations:
+            status, reason = "error", f"worker returned {n} iterations, expected {iterations}"
         if status == "error" and result.get("traceback"):
             extra["traceback"] = redact(result["traceback"])
         self._record(seq, index, process, status, reason, **extra)
         return status
+
+    def _worker_setup(self) -> None:
+        """In the worker before exec: die with the runner, stay on the worker CPU."""
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
+        _die_with_parent()
+        noise.pin_to(self.worker_cpu)
 
     def _kill_current(self) -> None:
         proc = self.current
@@ -247,7 +272,7 @@ class Runner:
         return self.counts
 
 
-def start_run(request: RunRequest) -> Path:
+def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None) -> Path:
     """Plan, start the servers the plan needs, probe, write manifest and plan, execute.
 
     The plan is built first (so a bad name fails before anything starts), then exactly the
@@ -255,14 +280,17 @@ def start_run(request: RunRequest) -> Path:
     ends. The run directory is made only once the probes are done, with its plan and manifest
     written at once, so a run killed while starting leaves no half-made directory. The runner
     is the only writer of `manifest.json`: at the start and at the end of each segment (status,
-    counts recounted from the records, the segment's commit and times, the servers' records)."""
+    counts recounted from the records, the segment's commit and times, the servers' records). `drive` runs
+    the runner instead of `Runner.execute` (the adaptive protocol runs it in rounds)."""
     run_id = store.new_run_id()
     plan = build_plan(request, run_id)
     manifest = base_manifest(run_id, request.command)
     manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
                                                       "budget_s", "benchmarks", "engines", "runtimes")}
+    manifest["doctor"] = doctor.findings(Path(request.out))
     sweep_unstarted_run_dirs(Path(request.out))
-    return _execute_with_servers(Path(request.out), plan, manifest, request.dsns, request.progress, first=True)
+    return _execute_with_servers(Path(request.out), plan, manifest, request.dsns, request.progress, first=True,
+                                 drive=drive)
 
 
 def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool = True) -> Path:
@@ -302,7 +330,7 @@ def _io_message(exc: OSError, run_dir: Path) -> str:
 
 
 def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str, Any], dsns: dict[str, str] | None,
-                          progress: bool, first: bool) -> Path:
+                          progress: bool, first: bool, drive: Callable[[Runner], Any] | None = None) -> Path:
     """Run (first=True: `target` is the parent of a new run directory) or resume (`target` is the
     run directory) under the run directory's lock, in one private temp directory."""
     from harness.run.servers import run_servers
@@ -310,6 +338,9 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
     run_dir = target / plan["run_id"] if first else target
     servers = None
     status = "complete"
+    cpus = noise.choose_cpus(plan.get("pin", True))
+    manifest.setdefault("noise_control", []).append(
+        {"cpus": cpus, "threshold_cpus": plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)})
     segment = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_commit(), "command": manifest.get("command")}
     locked = False
     with contextlib.ExitStack() as lock:  # released last, after the manifest is written
@@ -319,6 +350,7 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
                     lock.enter_context(_lock_run_dir(run_dir))
                     locked = True
                 tmpdir = stack.enter_context(run_tempdir())
+                stack.enter_context(noise.runner_pinned(cpus))
                 servers = stack.enter_context(run_servers(plan["engines"], dsns, progress=progress))
                 if first:
                     manifest["engines"] = probe_all(plan, servers, tmpdir)
@@ -327,7 +359,8 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
                     _make_run_dir(run_dir, plan, manifest)
                     lock.enter_context(_lock_run_dir(run_dir))
                     locked = True
-                Runner(run_dir, plan, servers, progress, tmpdir).execute()
+                runner = Runner(run_dir, plan, servers, progress, tmpdir=tmpdir, cpus=cpus)
+                (drive or Runner.execute)(runner)
         except KeyboardInterrupt:
             status = "interrupted"
             raise
@@ -384,6 +417,8 @@ def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: dict[str, An
     manifest["machine"]["loadavg_after"] = os.getloadavg()
     if plan.get("datasets"):
         manifest.setdefault("datasets", {}).update(plan["datasets"])
+    if plan.get("adaptive"):
+        manifest["adaptive"] = plan["adaptive"]
     manifest["process_counts"] = counts
     manifest["processes_planned"] = planned
     segment.update(ended=now, status=status, processes_recorded=sum(counts.values()))

@@ -1,10 +1,13 @@
 """Benchmarks that exist to test the harness itself (never part of a profile).
 
 `selftest.sleep` sleeps, so a test can kill its worker mid-run; `selftest.wrong` returns a wrong
-answer, so a test sees the cell marked invalid; `selftest.crash` raises in the timed operation.
+answer, so a test sees the cell marked invalid; `selftest.crash` raises in the timed operation; `selftest.cpus` is invalid unless the worker is pinned
+to one CPU, so a test sees pinning from inside the worker.
 """
 from __future__ import annotations
 
+import os
+import random
 import time
 from typing import Any, Dict, Optional
 
@@ -13,11 +16,13 @@ from harness.workloads.base import Workload
 
 class Sleep(Workload):
     name = "selftest.sleep"
-    description = "harness self-test: sleep `seconds` per iteration"
-    default_params = {"seconds": 0.01}
+    description = ("harness self-test: sleep `seconds` per iteration, times 1 + `spread` x U(-1, 1) drawn "
+                   "once per process (a known between-process variance)")
+    default_params = {"seconds": 0.01, "spread": 0.0}
 
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
-        return float(params["seconds"])
+        factor = 1.0 + float(params["spread"]) * random.Random(ctx.get("seed", 0)).uniform(-1.0, 1.0)
+        return float(params["seconds"]) * factor
 
     def operation(self, state: Any) -> Any:
         time.sleep(state)
@@ -46,4 +51,15 @@ class Crash(Workload):
         raise RuntimeError("selftest.crash raised on purpose")
 
 
-WORKLOADS = [Sleep(), Wrong(), Crash()]
+class Cpus(Workload):
+    name = "selftest.cpus"
+    description = "harness self-test: the CPUs the worker may run on (valid only when pinned to one)"
+
+    def operation(self, state: Any) -> Any:
+        return sorted(os.sched_getaffinity(0))
+
+    def check(self, state: Any, result: Any) -> Optional[str]:
+        return None if len(result) == 1 else "worker may run on CPUs %s, expected one" % (result,)
+
+
+WORKLOADS = [Sleep(), Wrong(), Crash(), Cpus()]

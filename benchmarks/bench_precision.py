@@ -1,0 +1,107 @@
+"""Precision per machine-second: crossings' adaptive protocol against pyperf's defaults.
+
+The same workload (E1 `bindings.select_fold` on `sqlite/sqlite3`, N = 10,000) measured by pyperf
+with its defaults (benchmarks/pyperf_select_fold.py: 20 processes x 3 values after calibration
+and a warm-up) and by crossings given the same wall-clock budget (`run --target-ci` with a target
+it cannot reach, so it spends the budget as the planner chooses). Three repetitions,
+interleaved (pyperf, crossings / crossings, pyperf / pyperf, crossings); the budget is the wall
+time of the first pyperf run. Both intervals are computed by our default method on the raw
+values (pyperf's JSON imported with `harness import --format pyperf`; its warm-ups are not
+imported), all iterations, 99%. Prints one row per measurement and the ratio of half-widths,
+raw and at equal wall time (a half-width shrinks as 1/sqrt(time): ratio x sqrt(wall_c / wall_p)).
+Usage: python benchmarks/bench_precision.py [--repetitions 3] [--n 10000]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness.analysis.planner import relative_half_width  # noqa: E402
+from harness.analysis.runset import summarize_runs  # noqa: E402
+
+
+def _last_line(text: str) -> str:
+    return text.strip().splitlines()[-1]
+
+
+def run_pyperf(out: Path, n: int) -> tuple[Path, float]:
+    json_path = out / f"pyperf-{time.time_ns()}.json"
+    t0 = time.monotonic()
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "pyperf_select_fold.py"), "--quiet", "-o",
+                    str(json_path), "--n", str(n)], cwd=out, check=True, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    imp = subprocess.run([sys.executable, "-m", "harness", "import", str(json_path), "--format", "pyperf",
+                          "--engine", "sqlite/sqlite3", "--out", str(out)], cwd=ROOT, check=True,
+                         capture_output=True, text=True)
+    return Path(_last_line(imp.stdout)), wall
+
+
+def run_crossings(out: Path, n: int, budget_s: float) -> tuple[Path, float]:
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "harness", "run", "--profile", "quick", "--benchmarks",
+                        "bindings.select_fold", "--engines", "sqlite/sqlite3", "--param", f"n={n}",
+                        "--target-ci", "0.5", "--max-time", f"{budget_s:.1f}", "--max-run-time", f"{budget_s:.1f}",
+                        "--out", str(out), "--no-progress"], cwd=ROOT, check=True, capture_output=True, text=True)
+    return Path(_last_line(p.stdout)), time.monotonic() - t0
+
+
+def half_width(run_dir: Path) -> tuple[float, float, int, int]:
+    """(relative 99% half-width by the default method, mean s, processes, values) of the one cell."""
+    s = summarize_runs([run_dir])
+    s = s[s["mean_s"].notna()]
+    (r,) = s.itertuples()
+    return relative_half_width(r.mean_s, r.ci_low_s, r.ci_high_s), r.mean_s, int(r.processes), int(r.n)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repetitions", type=int, default=3)
+    ap.add_argument("--n", type=int, default=10000)
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        budget = None
+        for rep in range(args.repetitions):
+            order = ["pyperf", "crossings"] if rep % 2 == 0 else ["crossings", "pyperf"]
+            got = {}
+            for tool in order:
+                if tool == "pyperf":
+                    run_dir, wall = run_pyperf(out, args.n)
+                    budget = budget or wall
+                else:
+                    run_dir, wall = run_crossings(out, args.n, budget)
+                h, mean, procs, values = half_width(run_dir)
+                got[tool] = h
+                rows.append((rep + 1, tool, wall, mean, procs, values, h))
+                stop = ""
+                if tool == "crossings":
+                    from harness.store import read_manifest
+
+                    (cell,) = read_manifest(run_dir)["adaptive"]["cells"]
+                    stop = f"  stop: {cell['stop']}, {cell.get('iterations')} iterations/process"
+                print(f"rep {rep + 1} {tool:9s} wall {wall:6.1f} s  mean {mean * 1e3:7.3f} ms  "
+                      f"{procs:4d} processes {values:6d} values  99% half-width +-{100 * h:.2f}%{stop}", flush=True)
+            print(f"rep {rep + 1} ratio crossings/pyperf half-width: {got['crossings'] / got['pyperf']:.3f}", flush=True)
+    ratios = [c[6] / p[6] for c, p in zip([r for r in rows if r[1] == "crossings"], [r for r in rows if r[1] == "pyperf"])]
+    walls = [c[2] / p[2] for c, p in zip([r for r in rows if r[1] == "crossings"], [r for r in rows if r[1] == "pyperf"])]
+    gm = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    print(f"\nbudget {budget:.1f} s (first pyperf run); half-width ratio crossings/pyperf per repetition: "
+          + ", ".join(f"{r:.3f}" for r in ratios) + f"; geometric mean {gm:.3f} (goal <= 0.5)")
+    print("wall ratio crossings/pyperf per repetition: " + ", ".join(f"{w:.2f}" for w in walls))
+    eq = [r * math.sqrt(w) for r, w in zip(ratios, walls)]
+    gm_eq = math.exp(sum(map(math.log, eq)) / len(eq))
+    print("half-width ratio at equal wall time: " + ", ".join(f"{r:.3f}" for r in eq) + f"; geometric mean {gm_eq:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

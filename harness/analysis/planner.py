@@ -1,0 +1,346 @@
+"""How many processes x iterations a cell needs for a target interval, from a pilot run.
+
+Kalibera & Jones, "Rigorous benchmarking in reasonable time" (ISMM 2013): with two levels of
+repetition (fresh processes, iterations within a process) the variance of a cell's mean over
+P processes of n steady-state iterations is
+
+    V(P, n) = s2_between / P + s2_within / (P n)
+
+and a process costs c_proc (start, set-up, warm-up, exit) plus n c_iter. Minimising the cost
+P (c_proc + n c_iter) for a given V gives iterations per process independent of the target,
+
+    n* = sqrt(c_proc s2_within / (c_iter s2_between)),
+
+after which P is the smallest count whose t interval (P - 1 degrees of freedom, as our
+intervals use) reaches the target half-width. Without between-process variance n* is
+unbounded; then every process buys only degrees of freedom, and P is searched for the cheapest
+plan. The variance components are the method-of-moments (one-way random effects ANOVA)
+estimates over each process's steady-state iterations; costs come from the process records
+(lifetime `ended - started` against the sum of timed `wall_ns`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+#: fewest processes a plan uses: a variance from two processes has one degree of freedom (t = 63.7)
+MIN_PROCESSES = 3
+MAX_PROCESSES = 100_000
+MAX_ITERATIONS = 100_000
+
+
+@dataclass(frozen=True)
+class Components:
+    """What a pilot says about one cell (seconds; variances in seconds squared)."""
+
+    mean: float
+    s2_between: float
+    s2_within: float
+    processes: int
+    iterations: float
+    warmup: int = 0
+    c_proc: float = math.nan
+    c_iter: float = math.nan
+    steady: bool = True
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    """Processes x (warm-up + steady) iterations per process, its cost and predicted half-width."""
+
+    processes: int
+    iterations: int
+    warmup: int
+    machine_s: float
+    half_width: float
+    reachable: bool
+    note: str = ""
+
+    @property
+    def total_iterations(self) -> int:
+        return self.warmup + self.iterations
+
+
+def variance_components(processes: Sequence[np.ndarray]) -> tuple[float, float, float]:
+    """(mean of all iterations, s2_between, s2_within) by one-way random-effects ANOVA.
+
+    Unbalanced method of moments: s2_within is the pooled within-process variance (MSW),
+    s2_between = max(0, (MSB - MSW) / n0) with n0 = (N - sum n_i^2 / N) / (P - 1). NaN where the
+    data cannot say (fewer than two processes, or no process with two iterations)."""
+    xs = [np.asarray(p, dtype=float) for p in processes if len(p)]
+    if not xs:
+        return math.nan, math.nan, math.nan
+    ns = np.array([len(x) for x in xs], dtype=float)
+    N = ns.sum()
+    means = np.array([x.mean() for x in xs])
+    grand = float((ns * means).sum() / N)
+    P = len(xs)
+    dfw = N - P
+    msw = float(sum(((x - m) ** 2).sum() for x, m in zip(xs, means)) / dfw) if dfw > 0 else math.nan
+    if P < 2:
+        return grand, math.nan, msw
+    msb = float((ns * (means - grand) ** 2).sum() / (P - 1))
+    n0 = (N - (ns**2).sum() / N) / (P - 1)
+    if not math.isfinite(msw):
+        return grand, math.nan, msw
+    return grand, max(0.0, (msb - msw) / n0), msw
+
+
+def _t(confidence: float, df: int) -> float:
+    return float(sps.t.ppf(0.5 + confidence / 2, df))
+
+
+def predicted_half_width(c: Components, processes: int, iterations: int, confidence: float = 0.99) -> float:
+    """Relative half-width of the t interval (P - 1 df) of the mean of P x n steady iterations."""
+    if processes < 2 or iterations < 1 or not c.mean > 0:
+        return math.inf
+    v = (c.s2_between + c.s2_within / iterations) / processes
+    return _t(confidence, processes - 1) * math.sqrt(v) / c.mean
+
+
+def optimal_iterations(c_proc: float, c_iter: float, s2_within: float, s2_between: float,
+                       max_iterations: int = MAX_ITERATIONS) -> int:
+    """Kalibera & Jones's n* = sqrt(c_proc s2_within / (c_iter s2_between)), rounded, in [1, max]."""
+    if s2_within <= 0:
+        return 1
+    if s2_between <= 0:
+        return max_iterations
+    n = math.sqrt(max(c_proc, 0.0) * s2_within / (c_iter * s2_between))
+    return int(min(max(1, round(n)), max_iterations))
+
+
+def _cost(c: Components, processes: int, iterations: int) -> float:
+    return processes * (c.c_proc + (c.warmup + iterations) * c.c_iter)
+
+
+def _fewest_processes(c: Components, iterations: int, target: float, confidence: float, min_processes: int,
+                      max_processes: int) -> int | None:
+    lo = max(2, min_processes)
+    if predicted_half_width(c, max_processes, iterations, confidence) > target:
+        return None
+    hi = max_processes  # half-width falls monotonically with P: bisect for the first that meets it
+    if predicted_half_width(c, lo, iterations, confidence) <= target:
+        return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if predicted_half_width(c, mid, iterations, confidence) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _cheapest_without_between(c: Components, target: float, confidence: float, p_lo: int, p_hi: int,
+                              max_iterations: int) -> tuple[int, int]:
+    """Search P (vectorised: a geometric grid, then every P near its best) for the least cost
+    P (c_proc + (w + n(P)) c_iter) with n(P) = ceil(t(P-1)^2 s2_within / (P H^2))."""
+    q = 0.5 + confidence / 2
+    H2 = (target * c.mean) ** 2
+
+    def best_of(ps: np.ndarray) -> tuple[float, int, int] | None:
+        t = sps.t.ppf(q, ps - 1)
+        n = np.maximum(1, np.ceil(t**2 * c.s2_within / (ps * H2) * (1 - 1e-12)))
+        cost = ps * (c.c_proc + (c.warmup + n) * c.c_iter)
+        cost[n > max_iterations] = np.inf
+        i = int(np.argmin(cost))
+        return (float(cost[i]), int(ps[i]), int(n[i])) if np.isfinite(cost[i]) else None
+
+    grid = np.unique(np.concatenate([np.arange(p_lo, min(p_lo + 64, p_hi + 1)),
+                                     np.geomspace(p_lo, p_hi, 400).astype(np.int64)]))
+    best = best_of(grid)
+    if best is None:
+        return p_hi, max_iterations
+    near = np.arange(max(p_lo, int(best[1] / 1.05) - 1), min(p_hi, int(best[1] * 1.05) + 2) + 1)
+    best = min(best, best_of(near[:5000]) or best)
+    return best[1], best[2]
+
+
+def plan_cell(c: Components, target: float, confidence: float = 0.99, budget_s: float | None = None,
+              min_processes: int = MIN_PROCESSES, max_processes: int = MAX_PROCESSES,
+              max_iterations: int = MAX_ITERATIONS) -> CellPlan:
+    """The cheapest P x n whose relative half-width is at most `target` (0.03 = +-3%)."""
+    if not (math.isfinite(c.mean) and math.isfinite(c.s2_within) and math.isfinite(c.s2_between)) or c.mean <= 0:
+        return CellPlan(0, 0, c.warmup, math.nan, math.nan, False,
+                        "pilot too small: needs >= 2 processes of >= 2 iterations")
+    if not (math.isfinite(c.c_iter) and c.c_iter > 0):
+        return CellPlan(0, 0, c.warmup, math.nan, math.nan, False, "no cost per iteration in the pilot")
+    cp = c.c_proc if math.isfinite(c.c_proc) else 0.0
+    c = Components(**{**asdict(c), "c_proc": max(cp, 0.0)})
+    note = "" if c.steady else "no steady state"
+    if c.s2_between > 0 or c.s2_within <= 0:
+        n = optimal_iterations(c.c_proc, c.c_iter, c.s2_within, c.s2_between, max_iterations)
+        p = _fewest_processes(c, n, target, confidence, min_processes, max_processes)
+        if p is None:
+            p = max_processes
+    else:
+        # no between-process variance: the cheapest of "P processes of as many iterations as P needs"
+        p, n = _cheapest_without_between(c, target, confidence, max(2, min_processes), max_processes, max_iterations)
+        note = "; ".join(x for x in (note, "no between-process variance") if x)
+    h = predicted_half_width(c, p, n, confidence)
+    cost = _cost(c, p, n)
+    reachable = h <= target * (1 + 1e-9)
+    if not reachable:
+        note = "; ".join(x for x in (note, "target out of reach") if x)
+    if budget_s is not None and cost > budget_s:
+        per = _cost(c, 1, n)
+        p_b = int(budget_s // per) if per > 0 else 0
+        h_b = predicted_half_width(c, p_b, n, confidence)
+        note = "; ".join(x for x in (note, f"over budget: {budget_s:g} s buys {p_b} processes, +-{100 * h_b:.3g}%")
+                         if x)
+        reachable = False
+    return CellPlan(int(p), int(n), int(c.warmup), float(cost), float(h), bool(reachable), note)
+
+
+# ----------------------------------------------------------------------------------------------
+# From a run on disk
+# ----------------------------------------------------------------------------------------------
+
+CELL = ["benchmark", "params", "engine", "runtime"]
+
+
+def costs_per_cell(raw: Any, procs: Any) -> dict[tuple, tuple[float, float, float]]:
+    """Per cell: (c_proc, c_iter, machine seconds spent) from process lifetimes and timed sums.
+
+    c_iter is the mean timed iteration; c_proc the mean lifetime of a process minus its timed
+    iterations (start-up, set-up, the untimed checks, exit)."""
+    out: dict[tuple, tuple[float, float, float]] = {}
+    if raw.empty or procs.empty or "started" not in procs:
+        return out
+    timed = raw.groupby("seq")["wall_ns"].agg(["sum", "count"])
+    p = procs[procs["status"].isin(["ok", "invalid"]) & procs["seq"].isin(timed.index)].copy()
+    p["timed_s"] = timed.loc[p["seq"], "sum"].to_numpy() / 1e9
+    p["n"] = timed.loc[p["seq"], "count"].to_numpy()
+    p["life_s"] = p["ended"].astype(float) - p["started"].astype(float)
+    for key, g in p.groupby(CELL, sort=False):
+        c_iter = float(g["timed_s"].sum() / g["n"].sum())
+        c_proc = float((g["life_s"] - g["timed_s"]).mean())
+        out[tuple(key)] = (max(c_proc, 0.0), c_iter, float(g["life_s"].sum()))
+    return out
+
+
+def components_of(raw: Any, procs: Any) -> dict[tuple, Components]:
+    """Every cell's variance components (steady-state iterations) and costs."""
+    from harness.analysis import stats
+
+    if raw.empty:
+        return {}
+    samples, info = stats.cell_samples(raw, steady_state_only=True)
+    warm = stats.warmup_analysis(raw)
+    costs = costs_per_cell(raw, procs)
+    by_cell = {tuple(k): g for k, g in warm.groupby(CELL, sort=False)}
+    out = {}
+    for key, s in samples.items():
+        mean, s2b, s2w = variance_components(s.processes)
+        w = by_cell.get(key, warm.iloc[:0])
+        starts = w["steady_start"].dropna()
+        warmup = int(np.median(starts)) if len(starts) else 0
+        no_steady = int((w["warmup"] == "no steady state").sum()) if len(w) else 0
+        c_proc, c_iter, _ = costs.get(key, (math.nan, math.nan, 0.0))
+        lens = [len(x) for x in s.processes if len(x)]
+        out[key] = Components(mean, s2b, s2w, len(lens), float(np.mean(lens)) if lens else 0.0, warmup,
+                              c_proc, c_iter, steady=no_steady * 2 <= len(w))
+    return out
+
+
+def achieved(raw: Any, confidence: float = 0.99, resamples: int | None = None) -> dict[tuple, float]:
+    """Each cell's relative half-width (high - low) / (2 mean) by the default interval, steady state
+    (what `summary --steady-state` shows; `resamples` None: the statistics' default)."""
+    from harness.analysis import stats
+
+    if raw.empty:
+        return {}
+    kw = {} if resamples is None else {"resamples": resamples}
+    summ = stats.summarize_cells(raw, confidence=confidence, steady_state=True, **kw)
+    return {tuple(r[c] for c in CELL): relative_half_width(r["mean_s"], r["ci_low_s"], r["ci_high_s"])
+            for _, r in summ.iterrows()}
+
+
+def relative_half_width(mean: float, low: float, high: float) -> float:
+    if not (mean and math.isfinite(mean) and math.isfinite(low) and math.isfinite(high)):
+        return math.nan
+    return float((high - low) / (2 * abs(mean)))
+
+
+PLAN_COLUMNS = CELL + ["pilot", "mean_s", "sd_between_s", "sd_within_s", "c_proc_s", "c_iter_s", "achieved_pct",
+                       "processes", "iterations", "warmup", "machine_s", "predicted_pct", "reachable", "note"]
+
+
+def plan_runs(run_dirs: Iterable[Path | str], target: float, confidence: float = 0.99,
+              budget_s: float | None = None) -> Any:
+    """The plan table (PLAN_COLUMNS) of every cell with timings in the runs."""
+    import pandas as pd
+
+    from harness import store
+
+    dirs = [Path(d) for d in run_dirs]
+    raw = store.load_runs(dirs)
+    procs = store.load_process_records(dirs)
+    comps = components_of(raw, procs)
+    got = achieved(raw, confidence)
+    rows = []
+    for key, c in comps.items():
+        p = plan_cell(c, target, confidence, budget_s)
+        rows.append((*key, f"{c.processes}x{c.iterations:.3g}", c.mean, math.sqrt(c.s2_between),
+                     math.sqrt(c.s2_within), c.c_proc, c.c_iter, 100 * got.get(key, math.nan), p.processes,
+                     p.total_iterations, p.warmup, p.machine_s, 100 * p.half_width, p.reachable, p.note))
+    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+
+
+def format_plan(df: Any, target: float, budget_s: float | None) -> str:
+    """The plan as aligned text, with a total and the cells that cannot reach the target."""
+    if df.empty:
+        return "no cell with timings"
+    show = df.copy()
+    for col in ("mean_s", "sd_between_s", "sd_within_s", "c_proc_s", "c_iter_s"):
+        show[col] = show[col].map(lambda v: f"{v:.3g}")
+    for col in ("achieved_pct", "predicted_pct"):
+        show[col] = show[col].map(lambda v: "" if not math.isfinite(v) else f"{v:.3g}")
+    show["machine_s"] = show["machine_s"].map(lambda v: "" if not math.isfinite(v) else f"{v:,.0f}")
+    show = show.drop(columns=["reachable"])
+    total = float(df["machine_s"].where(np.isfinite(df["machine_s"]), 0).sum())
+    bad = df[~df["reachable"]]
+    lines = [show.to_string(index=False), "",
+             f"target +-{100 * target:g}% (99% half-width, relative); machine time for all cells: {total:,.0f} s"
+             f" ({total / 3600:.2f} h)"]
+    if budget_s is not None:
+        lines.append(f"budget per cell {budget_s:g} s: {len(bad)} of {len(df)} cells cannot reach the target")
+    elif len(bad):
+        lines.append(f"{len(bad)} of {len(df)} cells cannot reach the target")
+    return "\n".join(lines)
+
+
+def assess_run(run_dir: Path | str, target: float, confidence: float = 0.99, resamples: int | None = None,
+               max_iterations: int = MAX_ITERATIONS) -> dict[tuple, dict[str, Any]]:
+    """Where each cell of a run in progress stands, for the adaptive protocol (harness.run.adaptive).
+
+    Keyed by (benchmark, params, engine, runtime family), as the run's plan names cells: the
+    achieved relative half-width (default interval, steady-state iterations), the variance
+    components and costs, the machine seconds spent, and the plan that meets `target` from here.
+    """
+    from harness import store
+
+    raw = store.load_runs([run_dir])
+    procs = store.load_process_records([run_dir])
+    if raw.empty:
+        return {}
+    family = {}
+    if "runtime_family" in procs:
+        for r in procs.dropna(subset=["runtime"]).itertuples(index=False):
+            family[(r.benchmark, r.params, r.engine, r.runtime)] = r.runtime_family
+    got = achieved(raw, confidence, resamples)
+    costs = costs_per_cell(raw, procs)
+    out = {}
+    for key, c in components_of(raw, procs).items():
+        p = plan_cell(c, target, confidence, max_iterations=max_iterations)
+        out[(*key[:3], family.get(key, key[3]))] = {
+            "half_width": got.get(key, math.nan), "mean_s": c.mean, "s2_between": c.s2_between,
+            "s2_within": c.s2_within, "c_proc_s": c.c_proc, "c_iter_s": c.c_iter, "warmup": c.warmup,
+            "steady": c.steady, "processes": c.processes, "spent_s": costs.get(key, (0, 0, 0.0))[2],
+            "plan": {"processes": p.processes, "iterations": p.total_iterations, "machine_s": p.machine_s,
+                     "half_width": p.half_width, "note": p.note}}
+    return out

@@ -1,0 +1,38 @@
+"""`plan`: from a pilot run, the processes x iterations each cell needs for a target interval."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="size an experiment from a pilot run (processes x iterations per cell)",
+                       description="Estimates each cell's between- and within-process variance (steady-state "
+                                   "iterations) and the cost of a process and of an iteration, and prints the "
+                                   "cheapest processes x iterations that reach the target 99%% half-width "
+                                   "(Kalibera & Jones 2013), with the machine time it takes.")
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="the pilot run(s)")
+    p.add_argument("--target-ci", type=float, required=True, metavar="PCT",
+                   help="relative half-width to reach, in percent (3 = +-3%%)")
+    p.add_argument("--budget-per-cell", type=float, metavar="SEC", help="machine seconds a cell may take")
+    p.add_argument("--confidence", type=float, default=0.99, help="confidence level (default 0.99)")
+    p.add_argument("--format", choices=["text", "csv"], default="text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.analysis.planner import format_plan, plan_runs
+    from harness.errors import UserError
+
+    if not 0 < args.target_ci < 100:
+        raise UserError("--target-ci is a percentage between 0 and 100, e.g. 3")
+    if args.budget_per_cell is not None and args.budget_per_cell <= 0:
+        raise UserError("--budget-per-cell must be a positive number of seconds")
+    if not 0 < args.confidence < 1:
+        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
+    target = args.target_ci / 100
+    df = plan_runs(args.runs, target, args.confidence, args.budget_per_cell)
+    if df.empty:
+        raise UserError("the runs hold no timings to plan from")
+    print(df.to_csv(index=False) if args.format == "csv" else format_plan(df, target, args.budget_per_cell))
+    return 0

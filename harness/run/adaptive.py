@@ -1,0 +1,186 @@
+"""The adaptive protocol: run each cell until its interval meets a target, or its budget is spent.
+
+Rounds over the ordinary runner. The plan starts as a pilot (a few processes per cell, the
+usual interleaved order). After each round every cell still running is assessed (its achieved
+relative half-width, between- and within-process variance, cost of a process and of an
+iteration); from the first assessment on, a cell's processes run the planner's iterations
+(Kalibera & Jones 2013: the count that minimises machine time for a precision), re-planned
+each round as the estimates sharpen. Each round
+adds to every unfinished cell the processes its plan still lacks (at most as many as it has, so
+estimates are refined before large commitments, and no more than its remaining budget buys),
+shuffles the new processes of all cells together and appends them to the plan's order, which
+`plan.json` stores, so drift of the machine still spreads over all cells and `resume` can
+finish an interrupted round (it does not start new rounds: its cells then have no stop reason). A cell stops when its interval meets the target (`met`), its
+budget or the run's is spent (`budget`), or its processes show no steady state
+(`no steady state`).
+
+The statistics live in the analysis layer; the caller hands them in as `assess` (see
+`harness.analysis.planner.assess_run`), so this module only schedules.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from harness.fsutil import write_json_atomic
+from harness.protocol import canonical_params
+
+#: (run_dir, target, confidence, resamples) -> {(benchmark, params, engine, runtime family): assessment};
+#: resamples None = the statistics' default (for the record), a number = fewer for the rounds
+Assess = Callable[[Path, float, float, "int | None"], dict]
+#: bootstrap resamples while deciding whether to go on (a decision, not a reported number)
+ROUND_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class Settings:
+    target: float                       # relative half-width, 0.03 = +-3%
+    max_time_s: float | None = 600.0    # machine seconds per cell
+    max_run_time_s: float | None = None
+    confidence: float = 0.99
+    max_rounds: int = 30
+    max_iterations: int = 100_000
+
+
+def _key(cell: dict[str, Any]) -> tuple:
+    return (cell["benchmark"], canonical_params(cell["params"]), cell["engine"], cell["runtime"])
+
+
+def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float) -> int:
+    """The planner's iterations per process, kept well inside the process timeout and short
+    enough that the cell's remaining budget still buys four processes (an estimate of the
+    between-process variance from a pilot can be near zero by chance, which makes n* huge)."""
+    n = int(a["plan"]["iterations"]) or 1
+    c_iter = a.get("c_iter_s") or 0.0
+    if c_iter > 0:
+        n = min(n, max(2, int(timeout_s / 3 / c_iter)))
+        if settings.max_time_s is not None:
+            left = settings.max_time_s - a["spent_s"]
+            n = min(n, max(2, int((left / 4 - a["c_proc_s"]) / c_iter)))
+    return max(2, min(n, settings.max_iterations))
+
+
+def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[str], None] | None = None) -> dict:
+    """Run `runner`'s pilot, then rounds until every cell has stopped; return the per-cell record
+    (also stored as plan["adaptive"], which the runner copies into the manifest)."""
+    plan = runner.plan
+    t0 = time.monotonic()
+    cells = plan["cells"]
+    stopped: dict[int, dict[str, Any]] = {}
+    planned: set[int] = set()  # cells that have run processes of the planned length
+    last: dict[int, dict[str, Any]] = {}
+    rng = random.Random(plan["seed"])
+    runner.execute()
+    plan["budget_s"] = None  # after the pilot, processes run the planned iterations, no per-process cut
+    for round_no in range(1, settings.max_rounds + 1):
+        found = assess(runner.run_dir, settings.target, settings.confidence, ROUND_RESAMPLES)
+        run_spent = time.monotonic() - t0
+        run_left = math.inf if settings.max_run_time_s is None else settings.max_run_time_s - run_spent
+        new: list[int] = []
+        for i, cell in enumerate(cells):
+            if i in stopped:
+                continue
+            a = found.get(_key(cell))
+            if a is not None:
+                last[i] = a
+            reason = _stop_reason(i, a, plan, runner, settings, run_spent, planned=i in planned)
+            if reason:
+                stopped[i] = {"stop": reason, "round": round_no}
+                continue
+            # re-planned every round: the variance components sharpen as processes accumulate
+            cell["iterations"] = _iterations(a, settings, plan["timeout_s"])
+            planned.add(i)
+            per_process = a["c_proc_s"] + cell["iterations"] * a["c_iter_s"]
+            add = max(1, min(_processes_needed(a, settings.target) - a["processes"], a["processes"]))
+            if settings.max_time_s is not None and per_process > 0:
+                add = min(add, int((settings.max_time_s - a["spent_s"]) // per_process))
+            if math.isfinite(run_left) and per_process > 0:  # the run's budget, shared in cell order
+                add = min(add, int(run_left // per_process))
+                run_left -= max(add, 0) * per_process
+            if add < 1:
+                stopped[i] = {"stop": "budget", "round": round_no}
+                continue
+            new += [i] * add
+        if not new:
+            break
+        rng.shuffle(new)
+        counts: dict[int, int] = {}
+        for _, c, p in plan["order"]:
+            counts[c] = max(counts.get(c, 0), p + 1)
+        seq = max((t[0] for t in plan["order"]), default=-1) + 1
+        for c in new:
+            plan["order"].append((seq, c, counts.get(c, 0)))
+            counts[c] = counts.get(c, 0) + 1
+            seq += 1
+        write_json_atomic(runner.run_dir / "plan.json", plan)
+        if progress:
+            progress(f"adaptive round {round_no}: {len(new)} processes for {len(set(new))} cells")
+        runner.execute()
+    else:
+        for i in range(len(cells)):
+            stopped.setdefault(i, {"stop": "rounds", "round": settings.max_rounds})
+    final = assess(runner.run_dir, settings.target, settings.confidence, None)  # the numbers summary shows
+    for i, cell in enumerate(cells):
+        if _key(cell) in final:
+            last[i] = final[_key(cell)]
+    record = {"settings": asdict(settings), "run_time_s": round(time.monotonic() - t0, 3),
+              "cells": [_cell_record(cells[i], stopped.get(i, {"stop": "rounds"}), last.get(i), settings)
+                        for i in range(len(cells))]}
+    plan["adaptive"] = record
+    write_json_atomic(runner.run_dir / "plan.json", plan)
+    return record
+
+
+def _processes_needed(a: dict[str, Any], target: float) -> int:
+    """The planner's count, or more where the interval actually achieved says so: a half-width
+    shrinks as 1/sqrt(P), and the bootstrap interval may be wider than the planner's t interval."""
+    p = int(a["plan"]["processes"])
+    h = a["half_width"]
+    if math.isfinite(h) and h > 0:
+        p = max(p, math.ceil(a["processes"] * (h / target) ** 2))
+    return p
+
+
+def _stop_reason(i: int, a: dict[str, Any] | None, plan: dict[str, Any], runner: Any, settings: Settings,
+                 run_spent: float, planned: bool) -> str | None:
+    if str(i) in plan["unavailable"] or i in runner.dead_cells:
+        return "not run"
+    if a is None:
+        return "no timings"
+    if math.isfinite(a["half_width"]) and a["half_width"] <= settings.target:
+        return "met"
+    if not a["steady"] and planned:  # a short pilot is no proof: judge after processes of the planned length
+        return "no steady state"
+    if settings.max_time_s is not None and a["spent_s"] >= settings.max_time_s:
+        return "budget"
+    if settings.max_run_time_s is not None and run_spent >= settings.max_run_time_s:
+        return "budget"
+    return None
+
+
+def _cell_record(cell: dict[str, Any], stop: dict[str, Any], a: dict[str, Any] | None,
+                 settings: Settings) -> dict[str, Any]:
+    out = {"benchmark": cell["benchmark"], "params": canonical_params(cell["params"]), "engine": cell["engine"],
+           "runtime": cell["runtime"], "target": settings.target, **stop}
+    if a is not None:
+        out.update({"achieved": a["half_width"], "processes": a["processes"], "iterations": cell.get("iterations"),
+                    "mean_s": a["mean_s"], "s2_between": a["s2_between"], "s2_within": a["s2_within"],
+                    "c_proc_s": a["c_proc_s"], "c_iter_s": a["c_iter_s"], "warmup": a["warmup"],
+                    "spent_s": a["spent_s"]})
+    return out
+
+
+def format_record(record: dict[str, Any]) -> str:
+    """One line per cell: what it reached and why it stopped."""
+    lines = []
+    for c in record["cells"]:
+        got = c.get("achieved")
+        got_s = f"+-{100 * got:.3g}%" if got is not None and math.isfinite(got) else "n/a"
+        lines.append(f"{c['benchmark']}[{c['params']}] {c['engine']} {c['runtime']}: {c['stop']} "
+                     f"(target +-{100 * c['target']:g}%, achieved {got_s}, {c.get('processes', 0)} processes, "
+                     f"{c.get('spent_s', 0):.1f} s)")
+    return "\n".join(lines)

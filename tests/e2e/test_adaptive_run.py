@@ -1,0 +1,38 @@
+"""`run --target-ci`: a real run that stops its cell when the interval meets the target."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import harness, last_line
+from harness import store
+from harness.analysis import stats
+from harness.analysis.planner import relative_half_width
+
+
+def test_adaptive_run_stops_when_met_and_records_why(tmp_path):
+    # processes differ by design (sleep x 1 + 0.3 U(-1, 1): between-process sd 17%), so a pilot
+    # of 2 processes (t with 1 df) cannot meet +-20% and more processes must be added
+    p = harness("run", "--profile", "smoke", "--benchmarks", "selftest.sleep", "--param", "seconds=0.005",
+                "--param", "spread=0.3", "--engines", "sqlite/sqlite3", "--processes", "2", "--iterations", "5",
+                "--target-ci", "20",
+                "--max-time", "120", "--out", str(tmp_path), "--no-progress")
+    run = Path(last_line(p.stdout))
+    m = store.read_manifest(run)
+    (cell,) = m["adaptive"]["cells"]
+    assert cell["stop"] == "met", cell
+    assert cell["target"] == 0.2 and cell["achieved"] <= 0.2
+    assert cell["round"] >= 2 and cell["processes"] > 2, "a 2-process pilot cannot meet it"
+    assert cell["iterations"] >= 2 and cell["s2_within"] > 0 and cell["c_proc_s"] > 0
+    assert "met (target +-20%" in p.stderr
+    # the achieved half-width is the one the statistics give on the stored timings
+    (row,) = stats.summarize_cells(store.load_runs([run]), steady_state=True).itertuples()
+    assert cell["achieved"] == relative_half_width(row.mean_s, row.ci_low_s, row.ci_high_s)
+    procs = store.load_process_records([run])
+    assert len(procs) == cell["processes"] and (procs["status"] == "ok").all()
+
+
+def test_adaptive_options_are_checked(tmp_path):
+    p = harness("run", "--profile", "smoke", "--target-ci", "0", "--out", str(tmp_path), check=False)
+    assert p.returncode == 2 and "--target-ci" in p.stderr and "Traceback" not in p.stderr
+    p = harness("run", "--profile", "smoke", "--max-run-time", "10", "--out", str(tmp_path), check=False)
+    assert p.returncode == 2 and "needs --target-ci" in p.stderr

@@ -1,0 +1,86 @@
+"""The adaptive driver's scheduling, with a stand-in runner and scripted assessments."""
+from __future__ import annotations
+
+import json
+import math
+
+from harness.run.adaptive import Settings, drive
+
+
+class FakeRunner:
+    """Records which processes each execute() round ran (everything in the order not yet run)."""
+
+    def __init__(self, tmp_path, n_cells):
+        self.run_dir = tmp_path
+        self.plan = {"seed": 0, "timeout_s": 300.0, "budget_s": 2.0, "unavailable": {}, "iterations": 10,
+                     "cells": [{"benchmark": f"b{i}", "params": {}, "engine": "e", "runtime": "cpython"}
+                               for i in range(n_cells)],
+                     "order": [[i * 2 + p, i, p] for i in range(n_cells) for p in range(2)]}
+        self.dead_cells = {}
+        self.done = 0
+        self.rounds = []
+
+    def execute(self):
+        self.rounds.append([tuple(t) for t in self.plan["order"][self.done:]])
+        self.done = len(self.plan["order"])
+
+    def processes(self, cell):
+        return sum(1 for t in self.plan["order"][:self.done] if t[1] == cell)
+
+
+def scripted(runner, behaviour):
+    """assess() from per-cell functions of the processes run so far: (half_width, steady)."""
+    def assess(run_dir, target, confidence, resamples):
+        out = {}
+        for i, cell in enumerate(runner.plan["cells"]):
+            P = runner.processes(i)
+            h, steady = behaviour[i](P)
+            out[(cell["benchmark"], "", "e", "cpython")] = {
+                "half_width": h, "mean_s": 1.0, "s2_between": 0.01, "s2_within": 0.04, "c_proc_s": 0.5,
+                "c_iter_s": 0.01, "warmup": 1, "steady": steady, "processes": P, "spent_s": P * 1.0,
+                "plan": {"processes": 8, "iterations": 50, "machine_s": 8.0, "half_width": 0.03, "note": ""}}
+        return out
+    return assess
+
+
+def test_cells_stop_when_met_on_budget_or_without_steady_state(tmp_path):
+    r = FakeRunner(tmp_path, 3)
+    behaviour = [lambda P: (0.2 / math.sqrt(P), True),   # met once 0.2/sqrt(P) <= 0.05: P >= 16
+                 lambda P: (1.0, True),                  # never: budget of 20 s at 1 s a process
+                 lambda P: (1.0, False)]                 # no steady state: stops after one planned round
+    rec = drive(r, Settings(target=0.05, max_time_s=20.0), scripted(r, behaviour))
+    stops = {c["benchmark"]: c for c in rec["cells"]}
+    assert stops["b0"]["stop"] == "met" and stops["b0"]["achieved"] <= 0.05 and stops["b0"]["processes"] == 16
+    assert stops["b1"]["stop"] == "budget" and stops["b1"]["processes"] == 20
+    assert stops["b2"]["stop"] == "no steady state" and stops["b2"]["processes"] == 4
+    # after the pilot, cells run the planner's iterations; the per-process budget is lifted
+    assert r.plan["cells"][0]["iterations"] == 50 and r.plan["budget_s"] is None
+    assert r.plan["cells"][2]["iterations"] == 50
+    # processes at most double per round, and each round's new processes are interleaved
+    assert [sum(1 for t in rnd if t[1] == 0) for rnd in r.rounds] == [2, 2, 4, 8, 0]
+    mixed = r.rounds[1]
+    assert {t[1] for t in mixed} == {0, 1, 2}
+    seqs = [t[0] for t in r.plan["order"]]
+    assert seqs == list(range(len(seqs)))
+    for cell in range(3):
+        assert [t[2] for t in r.plan["order"] if t[1] == cell] == list(range(r.processes(cell)))
+    stored = json.loads((tmp_path / "plan.json").read_text())
+    assert stored["adaptive"] == rec and len(stored["order"]) == len(r.plan["order"])
+    assert stops["b0"]["target"] == 0.05 and {"s2_between", "s2_within", "c_proc_s", "c_iter_s"} <= set(stops["b0"])
+
+
+def test_run_budget_stops_everything(tmp_path, monkeypatch):
+    import harness.run.adaptive as adaptive
+
+    clock = iter(range(0, 10_000, 100))
+    monkeypatch.setattr(adaptive.time, "monotonic", lambda: next(clock))
+    r = FakeRunner(tmp_path, 1)
+    rec = drive(r, Settings(target=0.01, max_time_s=None, max_run_time_s=150), scripted(r, [lambda P: (1.0, True)]))
+    assert rec["cells"][0]["stop"] == "budget" and len(r.rounds) <= 3
+
+
+def test_skipped_cells_are_not_run(tmp_path):
+    r = FakeRunner(tmp_path, 2)
+    r.plan["unavailable"] = {"1": "no server"}
+    rec = drive(r, Settings(target=0.5), scripted(r, [lambda P: (0.1, True), lambda P: (math.nan, True)]))
+    assert [c["stop"] for c in rec["cells"]] == ["met", "not run"]
