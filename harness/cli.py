@@ -12,7 +12,7 @@ import sys
 
 from harness.errors import UserError
 
-COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks"]
+COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks", "report"]
 
 
 def build_parser() -> argparse.ArgumentParser:
