@@ -44,8 +44,9 @@ def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) 
     return ax
 
 
-def plot_run_sequences(raw: pd.DataFrame, path: Path | str, benchmark: str) -> Path | None:
-    """krun-style run-sequence plots: one panel per cell of `benchmark`, one line per process."""
+def run_sequence_figure(raw: pd.DataFrame, benchmark: str) -> Any:
+    """krun-style run-sequence plots: one panel per cell of `benchmark`, one colour per process;
+    returns the figure, or None when the benchmark has no valid iterations."""
     df = raw[(raw["benchmark"] == benchmark) & raw["check_ok"]]
     cells = df[["benchmark", "params", "engine", "runtime"]].drop_duplicates().sort_values(["engine", "runtime"])
     if cells.empty:
@@ -61,4 +62,10 @@ def plot_run_sequences(raw: pd.DataFrame, path: Path | str, benchmark: str) -> P
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
     fig.tight_layout()
-    return save(fig, path)
+    return fig
+
+
+def plot_run_sequences(raw: pd.DataFrame, path: Path | str, benchmark: str) -> Path | None:
+    """`run_sequence_figure` written to `path` (PNG and SVG)."""
+    fig = run_sequence_figure(raw, benchmark)
+    return None if fig is None else save(fig, path)

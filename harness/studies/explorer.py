@@ -1,0 +1,207 @@
+"""The explorer behind `notebooks/explorer.py`: pick runs, study, engines, runtimes, baseline and
+method, and see the ratio table, the ratio plot and run sequences.
+
+Why a cache: loading a run and bootstrapping its cells is the slow part (seconds to a minute on
+the reference run); the views are cheap. `Explorer` keeps one RunSet per (runs, method,
+steady state), which itself keeps each cell's bootstrap, and one ratio table per (that, study,
+baseline), so changing the engines, runtimes or benchmark redraws from memory and changing the
+baseline only recombines replicates already drawn. Widgets are built only by `ui()`, so headless
+execution (nbclient, no browser) just shows them as objects.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from harness.analysis.runset import RunSet
+from harness.fsutil import PROJECT_ROOT
+from harness.studies import STUDIES
+
+
+def available_runs(root: Path = PROJECT_ROOT) -> dict[str, Path]:
+    """Label -> run directory: the committed reference runs first, then data/runs/ newest first."""
+    out = {}
+    for d in sorted((root / "data" / "reference").glob("*")):
+        if (d / "manifest.json").exists():
+            out[f"reference {d.name}"] = d
+    for d in sorted((root / "data" / "runs").glob("*"), reverse=True):
+        if (d / "manifest.json").exists():
+            out[d.name] = d
+    return out
+
+
+def cells_of(runs: RunSet, study: str) -> pd.DataFrame:
+    """The study's cells with timings (engine, runtime, benchmark) in the runs."""
+    prefix = importlib.import_module(f"harness.studies.{study}").PREFIX
+    s = runs.summary
+    return s[s["benchmark"].str.startswith(prefix) & s["mean_s"].notna()]
+
+
+def baselines(runs: RunSet, study: str) -> list[str]:
+    """`ENGINE@RUNTIME` of every cell of the study, the usual baseline first when present."""
+    c = cells_of(runs, study)
+    names = sorted({f"{e}@{str(r).rstrip('0123456789.')}" for e, r in zip(c["engine"], c["runtime"])})
+    return sorted(names, key=lambda b: b != "sqlite/sqlite3@cpython")
+
+
+class Explorer:
+    """RunSets and ratio tables, each computed once for the options that determine it."""
+
+    def __init__(self, resamples: int = 10000, confidence: float = 0.99) -> None:
+        self.resamples = resamples
+        self.confidence = confidence
+        self._runsets: dict[tuple, RunSet] = {}
+        self._ratios: dict[tuple, tuple[pd.DataFrame | None, str]] = {}
+        self._pngs: dict[tuple, bytes | None] = {}
+
+    def runset(self, run_dirs: Iterable[Path | str], method: str = "hierarchical", steady_state: bool = False) -> RunSet:
+        key = (tuple(str(Path(d).resolve()) for d in run_dirs), method, steady_state)
+        if key not in self._runsets:
+            self._runsets[key] = RunSet([Path(d) for d in key[0]], method=method, confidence=self.confidence,
+                                        resamples=self.resamples, steady_state=steady_state)
+        return self._runsets[key]
+
+    def ratios(self, runs: RunSet, study: str, baseline: str) -> tuple[pd.DataFrame | None, str]:
+        """The study's ratio table over its valid cells (studies.common.family_table), cached."""
+        from harness.studies.common import family_table
+
+        key = (id(runs), study, baseline)
+        if key not in self._ratios:
+            prefix = importlib.import_module(f"harness.studies.{study}").PREFIX
+            self._ratios[key] = family_table(runs, prefix, baseline)
+        return self._ratios[key]
+
+
+    def png(self, key: tuple, draw: Any) -> bytes | None:
+        """The PNG of the figure `draw()` returns (None: no figure), rendered once per key."""
+        if key not in self._pngs:
+            import io
+
+            import matplotlib.pyplot as plt
+
+            fig = draw()
+            if fig is None:
+                self._pngs[key] = None
+            else:
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+                plt.close(fig)
+                self._pngs[key] = buf.getvalue()
+        return self._pngs[key]
+
+
+def select(table: pd.DataFrame, engines: Iterable[str], runtimes: Iterable[str]) -> pd.DataFrame:
+    """Rows of the chosen engines and runtimes (runtime given as its family: `cpython` for
+    `cpython3.11.7`, `c` for `c-gcc12.2.0`)."""
+    keep = table["engine"].isin(set(engines)) & table["runtime"].astype(str).map(runtime_family).isin(set(runtimes))
+    return table[keep]
+
+
+def runtime_family(runtime: str) -> str:
+    """`cpython3.11.7` -> `cpython`, `pypy3.9.16` -> `pypy`, `c-gcc12.2.0` -> `c`."""
+    return str(runtime).rstrip("0123456789.").split("-", 1)[0]
+
+
+def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bindings",
+       baseline: str = "sqlite/sqlite3@cpython", method: str = "hierarchical") -> Any:
+    """The widgets, wired: any change redraws the table, the ratio plot and the run sequences."""
+    import ipywidgets as w
+    from IPython.display import HTML, Image, display
+
+    from harness.analysis.figures.ratios import plot_ratios
+    from harness.analysis.figures.warmup import run_sequence_figure
+    from harness.analysis.methods import METHODS
+    from harness.analysis.stats import is_baseline
+    from harness.studies.report import ratio_section
+
+    known = available_runs()
+    for d in run_dirs or []:
+        known.setdefault(Path(d).name, Path(d))
+    chosen = [k for k, v in known.items() if Path(v).resolve() in {Path(d).resolve() for d in run_dirs or []}]
+    runs_w = w.SelectMultiple(options=list(known), value=tuple(chosen or list(known)[:1]), description="runs",
+                              rows=min(6, max(2, len(known))), layout=w.Layout(width="420px"))
+    study_w = w.Dropdown(options=list(STUDIES), value=study, description="study")
+    method_w = w.Dropdown(options=list(METHODS), value=method, description="method")
+    steady_w = w.Checkbox(value=False, description="steady state only")
+    baseline_w = w.Dropdown(description="baseline")
+    engines_w = w.SelectMultiple(description="engines", rows=6)
+    runtimes_w = w.SelectMultiple(description="runtimes", rows=3)
+    bench_w = w.Dropdown(description="sequences of")
+    status = w.HTML()
+    out_table, out_plot, out_seq = w.Output(), w.Output(), w.Output()
+    busy = {"on": False}
+
+    def current() -> RunSet:
+        return explorer.runset([known[k] for k in runs_w.value], method_w.value, steady_w.value)
+
+    def refresh_choices() -> None:
+        runs = current()
+        cells = cells_of(runs, study_w.value)
+        engines = sorted(cells["engine"].unique())
+        runtimes = sorted({runtime_family(r) for r in cells["runtime"]})
+        bases = baselines(runs, study_w.value)
+        busy["on"] = True
+        baseline_w.options = bases
+        baseline_w.value = baseline_w.value if baseline_w.value in bases else (bases[0] if bases else None)
+        engines_w.options, engines_w.value = engines, tuple(engines)
+        runtimes_w.options, runtimes_w.value = runtimes, tuple(runtimes)
+        benches = sorted(cells["benchmark"].unique())
+        bench_w.options = benches
+        bench_w.value = benches[0] if benches else None
+        busy["on"] = False
+
+    def redraw(*_: Any) -> None:
+        if busy["on"] or not runs_w.value:
+            return
+        runs = current()
+        for out in (out_table, out_plot, out_seq):
+            out.clear_output(wait=True)
+        base = baseline_w.value
+        table, note = explorer.ratios(runs, study_w.value, base) if base else (None, "_no baseline_")
+        with out_table:
+            if table is None:
+                display(HTML(ratio_section(None, note, str(base), runs, "")))
+            else:
+                shown = select(table, engines_w.value, runtimes_w.value)
+                display(HTML(ratio_section(shown, note, base, runs, study_w.value + ".")))
+        chosen = (tuple(engines_w.value), tuple(runtimes_w.value))
+        with out_plot:
+            if table is not None:
+                keep = [not is_baseline(e, str(r), base) for e, r in zip(table["engine"], table["runtime"])]
+                shown = select(table[keep], *chosen)
+                png = explorer.png(("ratios", id(runs), study_w.value, base, chosen),
+                                   lambda: plot_ratios(shown, base) if len(shown) else None)
+                if png:
+                    display(Image(data=png))
+        with out_seq:
+            if bench_w.value:
+                def draw() -> Any:
+                    raw = runs.raw
+                    raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime"].astype(str).map(runtime_family).isin(chosen[1])]
+                    return run_sequence_figure(raw, bench_w.value)
+
+                png = explorer.png(("sequences", id(runs), bench_w.value, chosen), draw)
+                if png:
+                    display(Image(data=png))
+        status.value = (f"<small>{len(explorer._runsets)} run set(s) cached; cells bootstrapped: "
+                        f"{len(runs.boot_counts)}</small>")
+
+    def reload(*_: Any) -> None:
+        if busy["on"] or not runs_w.value:
+            return
+        status.value = "<small>loading and bootstrapping (once per runs x method x steady state)...</small>"
+        refresh_choices()
+        redraw()
+
+    for widget in (runs_w, study_w, method_w, steady_w):
+        widget.observe(reload, names="value")
+    for widget in (baseline_w, engines_w, runtimes_w, bench_w):
+        widget.observe(redraw, names="value")
+    reload()
+    controls = w.HBox([w.VBox([runs_w, study_w, method_w, steady_w]),
+                       w.VBox([baseline_w, engines_w, runtimes_w, bench_w])])
+    return w.VBox([controls, status, w.HTML("<h3>Ratios</h3>"), out_table, out_plot,
+                   w.HTML("<h3>Run sequences</h3>"), out_seq])

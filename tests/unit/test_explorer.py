@@ -1,0 +1,31 @@
+"""The explorer's cache and filters (the widgets themselves need a browser; the e2e notebook test runs them)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from harness import store
+from harness.analysis import simdata
+from harness.studies import explorer
+
+
+def test_runtime_family_and_select():
+    assert [explorer.runtime_family(r) for r in ("cpython3.11.7", "pypy3.9.16", "c-gcc12.2.0")] == ["cpython", "pypy", "c"]
+    t = pd.DataFrame({"engine": ["a", "a", "b"], "runtime": ["cpython3.11.7", "c-gcc12.2.0", "cpython3.11.7"]})
+    assert len(explorer.select(t, ["a"], ["c"])) == 1  # `c` is not a prefix match for cpython
+    assert len(explorer.select(t, ["a", "b"], ["cpython"])) == 2
+
+
+def test_explorer_caches_runsets_and_figures(tmp_path):
+    df = simdata.simulate_run(benchmarks=["bindings.select_fold"], engines=("sqlite/sqlite3", "duckdb"), processes=3,
+                              iterations=6, seed=3)
+    run = store.write_imported_run(tmp_path, df, {"machine": {}})
+    ex = explorer.Explorer(resamples=200)
+    runs = ex.runset([run])
+    assert ex.runset([str(run)]) is runs and ex.runset([run], "pooled-t") is not runs
+    table, _ = ex.ratios(runs, "bindings", "sqlite/sqlite3@cpython")
+    assert ex.ratios(runs, "bindings", "sqlite/sqlite3@cpython")[0] is table
+    assert set(table["engine"]) == {"sqlite/sqlite3", "duckdb"}
+    calls = []
+    draw = lambda: calls.append(1)  # noqa: E731  (returns None: no figure)
+    assert ex.png(("k",), draw) is None and ex.png(("k",), draw) is None and calls == [1]
+    assert explorer.baselines(runs, "bindings")[0] == "sqlite/sqlite3@cpython"
