@@ -1,6 +1,7 @@
 """Every notebook executes headless on a smoke run; a second execution changes nothing."""
 from __future__ import annotations
 
+import re
 import shutil
 
 from conftest import ROOT, harness
@@ -13,7 +14,9 @@ def test_notebooks_execute_and_are_idempotent(smoke_run, tmp_path):
     figs = tmp_path / "figures"
     args = ["notebooks", str(smoke_run), "--paper", str(paper_copy), "--figures", str(figs),
             "--executed", str(tmp_path / "executed")]
-    harness(*args, timeout=900)
+    proc = harness(*args, timeout=900)
+    seconds = dict(re.findall(r"executing notebooks/(\w+)\.ipynb \.\.\.\s+done in ([\d.]+) s", proc.stderr))
+    assert float(seconds["course"]) < 180, f"the course must run in under 3 minutes: {seconds}"
     executed = sorted(p.stem for p in (tmp_path / "executed").glob("*.ipynb"))
     assert executed == notebooks.available()
     first = paper_copy.read_text()
