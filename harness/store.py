@@ -88,12 +88,20 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def load_process_records(run_dirs: Iterable[Path]) -> pd.DataFrame:
+def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
+    """One path, one string or a list of either, as a list of paths (a string is one run, never
+    its characters)."""
+    if isinstance(run_dirs, (str, Path)):
+        return [Path(run_dirs)]
+    return [Path(d) for d in run_dirs]
+
+
+def load_process_records(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
     """One row per finished process (any status) across runs."""
     import pandas as pd
 
     records = []
-    for run_dir in map(Path, run_dirs):
+    for run_dir in as_run_dirs(run_dirs):
         manifest = read_manifest(run_dir)
         for path in sorted((run_dir / "processes").glob("*.json")):
             rec = read_json(path, "process record")
@@ -131,8 +139,9 @@ def _read_timings_file(path: Path):
     return table.select(list(RAW_COLUMNS))
 
 
-def load_runs(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
-    """All raw timings of one or more runs as one DataFrame, validated on load.
+def load_runs(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
+    """All raw timings of one or more runs (a path, a string or a list of either) as one
+    DataFrame, validated on load.
 
     Only timings whose process record exists are loaded (the record is the commit marker), so a
     file left by a crash between the two writes is ignored rather than half-trusted.
@@ -140,7 +149,7 @@ def load_runs(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     import pyarrow as pa
 
     tables = []
-    dirs = [Path(d) for d in run_dirs]
+    dirs = as_run_dirs(run_dirs)
     if not dirs:
         raise UserError("no run directory given")
     for run_dir in dirs:

@@ -22,7 +22,7 @@ def add_stats_options(p: argparse.ArgumentParser, with_steady_state: bool = True
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("summary", help="per-cell statistics of one or more runs")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
-    p.add_argument("--format", choices=["text", "csv", "markdown"], default="text")
+    p.add_argument("--format", choices=["text", "csv", "markdown", "json"], default="text")
     add_stats_options(p)
     p.set_defaults(func=run)
 
@@ -36,5 +36,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
     df = summarize_runs(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
                         seed=args.seed, steady_state=args.steady_state)
+    if args.format == "json":
+        from harness.analysis.jsonout import to_json
+
+        print(to_json(df, command="summary", runs=[str(d) for d in args.runs], method=args.method,
+                      confidence=args.confidence, resamples=args.resamples, seed=args.seed,
+                      steady_state=args.steady_state, units="seconds"))
+        return 0
     print(format_summary(df, args.format))
     return 0
