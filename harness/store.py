@@ -90,10 +90,13 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
     """One path, one string or a list of either, as a list of paths (a string is one run, never
-    its characters)."""
+    its characters); a run named twice is kept once, so its timings are never counted twice."""
     if isinstance(run_dirs, (str, Path)):
         return [Path(run_dirs)]
-    return [Path(d) for d in run_dirs]
+    out: dict[Path, Path] = {}
+    for d in map(Path, run_dirs):
+        out.setdefault(d.resolve(), d)
+    return list(out.values())
 
 
 def load_process_records(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:

@@ -58,7 +58,7 @@ class Explorer:
         self._pngs: dict[tuple, bytes | None] = {}
 
     def runset(self, run_dirs: Iterable[Path | str], method: str = "hierarchical", steady_state: bool = False) -> RunSet:
-        key = (tuple(str(Path(d).resolve()) for d in run_dirs), method, steady_state)
+        key = (tuple(dict.fromkeys(str(Path(d).resolve()) for d in run_dirs)), method, steady_state)  # each run once
         if key not in self._runsets:
             self._runsets[key] = RunSet([Path(d) for d in key[0]], method=method, confidence=self.confidence,
                                         resamples=self.resamples, steady_state=steady_state)
@@ -118,9 +118,12 @@ def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bin
     from harness.studies.report import ratio_section
 
     known = available_runs()
+    paths = {Path(v).resolve() for v in known.values()}
     for d in run_dirs or []:
-        known.setdefault(Path(d).name, Path(d))
-    chosen = [k for k, v in known.items() if Path(v).resolve() in {Path(d).resolve() for d in run_dirs or []}]
+        if Path(d).resolve() not in paths:
+            known[Path(d).name] = Path(d)
+    wanted = {Path(d).resolve() for d in run_dirs or []}
+    chosen = [k for k, v in known.items() if Path(v).resolve() in wanted]
     runs_w = w.SelectMultiple(options=list(known), value=tuple(chosen or list(known)[:1]), description="runs",
                               rows=min(6, max(2, len(known))), layout=w.Layout(width="420px"))
     study_w = w.Dropdown(options=list(STUDIES), value=study, description="study")

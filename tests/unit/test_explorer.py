@@ -22,6 +22,7 @@ def test_explorer_caches_runsets_and_figures(tmp_path):
     ex = explorer.Explorer(resamples=200)
     runs = ex.runset([run])
     assert ex.runset([str(run)]) is runs and ex.runset([run], "pooled-t") is not runs
+    assert ex.runset([run, str(run)]) is runs  # a run named twice is loaded once
     table, _ = ex.ratios(runs, "bindings", "sqlite/sqlite3@cpython")
     assert ex.ratios(runs, "bindings", "sqlite/sqlite3@cpython")[0] is table
     assert set(table["engine"]) == {"sqlite/sqlite3", "duckdb"}

@@ -21,6 +21,7 @@ def test_load_runs_takes_a_string_a_path_or_a_list(tmp_path):
     n = len(store.load_runs([run]))
     assert len(store.load_runs(str(run))) == len(store.load_runs(run)) == n == 2 * 2 * 3 * 5
     assert len(store.load_process_records(str(run))) == 12
+    assert len(store.load_runs([run, str(run)])) == n  # named twice, counted once
 
 
 def test_json_values_are_plain():
