@@ -36,6 +36,7 @@ STYLE: dict[str, Any] = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
+    "axes.axisbelow": True,  # grid lines behind bars and markers
     "grid.alpha": 0.3,
     "grid.linewidth": 0.5,
     "lines.linewidth": 1.0,

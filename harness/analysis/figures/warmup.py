@@ -40,6 +40,9 @@ def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) 
     key = cells.iloc[0]
     title = f"{key.benchmark} {key.params} — {key.engine} ({key.runtime})".replace("  ", " ")
     ax.set(xlabel="iteration", ylabel=f"wall time per iteration ({unit})", title=title)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend(fontsize=6, ncol=2 if len(w) > 3 else 1)
     return ax
 
