@@ -20,8 +20,9 @@
 # method; the ratio table (every interval `[low, high]`), the ratio plot and the run sequences redraw.
 # Loading runs and bootstrapping their cells happens once per (runs, method, steady state): the
 # `Explorer` keeps every RunSet it built, so switching back and forth, or changing engines, runtimes,
-# baseline or benchmark, redraws from memory. Open this in JupyterLab (`make lab`); run headless (as
-# `harness notebooks` does) the widgets are only objects, and this notebook never writes the paper.
+# baseline or benchmark, redraws from memory. Open this in JupyterLab (`make lab`). Run headless (as
+# `harness notebooks` does, with `interactive = False`) it shows the same views without widgets; it
+# never writes the paper.
 
 # %% tags=["parameters"]
 # Parameters (the harness injects a cell after this one when it runs the notebook headless)
@@ -32,6 +33,7 @@ method = "hierarchical"  # CI method: hierarchical | pooled-t | process-t
 baseline = "sqlite/sqlite3@cpython"  # ENGINE@RUNTIME
 study = "bindings"       # bindings | micro | tpch
 resamples = 10000
+interactive = True       # False when run headless (harness notebooks): the same views, without widgets
 
 # %%
 import time
@@ -43,20 +45,27 @@ from harness import store
 from harness.studies import explorer as exploring
 
 explorer = exploring.Explorer(resamples=resamples)
+dirs = [Path(d) for d in run_dirs] or store.default_runs()
 t0 = time.perf_counter()
-panel = exploring.ui(explorer, [Path(d) for d in run_dirs] or store.default_runs(), study=study, baseline=baseline,
-           method=method)
+if interactive:
+    display(exploring.ui(explorer, dirs, study=study, baseline=baseline, method=method))
+else:
+    runs = explorer.runset(dirs, method)
+    first = sorted(exploring.cells_of(runs, study)["benchmark"].unique())[:1]
+    for view in exploring.views(explorer, runs, study, baseline, benchmark=first[0] if first else None):
+        if view is not None:
+            display(view)
 print(f"first load: {time.perf_counter() - t0:.1f} s (bootstrap of every cell, once)")
-display(panel)
 
 # %% [markdown]
 # The same views without widgets, e.g. for a script: `explorer.runset(dirs, method)` gives the cached
 # RunSet, `explorer.ratios(runs, study, baseline)` the ratio table (a DataFrame with `ratio`,
-# `ratio_ci_low`, `ratio_ci_high`), `harness.analysis.figures.ratios.plot_ratios(table, baseline)` its plot.
+# `ratio_ci_low`, `ratio_ci_high`), `exploring.views(explorer, runs, study, baseline, engines, runtimes,
+# benchmark)` the table, the ratio plot and the run sequences.
 
 # %%
-runs = explorer.runset([Path(d) for d in run_dirs] or store.default_runs(), method)
+runs = explorer.runset(dirs, method)
 t0 = time.perf_counter()
 table, note = explorer.ratios(runs, study, baseline)
-print(f"ratio table from the cache: {time.perf_counter() - t0:.2f} s")
+print(f"ratio table from the cache: {time.perf_counter() - t0:.3f} s")
 table if table is not None else print(note)

@@ -6,7 +6,8 @@ the reference run); the views are cheap. `Explorer` keeps one RunSet per (runs, 
 steady state), which itself keeps each cell's bootstrap, and one ratio table per (that, study,
 baseline), so changing the engines, runtimes or benchmark redraws from memory and changing the
 baseline only recombines replicates already drawn. Widgets are built only by `ui()`, so headless
-execution (nbclient, no browser) just shows them as objects.
+execution (`harness notebooks`, no browser) shows `views()` without widgets: widget messages
+can stall nbclient (jupyter/nbclient#312), and nobody is there to click.
 """
 from __future__ import annotations
 
@@ -105,17 +106,46 @@ def runtime_family(runtime: str) -> str:
     return str(runtime).rstrip("0123456789.").split("-", 1)[0]
 
 
+def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, engines: Iterable[str] | None = None,
+          runtimes: Iterable[str] | None = None, benchmark: str | None = None) -> tuple[Any, Any, Any]:
+    """(ratio table as HTML, ratio plot as PNG, run sequences of `benchmark` as PNG), each None
+    when there is nothing to show; engines and runtimes default to all of the study's."""
+    from IPython.display import HTML, Image
+
+    from harness.analysis.figures.ratios import plot_ratios
+    from harness.analysis.figures.warmup import run_sequence_figure
+    from harness.analysis.stats import is_baseline
+    from harness.studies.report import ratio_section
+
+    cells = cells_of(runs, study)
+    chosen = (tuple(sorted(cells["engine"].unique())) if engines is None else tuple(engines),
+              tuple(sorted({runtime_family(r) for r in cells["runtime"]})) if runtimes is None else tuple(runtimes))
+    table, note = explorer.ratios(runs, study, baseline) if baseline else (None, "_no baseline in these runs_")
+    if table is None:
+        return HTML(ratio_section(None, note, str(baseline), runs, "")), None, None
+    html = HTML(ratio_section(select(table, *chosen), note, baseline, runs, study + "."))
+    keep = [not is_baseline(e, str(r), baseline) for e, r in zip(table["engine"], table["runtime"])]
+    others = select(table[keep], *chosen)
+    ratio_png = explorer.png(("ratios", id(runs), study, baseline, chosen),
+                             lambda: plot_ratios(others, baseline) if len(others) else None)
+    seq_png = None
+    if benchmark:
+        def draw() -> Any:
+            raw = runs.raw
+            raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime"].astype(str).map(runtime_family).isin(chosen[1])]
+            return run_sequence_figure(raw, benchmark)
+
+        seq_png = explorer.png(("sequences", id(runs), benchmark, chosen), draw)
+    return html, (Image(data=ratio_png) if ratio_png else None), (Image(data=seq_png) if seq_png else None)
+
+
 def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bindings",
        baseline: str = "sqlite/sqlite3@cpython", method: str = "hierarchical") -> Any:
     """The widgets, wired: any change redraws the table, the ratio plot and the run sequences."""
     import ipywidgets as w
-    from IPython.display import HTML, Image, display
+    from IPython.display import display
 
-    from harness.analysis.figures.ratios import plot_ratios
-    from harness.analysis.figures.warmup import run_sequence_figure
     from harness.analysis.methods import METHODS
-    from harness.analysis.stats import is_baseline
-    from harness.studies.report import ratio_section
 
     known = available_runs()
     paths = {Path(v).resolve() for v in known.values()}
@@ -160,35 +190,13 @@ def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bin
         if busy["on"] or not runs_w.value:
             return
         runs = current()
-        for out in (out_table, out_plot, out_seq):
+        shown = views(explorer, runs, study_w.value, baseline_w.value, engines_w.value, runtimes_w.value,
+                      bench_w.value)
+        for out, item in zip((out_table, out_plot, out_seq), shown):
             out.clear_output(wait=True)
-        base = baseline_w.value
-        table, note = explorer.ratios(runs, study_w.value, base) if base else (None, "_no baseline_")
-        with out_table:
-            if table is None:
-                display(HTML(ratio_section(None, note, str(base), runs, "")))
-            else:
-                shown = select(table, engines_w.value, runtimes_w.value)
-                display(HTML(ratio_section(shown, note, base, runs, study_w.value + ".")))
-        chosen = (tuple(engines_w.value), tuple(runtimes_w.value))
-        with out_plot:
-            if table is not None:
-                keep = [not is_baseline(e, str(r), base) for e, r in zip(table["engine"], table["runtime"])]
-                shown = select(table[keep], *chosen)
-                png = explorer.png(("ratios", id(runs), study_w.value, base, chosen),
-                                   lambda: plot_ratios(shown, base) if len(shown) else None)
-                if png:
-                    display(Image(data=png))
-        with out_seq:
-            if bench_w.value:
-                def draw() -> Any:
-                    raw = runs.raw
-                    raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime"].astype(str).map(runtime_family).isin(chosen[1])]
-                    return run_sequence_figure(raw, bench_w.value)
-
-                png = explorer.png(("sequences", id(runs), bench_w.value, chosen), draw)
-                if png:
-                    display(Image(data=png))
+            with out:
+                if item is not None:
+                    display(item)
         status.value = (f"<small>{len(explorer._runsets)} run set(s) cached; cells bootstrapped: "
                         f"{len(runs.boot_counts)}</small>")
 
