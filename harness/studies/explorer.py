@@ -159,7 +159,7 @@ def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bin
     study_w = w.Dropdown(options=list(STUDIES), value=study, description="study")
     method_w = w.Dropdown(options=list(METHODS), value=method, description="method")
     steady_w = w.Checkbox(value=False, description="steady state only")
-    baseline_w = w.Dropdown(description="baseline")
+    baseline_w = w.Dropdown(options=[baseline], value=baseline, description="baseline")  # kept if in the runs
     engines_w = w.SelectMultiple(description="engines", rows=6)
     runtimes_w = w.SelectMultiple(description="runtimes", rows=3)
     bench_w = w.Dropdown(description="sequences of")
@@ -177,8 +177,9 @@ def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bin
         runtimes = sorted({runtime_family(r) for r in cells["runtime"]})
         bases = baselines(runs, study_w.value)
         busy["on"] = True
+        keep = baseline_w.value  # setting options resets the value
         baseline_w.options = bases
-        baseline_w.value = baseline_w.value if baseline_w.value in bases else (bases[0] if bases else None)
+        baseline_w.value = keep if keep in bases else (bases[0] if bases else None)
         engines_w.options, engines_w.value = engines, tuple(engines)
         runtimes_w.options, runtimes_w.value = runtimes, tuple(runtimes)
         benches = sorted(cells["benchmark"].unique())

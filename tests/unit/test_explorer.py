@@ -55,3 +55,5 @@ def test_views_and_widgets_redraw_from_the_cache(tmp_path):
     assert len(ex._runsets) == 1 and max(runs.boot_counts.values()) == 1  # every cell bootstrapped once
     method_w.value = "process-t"
     assert len(ex._runsets) == 2
+    other = explorer.ui(ex, [run], study="bindings", baseline="duckdb@cpython")
+    assert other.children[0].children[1].children[0].value == "duckdb@cpython"  # the baseline asked for
