@@ -5,13 +5,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision notebooks-sync clean help
+.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision notebooks-sync lab clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
 	@echo "make test         set up and run the test suite (tests/unit and tests/e2e)"
 	@echo "make test-fast    set up and run the unit tests only (no subprocess, no server; seconds)"
 	@echo "make notebooks-sync  bring each notebooks/*.py and its .ipynb back in step (jupytext)"
+	@echo "make lab          register the venv as the Jupyter kernel 'crossings' and open JupyterLab on notebooks/"
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/"
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
@@ -52,6 +53,10 @@ test-fast: setup
 
 notebooks-sync: setup
 	$(VENV)/bin/jupytext --sync notebooks/*.py
+
+lab: setup
+	$(PY) -m ipykernel install --user --name crossings --display-name "Python (crossings)"
+	cd notebooks && PYTHONPATH=$(CURDIR) ../$(VENV)/bin/jupyter lab
 
 paper: setup
 	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks

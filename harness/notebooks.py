@@ -97,8 +97,9 @@ def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> 
 def execute_all(run_dirs: list[Path], paper: Path, figures: Path, out_dir: Path, names: list[str] | None = None,
                 extra: dict | None = None) -> list[Path]:
     results = []
+    # interactive=False: nobody is there to click, so notebooks with widgets show static views
     params = {"run_dirs": [str(Path(d).resolve()) for d in run_dirs], "paper_path": str(Path(paper).resolve()),
-              "figures_dir": str(Path(figures).resolve()), **(extra or {})}
+              "figures_dir": str(Path(figures).resolve()), "interactive": False, **(extra or {})}
     for name in names or available():
         t0 = time.perf_counter()
         print(f"executing notebooks/{name}.ipynb ...", file=sys.stderr, flush=True)

@@ -163,7 +163,18 @@ def _warn_incomplete(run_dir: Path, manifest: dict[str, Any], missing: int, plan
                   IncompleteRunWarning, stacklevel=3)
 
 
-def load_process_records(run_dirs: Iterable[Path]) -> pd.DataFrame:
+def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
+    """One path, one string or a list of either, as a list of paths (a string is one run, never
+    its characters); a run named twice is kept once, so its timings are never counted twice."""
+    if isinstance(run_dirs, (str, Path)):
+        return [Path(run_dirs)]
+    out: dict[Path, Path] = {}
+    for d in map(Path, run_dirs):
+        out.setdefault(d.resolve(), d)
+    return list(out.values())
+
+
+def load_process_records(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
     """One row per process (any status) across runs, verified against each run's plan.
 
     A planned process without a record (an interrupted run) gets a row with status
@@ -171,7 +182,7 @@ def load_process_records(run_dirs: Iterable[Path]) -> pd.DataFrame:
     import pandas as pd
 
     rows = []
-    for run_dir in map(Path, run_dirs):
+    for run_dir in as_run_dirs(run_dirs):
         manifest = read_manifest(run_dir)
         plan = read_plan(run_dir)
         records = process_records(run_dir)
@@ -272,8 +283,9 @@ def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | No
     return None
 
 
-def load_runs(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
-    """All raw timings of one or more runs as one DataFrame, verified on load.
+def load_runs(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
+    """All raw timings of one or more runs (a path, a string or a list of either) as one
+    DataFrame, verified on load.
 
     Only timings whose process record exists are loaded (the record is the commit marker), so a
     file left by a crash between the two writes is ignored rather than half-trusted. Each
@@ -284,7 +296,7 @@ def load_runs(run_dirs: Iterable[Path | str]) -> pd.DataFrame:
     import pyarrow as pa
 
     tables = []
-    dirs = [Path(d) for d in run_dirs]
+    dirs = as_run_dirs(run_dirs)
     if not dirs:
         raise UserError("no run directory given")
     for run_dir in dirs:

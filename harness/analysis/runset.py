@@ -22,11 +22,7 @@ if TYPE_CHECKING:
     from harness.analysis.stats import CellBoot, CellSample
 
 
-def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
-    """One path, one string or a list of either, as a list of paths."""
-    if isinstance(run_dirs, (str, Path)):
-        return [Path(run_dirs)]
-    return [Path(d) for d in run_dirs]
+as_run_dirs = store.as_run_dirs  # one path, one string or a list of either
 
 
 class RunSet:

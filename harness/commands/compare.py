@@ -13,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "default. Warns, as benchstat, when a cell has too few samples for alpha.")
     p.add_argument("base", type=Path, metavar="BASE_RUN")
     p.add_argument("new", type=Path, metavar="NEW_RUN")
-    p.add_argument("--format", choices=["text", "csv"], default="text")
+    p.add_argument("--format", choices=["text", "csv", "json"], default="text")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="median CI level (default 0.95, as benchstat)")
     p.add_argument("--samples", choices=["process", "iteration"], default="process",
@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
     cmp = stats.compare_runs(base, new, alpha=args.alpha, confidence=args.confidence, samples=args.samples)
     if cmp.empty:
         raise UserError("the two runs have no cell (benchmark, params, engine, runtime) in common")
-    if args.format == "csv":
+    if args.format == "json":
+        from harness.analysis.jsonout import to_json
+
+        print(to_json(cmp, command="compare", base=str(args.base), new=str(args.new), alpha=args.alpha,
+                      confidence=args.confidence, samples=args.samples))
+    elif args.format == "csv":
         print(cmp.to_csv(index=False, float_format="%.9g"), end="")
     else:
         print(tables.compare_text(cmp, args.base.name, args.new.name, args.alpha, args.confidence), end="")

@@ -27,7 +27,7 @@ def add_stats_options(p: argparse.ArgumentParser, with_steady_state: bool = True
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("summary", help="per-cell statistics of one or more runs")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
-    p.add_argument("--format", choices=["text", "csv", "markdown"], default="text")
+    p.add_argument("--format", choices=["text", "csv", "markdown", "json"], default="text")
     add_stats_options(p)
     p.set_defaults(func=run)
 
@@ -46,7 +46,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--resamples must be between 1 and 10000000, got {args.resamples}")
     runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
                   seed=args.seed, steady_state=args.steady_state)
-    print(format_summary(runs.summary, args.format))
+    if args.format == "json":
+        from harness.analysis.jsonout import to_json
+
+        print(to_json(runs.summary, command="summary", runs=[str(d) for d in args.runs], method=args.method,
+                      confidence=args.confidence, resamples=args.resamples, seed=args.seed,
+                      steady_state=args.steady_state, units="seconds"))
+    else:
+        print(format_summary(runs.summary, args.format))
     for note in noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs]):
         print(note, file=sys.stderr)
     return 0

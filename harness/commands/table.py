@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "geometric-mean row with its own CI.")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     p.add_argument("--baseline", required=True, metavar="ENGINE", help="engine the ratios are relative to")
-    p.add_argument("--format", choices=["markdown", "latex", "csv"], default="markdown")
+    p.add_argument("--format", choices=["markdown", "latex", "csv", "json"], default="markdown")
     add_stats_options(p)
     p.set_defaults(func=run)
 
@@ -34,7 +34,12 @@ def run(args: argparse.Namespace) -> int:
     t = tables.build_table(df, args.baseline, method=args.method, confidence=args.confidence,
                            resamples=args.resamples, seed=args.seed,
                            steady_state=getattr(args, "steady_state", True))
-    if args.format == "csv":
+    if args.format == "json":
+        from harness.analysis.jsonout import to_json
+
+        print(to_json(t, command="table", runs=[str(d) for d in args.runs], baseline=args.baseline,
+                      method=args.method, confidence=args.confidence, units="seconds; ratio = time / baseline's"))
+    elif args.format == "csv":
         print(tables.to_csv(t), end="")
     elif args.format == "latex":
         print(tables.to_latex(t, args.baseline), end="")

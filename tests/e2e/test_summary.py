@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import pandas as pd
 
@@ -25,3 +26,9 @@ def test_summary_csv_columns(smoke_run):
         assert "bindings.select_fold" in harness("summary", str(smoke_run), "--format", fmt).stdout
 
 
+
+
+def test_summary_json(smoke_run):
+    out = json.loads(harness("summary", str(smoke_run), "--format", "json", "--resamples", "500").stdout)
+    ok = [r for r in out["rows"] if r["status"] == "ok"]
+    assert len(ok) == 9 and all(r["ci_low_s"] <= r["mean_s"] <= r["ci_high_s"] for r in ok)

@@ -27,3 +27,10 @@ def test_notebooks_hold_a_parameters_cell_and_call_into_studies():
         assert ["parameters"] in tags, name
         code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
         assert f"from harness.studies import {name}" in code, name
+
+
+def test_explorer_and_course_never_write_the_paper():
+    for name in ("explorer", "course"):
+        code = "\n".join(c.source for c in jupytext.read(notebooks.NOTEBOOK_DIR / f"{name}.py").cells
+                         if c.cell_type == "code")
+        assert "write_paper" not in code and "update_section" not in code, name

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import cell_label, save
+from harness.analysis.figures.style import cell_label, colour, save, subplots
 
 
 def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
@@ -24,15 +24,10 @@ def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> p
 def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
                     title: str = "E1: SELECT id FROM testdata consumed by the client") -> Path:
     """Bar chart of rows/s per engine/driver/runtime with CI error bars, one panel per variant."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     benches = [b for b in ("bindings.select_fold", "bindings.select_all") if b in set(summary["benchmark"])]
     bars = max([len(e1_rows(summary, b)) for b in benches] or [1])
     width = max(5.5, 0.8 * bars + 1.5)
-    fig, axes = plt.subplots(1, max(1, len(benches)), figsize=(width * max(1, len(benches)), 4.2), squeeze=False)
+    fig, axes = subplots(1, max(1, len(benches)), figsize=(width * max(1, len(benches)), 4.2), squeeze=False)
     for ax, bench in zip(axes[0], benches):
         df = e1_rows(summary, bench)
         if df.empty:
@@ -43,7 +38,7 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
         unbounded = ~(np.isfinite(high) & np.isfinite(low))
         err = np.vstack([np.where(unbounded, 0.0, y - low), np.where(unbounded, 0.0, high - y)])
         labels = [cell_label(r) for _, r in df.iterrows()]
-        ax.bar(range(len(y)), y, yerr=err, capsize=4, color="#4c72b0")
+        ax.bar(range(len(y)), y, yerr=err, capsize=4, color=colour(0), error_kw={"elinewidth": 0.8})
         top = 1.6 * float(np.max(y))
         for i in range(len(y)):
             if unbounded[i]:

@@ -1,0 +1,219 @@
+"""The explorer behind `notebooks/explorer.py`: pick runs, study, engines, runtimes, baseline and
+method, and see the ratio table, the ratio plot and run sequences.
+
+Why a cache: loading a run and bootstrapping its cells is the slow part (seconds to a minute on
+the reference run); the views are cheap. `Explorer` keeps one RunSet per (runs, method,
+steady state), which itself keeps each cell's bootstrap, and one ratio table per (that, study,
+baseline), so changing the engines, runtimes or benchmark redraws from memory and changing the
+baseline only recombines replicates already drawn. Widgets are built only by `ui()`, so headless
+execution (`harness notebooks`, no browser) shows `views()` without widgets: widget messages
+can stall nbclient (jupyter/nbclient#312), and nobody is there to click.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+from harness.analysis.runset import RunSet
+from harness.fsutil import PROJECT_ROOT
+from harness.studies import STUDIES
+
+
+def available_runs(root: Path = PROJECT_ROOT) -> dict[str, Path]:
+    """Label -> run directory: the committed reference runs first, then data/runs/ newest first."""
+    out = {}
+    for d in sorted((root / "data" / "reference").glob("*")):
+        if (d / "manifest.json").exists():
+            out[f"reference {d.name}"] = d
+    for d in sorted((root / "data" / "runs").glob("*"), reverse=True):
+        if (d / "manifest.json").exists():
+            out[d.name] = d
+    return out
+
+
+def cells_of(runs: RunSet, study: str) -> pd.DataFrame:
+    """The study's cells with timings (engine, runtime, benchmark) in the runs."""
+    prefix = importlib.import_module(f"harness.studies.{study}").PREFIX
+    s = runs.summary
+    return s[s["benchmark"].str.startswith(prefix) & s["mean_s"].notna()]
+
+
+def baselines(runs: RunSet, study: str) -> list[str]:
+    """`ENGINE@RUNTIME` of every cell of the study, the usual baseline first when present."""
+    c = cells_of(runs, study)
+    names = sorted({f"{e}@{str(r).rstrip('0123456789.')}" for e, r in zip(c["engine"], c["runtime"])})
+    return sorted(names, key=lambda b: b != "sqlite/sqlite3@cpython")
+
+
+class Explorer:
+    """RunSets and ratio tables, each computed once for the options that determine it."""
+
+    def __init__(self, resamples: int = 10000, confidence: float = 0.99) -> None:
+        self.resamples = resamples
+        self.confidence = confidence
+        self._runsets: dict[tuple, RunSet] = {}
+        self._ratios: dict[tuple, tuple[pd.DataFrame | None, str]] = {}
+        self._pngs: dict[tuple, bytes | None] = {}
+
+    def runset(self, run_dirs: Iterable[Path | str], method: str = "process-bootstrap", steady_state: bool = True) -> RunSet:
+        key = (tuple(dict.fromkeys(str(Path(d).resolve()) for d in run_dirs)), method, steady_state)  # each run once
+        if key not in self._runsets:
+            self._runsets[key] = RunSet([Path(d) for d in key[0]], method=method, confidence=self.confidence,
+                                        resamples=self.resamples, steady_state=steady_state)
+        return self._runsets[key]
+
+    def ratios(self, runs: RunSet, study: str, baseline: str) -> tuple[pd.DataFrame | None, str]:
+        """The study's ratio table over its valid cells (studies.common.family_table), cached."""
+        from harness.studies.common import family_table
+
+        key = (id(runs), study, baseline)
+        if key not in self._ratios:
+            prefix = importlib.import_module(f"harness.studies.{study}").PREFIX
+            self._ratios[key] = family_table(runs, prefix, baseline)
+        return self._ratios[key]
+
+
+    def png(self, key: tuple, draw: Any) -> bytes | None:
+        """The PNG of the figure `draw()` returns (None: no figure), rendered once per key."""
+        if key not in self._pngs:
+            import io
+
+            import matplotlib.pyplot as plt
+
+            fig = draw()
+            if fig is None:
+                self._pngs[key] = None
+            else:
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+                plt.close(fig)
+                self._pngs[key] = buf.getvalue()
+        return self._pngs[key]
+
+
+def select(table: pd.DataFrame, engines: Iterable[str], runtimes: Iterable[str]) -> pd.DataFrame:
+    """Rows of the chosen engines and runtimes (runtime given as its family: `cpython` for
+    `cpython3.11.7`, `c` for `c-gcc12.2.0`)."""
+    keep = table["engine"].isin(set(engines)) & table["runtime"].astype(str).map(runtime_family).isin(set(runtimes))
+    return table[keep]
+
+
+def runtime_family(runtime: str) -> str:
+    """`cpython3.11.7` -> `cpython`, `pypy3.9.16` -> `pypy`, `c-gcc12.2.0` -> `c`."""
+    return str(runtime).rstrip("0123456789.").split("-", 1)[0]
+
+
+def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, engines: Iterable[str] | None = None,
+          runtimes: Iterable[str] | None = None, benchmark: str | None = None) -> tuple[Any, Any, Any]:
+    """(ratio table as HTML, ratio plot as PNG, run sequences of `benchmark` as PNG), each None
+    when there is nothing to show; engines and runtimes default to all of the study's."""
+    from IPython.display import HTML, Image
+
+    from harness.analysis.figures.ratios import plot_ratios
+    from harness.analysis.figures.warmup import run_sequence_figure
+    from harness.analysis.stats import is_baseline
+    from harness.studies.report import ratio_section
+
+    cells = cells_of(runs, study)
+    chosen = (tuple(sorted(cells["engine"].unique())) if engines is None else tuple(engines),
+              tuple(sorted({runtime_family(r) for r in cells["runtime"]})) if runtimes is None else tuple(runtimes))
+    table, note = explorer.ratios(runs, study, baseline) if baseline else (None, "_no baseline in these runs_")
+    if table is None:
+        return HTML(ratio_section(None, note, str(baseline), runs, "")), None, None
+    html = HTML(ratio_section(select(table, *chosen), note, baseline, runs, study + "."))
+    keep = [not is_baseline(e, str(r), baseline) for e, r in zip(table["engine"], table["runtime"])]
+    others = select(table[keep], *chosen)
+    ratio_png = explorer.png(("ratios", id(runs), study, baseline, chosen),
+                             lambda: plot_ratios(others, baseline) if len(others) else None)
+    seq_png = None
+    if benchmark:
+        def draw() -> Any:
+            raw = runs.raw
+            raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime"].astype(str).map(runtime_family).isin(chosen[1])]
+            return run_sequence_figure(raw, benchmark)
+
+        seq_png = explorer.png(("sequences", id(runs), benchmark, chosen), draw)
+    return html, (Image(data=ratio_png) if ratio_png else None), (Image(data=seq_png) if seq_png else None)
+
+
+def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bindings",
+       baseline: str = "sqlite/sqlite3@cpython", method: str = "process-bootstrap") -> Any:
+    """The widgets, wired: any change redraws the table, the ratio plot and the run sequences."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    from harness.analysis.methods import METHODS
+
+    known = available_runs()
+    paths = {Path(v).resolve() for v in known.values()}
+    for d in run_dirs or []:
+        if Path(d).resolve() not in paths:
+            known[Path(d).name] = Path(d)
+    wanted = {Path(d).resolve() for d in run_dirs or []}
+    chosen = [k for k, v in known.items() if Path(v).resolve() in wanted]
+    runs_w = w.SelectMultiple(options=list(known), value=tuple(chosen or list(known)[:1]), description="runs",
+                              rows=min(6, max(2, len(known))), layout=w.Layout(width="420px"))
+    study_w = w.Dropdown(options=list(STUDIES), value=study, description="study")
+    method_w = w.Dropdown(options=list(METHODS), value=method, description="method")
+    steady_w = w.Checkbox(value=True, description="steady state only")
+    baseline_w = w.Dropdown(options=[baseline], value=baseline, description="baseline")  # kept if in the runs
+    engines_w = w.SelectMultiple(description="engines", rows=6)
+    runtimes_w = w.SelectMultiple(description="runtimes", rows=3)
+    bench_w = w.Dropdown(description="sequences of")
+    status = w.HTML()
+    out_table, out_plot, out_seq = w.Output(), w.Output(), w.Output()
+    busy = {"on": False}
+
+    def current() -> RunSet:
+        return explorer.runset([known[k] for k in runs_w.value], method_w.value, steady_w.value)
+
+    def refresh_choices() -> None:
+        runs = current()
+        cells = cells_of(runs, study_w.value)
+        engines = sorted(cells["engine"].unique())
+        runtimes = sorted({runtime_family(r) for r in cells["runtime"]})
+        bases = baselines(runs, study_w.value)
+        busy["on"] = True
+        keep = baseline_w.value  # setting options resets the value
+        baseline_w.options = bases
+        baseline_w.value = keep if keep in bases else (bases[0] if bases else None)
+        engines_w.options, engines_w.value = engines, tuple(engines)
+        runtimes_w.options, runtimes_w.value = runtimes, tuple(runtimes)
+        benches = sorted(cells["benchmark"].unique())
+        bench_w.options = benches
+        bench_w.value = benches[0] if benches else None
+        busy["on"] = False
+
+    def redraw(*_: Any) -> None:
+        if busy["on"] or not runs_w.value:
+            return
+        runs = current()
+        shown = views(explorer, runs, study_w.value, baseline_w.value, engines_w.value, runtimes_w.value,
+                      bench_w.value)
+        for out, item in zip((out_table, out_plot, out_seq), shown):
+            out.clear_output(wait=True)
+            with out:
+                if item is not None:
+                    display(item)
+        status.value = (f"<small>{len(explorer._runsets)} run set(s) cached; cells bootstrapped: "
+                        f"{len(runs.boot_counts)}</small>")
+
+    def reload(*_: Any) -> None:
+        if busy["on"] or not runs_w.value:
+            return
+        status.value = "<small>loading and bootstrapping (once per runs x method x steady state)...</small>"
+        refresh_choices()
+        redraw()
+
+    for widget in (runs_w, study_w, method_w, steady_w):
+        widget.observe(reload, names="value")
+    for widget in (baseline_w, engines_w, runtimes_w, bench_w):
+        widget.observe(redraw, names="value")
+    reload()
+    controls = w.HBox([w.VBox([runs_w, study_w, method_w, steady_w]),
+                       w.VBox([baseline_w, engines_w, runtimes_w, bench_w])])
+    return w.VBox([controls, status, w.HTML("<h3>Ratios</h3>"), out_table, out_plot,
+                   w.HTML("<h3>Run sequences</h3>"), out_seq])

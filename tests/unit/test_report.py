@@ -1,0 +1,43 @@
+"""The HTML report's pieces: intervals printed [low, high], figures embedded, bad input one line."""
+from __future__ import annotations
+
+import re
+
+from harness import cli, store
+from harness.analysis import html, simdata
+from harness.analysis.runset import RunSet
+from harness.studies import report
+
+
+def test_interval_keeps_both_ends():
+    assert html.interval(8.49e-3, 7.61e-3, 9.55e-3, 1e-3, "ms") == "8.49 ms [7.61, 9.55]"
+    assert html.interval(2.0, 1.5, 3.5) == "2.00 [1.50, 3.50]"  # asymmetric: no ±
+    assert html.interval(float("nan"), 1, 2) == "—"
+    assert html.unit_for([8.49e-3]) == (1e-3, "ms") and html.unit_for([5e-7]) == (1e-9, "ns")
+    assert html.sig(5.46e-11) == "5.46e-11"
+
+
+def test_escaping_and_code_spans():
+    assert html.inline_markdown("run `a<b` _x_") == "<p>run <code>a&lt;b</code> <em>x</em></p>"
+    t = html.table(["a"], [["<script>"]])
+    assert "<script>" not in t and "&lt;script&gt;" in t
+
+
+def test_report_of_a_simulated_run(tmp_path):
+    df = simdata.simulate_run(benchmarks=2, engines=("e/a", "e/b"), processes=3, iterations=8, warmup=2, seed=1)
+    run = store.write_imported_run(tmp_path, df, {"machine": {}})
+    page = report.build(RunSet(run, resamples=200), baseline="e/a")
+    assert page.startswith("<!DOCTYPE html>") and "<h2>Every cell</h2>" in page
+    assert "bench00" in page and "data:image/svg+xml;base64," in page
+    assert not re.search(r'(src|href)="(https?:|//)', page)
+
+
+def test_report_bad_input_exits_2(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path / "missing"), "--html", str(tmp_path / "r.html")]) == 2
+    assert "no such run directory" in capsys.readouterr().err
+    df = simdata.simulate_run(benchmarks=1, engines=("e/a",), processes=2, iterations=3, seed=1)
+    run = store.write_imported_run(tmp_path, df, {"machine": {}})
+    assert cli.main(["report", str(run), "--html", str(tmp_path / "no" / "r.html")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert cli.main(["report", str(run), "--html", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
