@@ -132,3 +132,10 @@ def test_no_reference_to_documents_outside_the_repository():
     offenders = [str(p.relative_to(ROOT)) for p in list(PACKAGE.rglob("*.py")) + list((ROOT / "tests").rglob("*.py"))
                  if "DESIGN" + " §" in p.read_text() or "../" + "shared" in p.read_text()]
     assert offenders == []
+
+
+def test_test_file_names_are_unique_across_layers():
+    """pytest imports test modules by basename: a name in both tests/unit and tests/e2e breaks
+    the collection of `make test` (which runs both) while each layer alone still passes."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
