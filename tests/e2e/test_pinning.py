@@ -23,8 +23,10 @@ def test_workers_are_pinned_and_the_choice_recorded(tmp_path):
     assert all(isinstance(n, dict) and "others_cpus" in n and "noisy" in n for n in procs["noise"])
     assert {f["check"] for f in m["doctor"]} >= {"governor", "load", "busy processes", "storage"}
     # without pinning the same check fails: the test above can fail
-    run = Path(last_line(harness("run", "--profile", "smoke", "--benchmarks", "selftest.cpus", "--engines",
-                                 "sqlite/sqlite3", "--out", str(tmp_path), "--no-progress", "--no-pin").stdout))
+    proc = harness("run", "--profile", "smoke", "--benchmarks", "selftest.cpus", "--engines", "sqlite/sqlite3",
+                   "--out", str(tmp_path), "--no-progress", "--no-pin", check=False)
+    assert proc.returncode == 1, "an invalid cell makes the run exit 1"
+    run = Path(last_line(proc.stdout))
     procs = store.load_process_records([run])
     assert (procs["status"] == "invalid").all() and procs["cpu"].isna().all()
     assert store.read_manifest(run)["noise_control"][0]["cpus"]["worker_cpu"] is None

@@ -31,4 +31,6 @@ def test_summary_csv_columns(smoke_run):
 def test_summary_json(smoke_run):
     out = json.loads(harness("summary", str(smoke_run), "--format", "json", "--resamples", "500").stdout)
     ok = [r for r in out["rows"] if r["status"] == "ok"]
-    assert len(ok) == 9 and all(r["ci_low_s"] <= r["mean_s"] <= r["ci_high_s"] for r in ok)
+    assert len(ok) == 9 and all(r["mean_s"] > 0 for r in ok)
+    # the smoke profile runs 2 processes per cell: too few for an interval, and the row says so
+    assert all(r["ci_low_s"] is None and r["ci_high_s"] is None and r["note"] for r in ok)
