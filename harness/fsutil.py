@@ -15,10 +15,6 @@ from typing import Any, Iterator
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
-def project_root() -> Path:
-    return PROJECT_ROOT
-
-
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
     """Yield a temporary path beside `path`; once the block has written it, fsync it and rename it

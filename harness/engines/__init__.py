@@ -28,14 +28,6 @@ for _engine in (Sqlite3Engine(), ApswEngine(), DuckdbEngine(), NativeCEngine(), 
 EMBEDDED = tuple(n for n, e in ENGINES.items() if e.embedded and not e.native)
 
 
-def server_families() -> List[str]:
-    """The server families some engine needs, in registry order."""
-    out = []  # type: List[str]
-    for e in ENGINES.values():
-        if e.server_family and e.server_family not in out:
-            out.append(e.server_family)
-    return out
-
 
 def get(name: str) -> Engine:
     try:
@@ -49,5 +41,4 @@ def match(patterns: List[str]) -> List[str]:
     return [n for n in ENGINES if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
 
 
-__all__ = ["Connection", "Engine", "NotApplicable", "ENGINES", "EMBEDDED", "get", "match", "register",
-           "server_families"]
+__all__ = ["Connection", "Engine", "NotApplicable", "ENGINES", "EMBEDDED", "get", "match", "register"]

@@ -31,6 +31,7 @@ from harness.run.manifest import base_manifest, git_commit
 from harness.run.plan import Cell, RunRequest, build_plan, plan_cells
 from harness.run.probe import probe_all
 from harness.run.runtimes import RUNTIMES, worker_env
+from harness.run.tempdir import run_tempdir
 
 STDERR_TAIL_BYTES = 4000
 #: errors of the storage itself: they stop the run (resumable) rather than fail a cell
@@ -40,17 +41,6 @@ _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
     return RUNTIMES[cell.runtime].worker_argv(cell.engine, spec_path, result_path)
-
-
-from harness.run.tempdir import PREFIX as WORKDIR_PREFIX  # noqa: E402 - re-exported for tests
-from harness.run.tempdir import run_tempdir, sweep_stale  # noqa: E402
-
-
-def sweep_stale_workdirs(tmp: Path | None = None) -> list[Path]:
-    """Remove temp directories left by a runner that was killed outside Python's control
-    (SIGKILL): their specs and probe files may name a dead server's throwaway password. A
-    directory belongs to the runner whose pid is in its name; only those whose runner is gone go."""
-    return sweep_stale(tmp)
 
 
 def _die_with_parent() -> None:

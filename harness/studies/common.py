@@ -47,15 +47,16 @@ def family_table(runs: RunSet, prefix: str, baseline: str) -> tuple[pd.DataFrame
     Returns (table or None, Markdown with caption and the exclusion sentence). The cells'
     bootstrap replicates are the ones the summary used (`runs` keeps them).
     """
+    import pandas as pd
+
     from harness.analysis import tables
 
     summary = runs.summary
     ok = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] == "ok")]
     keys = set(ok[CELL_KEYS].itertuples(index=False, name=None))
-    keep = runs.raw[runs.raw["benchmark"].str.startswith(prefix)]
-    keep = keep[[k in keys for k in keep[CELL_KEYS].itertuples(index=False, name=None)]]
+    measured = pd.DataFrame([k for k in runs.samples if k in keys], columns=CELL_KEYS)  # cells with timings
     excluded = excluded_cells(summary, prefix)
-    if not tables.has_baseline(keep, baseline):
+    if not tables.has_baseline(measured, baseline):
         return None, f"_no valid {prefix}* cells with the baseline {baseline} in these runs_\n\n{excluded}"
     table = tables.select_columns(runs.ratio_rows(keys, baseline))
     return table, tables.to_markdown(table, baseline) + "\n" + excluded

@@ -185,7 +185,8 @@ def test_ctrl_c_keeps_finished_processes_and_resume_completes(tmp_path):
 
 
 def test_stale_worker_dirs_of_dead_runners_are_swept(tmp_path):
-    from harness.run.runner import WORKDIR_PREFIX, sweep_stale_workdirs
+    from harness.run.tempdir import PREFIX as WORKDIR_PREFIX
+    from harness.run.tempdir import sweep_stale as sweep_stale_workdirs
 
     dead = tmp_path / f"{WORKDIR_PREFIX}999999999-abc"
     alive = tmp_path / f"{WORKDIR_PREFIX}{os.getpid()}-def"

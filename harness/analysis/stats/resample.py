@@ -156,17 +156,8 @@ def bootstrap_means(sample: CellSample | Sequence[np.ndarray], method: str = "pr
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if s.n == 0:
         return np.full(resamples, np.nan)
-    procs = s.processes
-    if method != "pooled-t" and len(procs) > 1:
-        m = s.process_means
-        P = len(m)
-        out = np.empty(resamples)
-        step = max(1, _CHUNK_ELEMENTS // P)
-        for a in range(0, resamples, step):
-            b = min(resamples, a + step)
-            out[a:b] = m[uniform_indices(rng, P, (b - a, P))].sum(axis=1) / P
-        return out
-    x = s.flat
+    # the values resampled: process means (one value per process), or all iterations pooled
+    x = s.process_means if method != "pooled-t" and len(s.processes) > 1 else s.flat
     n = len(x)
     out = np.empty(resamples)
     step = max(1, _CHUNK_ELEMENTS // n)
