@@ -418,5 +418,6 @@ def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: dict[str, An
     try:
         write_json_atomic(run_dir / "manifest.json", manifest)
     except OSError as exc:
-        print(f"warning: could not update {run_dir / 'manifest.json'} ({exc.strerror or exc}); "
-              "the process records are complete and a resume rewrites it", file=sys.stderr)
+        if status != "stopped":  # a stopped run's one error line already names the storage failure
+            print(f"warning: could not update {run_dir / 'manifest.json'} ({exc.strerror or exc}); "
+                  "the process records are complete and a resume rewrites it", file=sys.stderr)
