@@ -32,7 +32,7 @@ def test_adaptive_run_stops_when_met_and_records_why(tmp_path):
 
 
 def test_adaptive_options_are_checked(tmp_path):
-    p = harness("run", "--profile", "smoke", "--target-ci", "0", "--out", str(tmp_path), check=False)
+    p = harness("run", "--profile", "smoke", "--target-ci", "150", "--out", str(tmp_path), check=False)
     assert p.returncode == 2 and "--target-ci" in p.stderr and "Traceback" not in p.stderr
     p = harness("run", "--profile", "smoke", "--max-run-time", "10", "--out", str(tmp_path), check=False)
-    assert p.returncode == 2 and "needs --target-ci" in p.stderr
+    assert p.returncode == 2 and "need a target: --target-ci" in p.stderr
