@@ -11,8 +11,8 @@ estimates are refined before large commitments, and no more than its remaining b
 shuffles the new processes of all cells together and appends them to the plan's order, which
 `plan.json` stores, so drift of the machine still spreads over all cells and `resume` can
 finish an interrupted round (it does not start new rounds: its cells then have no stop reason). A cell stops when its interval meets the target (`met`), its
-budget or the run's is spent (`budget`), or its processes show no steady state
-(`no steady state`).
+budget or the run's is spent (`budget`), its processes show no steady state
+(`no steady state`), or a process exceeded the per-process timeout (`timeout`).
 
 The statistics live in the analysis layer; the caller hands them in as `assess` (see
 `harness.analysis.planner.assess_run`), so this module only schedules.
@@ -147,6 +147,8 @@ def _processes_needed(a: dict[str, Any], target: float) -> int:
 
 def _stop_reason(i: int, a: dict[str, Any] | None, plan: dict[str, Any], runner: Any, settings: Settings,
                  run_spent: float, planned: bool) -> str | None:
+    if i in runner.dead_cells and runner.dead_cells[i][0] == "timeout":
+        return "timeout"  # a process exceeded the per-process timeout: the cell is too slow for it
     if str(i) in plan["unavailable"] or i in runner.dead_cells:
         return "not run"
     if a is None:

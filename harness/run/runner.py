@@ -175,6 +175,10 @@ class Runner:
                 self._record(seq, index, process, "timeout",
                              f"process exceeded the {self.plan['timeout_s']:.0f} s timeout and was killed",
                              pid=self.current.pid, stderr_tail=_tail(log_path), started=started, ended=time.time())
+                # its other processes would time out too: a cell too slow for the timeout costs one
+                # timeout, not one per process (at SF 0.1 an unindexed SQLite q17 takes minutes)
+                self.dead_cells[index] = ("timeout", f"not started: process {process} of this cell exceeded the "
+                                                     f"{self.plan['timeout_s']:.0f} s timeout")
                 self.current = None
                 return "timeout"
             except BaseException:
