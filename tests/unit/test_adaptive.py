@@ -109,3 +109,14 @@ def test_the_paper_profile_is_adaptive_and_a_zero_target_is_the_fixed_protocol()
     assert _adaptive(args(profile="quick")) is None
     quick = args(profile="quick", target_ci=3.0)
     assert _adaptive(quick) is not None and quick.max_time == 600.0
+
+
+def test_the_run_budget_bounds_the_pilot(tmp_path):
+    """--max-run-time is handed to the runner as a deadline before the pilot, so a pilot too big
+    for the run's budget cannot run past it (the runner records what it did not start)."""
+    r = FakeRunner(tmp_path, 1)
+    seen = []
+    r.execute = lambda: (seen.append(r.deadline), FakeRunner.execute(r))[1]
+    r.deadline = None
+    drive(r, Settings(target=0.5, max_run_time_s=100.0), scripted(r, [lambda P: (0.1, True)]))
+    assert seen and seen[0] is not None
