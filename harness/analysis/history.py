@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 CELL = ["benchmark", "params", "engine", "runtime"]
 
 HISTORY_COLUMNS = ["benchmark", "params", "engine", "runtime", "position", "run_id", "commit", "commit_date",
-                   "dirty", "started", "versions", "status", "processes", "noisy", "mean_s", "ci_low_s",
+                   "dirty", "started", "versions", "status", "processes", "noisy", "loadavg", "mean_s", "ci_low_s",
                    "ci_high_s", "method", "confidence", "previous_run_id", "median_s", "previous_median_s",
                    "delta_pct", "p_value", "significant", "change", "n", "previous_n", "warning", "changed"]
 
@@ -41,6 +41,7 @@ class RunTag:
     dirty: bool | None
     started: str | None
     python: str | None
+    cpus: int | None = None
     libraries: dict = field(default_factory=dict)
     engines: dict = field(default_factory=dict)  # "engine@runtime family" -> versions
 
@@ -115,6 +116,7 @@ def run_tag(run_dir: Path, lookup: Callable[[str], str | None] | None = None) ->
     return RunTag(run_dir=Path(run_dir), run_id=str(m.get("run_id")), commit=commit, commit_date=_iso(date),
                   dirty=dirty, started=_iso(m.get("started")), python=((m.get("python") or {}).get("version") or
                                                                         "").split(" ")[0] or None,
+                  cpus=((m.get("machine") or {}).get("cpu") or {}).get("cores"),
                   libraries=dict(m.get("libraries") or {}), engines=engines)
 
 
@@ -184,12 +186,14 @@ def timeline(run_dirs: Iterable[Path | str], benchmarks: str | list[str] | None 
         samples = stats.compare_samples(raw) if len(raw) else {}
         procs = rs.processes
         measured = "noise" in procs and bool(procs["noise"].map(lambda v: isinstance(v, dict)).any())
+        loads = [n.get("loadavg_before") for n in procs["noise"] if isinstance(n, dict)] if measured else []
+        load = float(np.median([v for v in loads if v is not None])) if any(v is not None for v in loads) else math.nan
         for r in summ.itertuples(index=False):
             key = (r.benchmark, r.params, r.engine, r.runtime)
             row = {"benchmark": r.benchmark, "params": r.params, "engine": r.engine, "runtime": r.runtime,
                    "position": pos, "run_id": tag.run_id, "commit": tag.commit, "commit_date": tag.commit_date,
                    "dirty": tag.dirty, "started": tag.started, "versions": tag.versions(r.engine, r.runtime),
-                   "status": r.status, "processes": r.processes, "noisy": getattr(r, "noisy", 0) if measured else math.nan,
+                   "status": r.status, "processes": r.processes, "noisy": getattr(r, "noisy", 0) if measured else math.nan, "loadavg": load,
                    "mean_s": r.mean_s, "ci_low_s": r.ci_low_s, "ci_high_s": r.ci_high_s, "method": r.method,
                    "confidence": r.confidence, "previous_run_id": "", "median_s": math.nan,
                    "previous_median_s": math.nan, "delta_pct": math.nan, "p_value": math.nan,
@@ -241,6 +245,7 @@ def runs_table(tags: list[RunTag], history: pd.DataFrame) -> pd.DataFrame:
 
     noisy = history.groupby("run_id")["noisy"].sum(min_count=1)
     procs = history.groupby("run_id")["processes"].sum()
+    load = history.groupby("run_id")["loadavg"].first()
 
     def noise(run_id: str) -> str:
         v = noisy.get(run_id)
@@ -250,6 +255,7 @@ def runs_table(tags: list[RunTag], history: pd.DataFrame) -> pd.DataFrame:
         "position": i, "run_id": t.run_id, "commit": (t.commit or "unknown")[:12] + (" (dirty)" if t.dirty else ""),
         "commit date (UTC)": short_date(t.commit_date), "run started (UTC)": short_date(t.started),
         "processes": int(procs.get(t.run_id, 0)), "noisy": noise(t.run_id),
+        "load": "not measured" if math.isnan(load.get(t.run_id, math.nan)) else f"{load[t.run_id]:.1f}",
     } for i, t in enumerate(tags, start=1)])
 
 

@@ -42,7 +42,9 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
     def blocks(paper_path: Path) -> dict[str, str]:
         out = {"e7-history-text": text,
                "e7-history-runs": to_markdown(runs) + "\n\nTable: E7, the runs on the timeline (noisy: processes "
-                                  "during which other programs used more than their threshold of CPU).",
+                                  "during which other programs used more than their threshold of CPU; load: median "
+                                  "1-minute load average before each process; not measured: the run's code did "
+                                  "not record them).",
                "e7-history-table": to_markdown(shown) + "\n\n" + caption}
         if fig is not None:
             out["e7-history-figure"] = figure_link(
@@ -61,29 +63,40 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
     commits = [t.commit for t in tags]
     distinct = list(dict.fromkeys(commits))
     compared = table[table["p_value"].notna()]
-    sig = history.significant_changes(table)
     first, last = tags[0], tags[-1]
     parts = [(f"{len(tags)} runs of the same {len(cells)} cells, measuring {len(distinct)} commits from "
               f"{(first.commit or '?')[:7]} ({history.short_date(first.commit_date)}) to {(last.commit or '?')[:7]} "
               f"({history.short_date(last.commit_date)}); the runs were made between "
               f"{history.short_date(min(t.started or '' for t in tags))} and "
               f"{history.short_date(max(t.started or '' for t in tags))} UTC.")]
-    parts.append(f"Of {len(compared)} comparisons of a run with the previous run of its cell, {len(sig)} "
-                 f"{'is' if len(sig) == 1 else 'are'} significant at alpha = {alpha:g}"
-                 + (": " + "; ".join(f"{r.benchmark} on {r.engine} {r.delta_pct:+.0f}% at "
-                                     f"{(r.commit or '?')[:7]} ({r.changed})" for r in sig.itertuples()) + "."
-                    if len(sig) else "."))
-    same = compared[compared["changed"].str.startswith("same commit")]
-    if len(same):
-        n_sig = int(same["significant"].astype(bool).sum())
-        parts.append(f"{len(same)} of the comparisons are between two runs of the same commit (nothing changed but "
-                     f"the time they ran at): {n_sig} of them {'is' if n_sig == 1 else 'are'} significant, so a "
-                     f"change of the size seen there is run-to-run variation of this machine, not the code.")
+    same = compared["changed"].str.startswith("same commit")
+    other = compared[~same]
+    n_other = int(other["significant"].astype(bool).sum())
+    parts.append(f"Between consecutive runs of different commits, {n_other} of {len(other)} comparisons "
+                 f"{'is' if n_other == 1 else 'are'} significant at alpha = {alpha:g} (largest: "
+                 + (", ".join(f"{r.benchmark} on {r.engine} {r.delta_pct:+.0f}% at {(r.commit or '?')[:7]}"
+                              for r in other[other["significant"].astype(bool)]
+                              .assign(a=lambda d: d["delta_pct"].abs()).nlargest(2, "a").itertuples())
+                    or "none") + ").")
+    if same.any():
+        twice = compared[same]
+        n_sig = int(twice["significant"].astype(bool).sum())
+        parts.append(f"Between runs of the same commit, where nothing changed but the time they ran at, {n_sig} "
+                     f"of {len(twice)} {'is' if n_sig == 1 else 'are'} significant"
+                     + (f" (up to {twice[twice['significant'].astype(bool)]['delta_pct'].abs().max():.0f}%): on this machine a change of that size is "
+                        "run-to-run variation, and the test cannot tell a commit's effect from when its run was made."
+                        if n_sig else "."))
     noisy = table["noisy"].dropna()
     if len(noisy) and noisy.sum() > 0:
         measured = table[table["noisy"].notna()]
         parts.append(f"{int(noisy.sum())} of the {int(measured['processes'].sum())} processes whose runs watched "
                      f"for it ran while other programs were busy.")
+    loads = table.drop_duplicates("run_id")["loadavg"].dropna()
+    cpus = sorted({t.cpus for t in tags if t.cpus})
+    if len(loads):
+        parts.append(f"Before each process the 1-minute load average was, per run, a median of {loads.min():.1f} to "
+                     f"{loads.max():.1f} on a machine of {', '.join(map(str, cpus)) or '?'} CPUs "
+                     f"({len(loads)} of {len(tags)} runs recorded it).")
     widest = table[table["mean_s"].notna() & table["ci_high_s"].notna()]
     if len(widest):
         half = (widest["ci_high_s"] - widest["ci_low_s"]) / 2 / widest["mean_s"] * 100
