@@ -180,3 +180,13 @@ def test_compare_gate_fails_on_the_known_step_only(step_runs, capsys):
     assert "regression over 10.0%: bench00/e +" in capsys.readouterr().err
     assert main(["compare", runs["b"], runs["c"], "--fail-on-regression", "150"]) == 0  # +100% is under 150%
     assert main(["compare", runs["c"], runs["b"], "--fail-on-regression", "10"]) == 0  # a speed-up never fails
+
+
+def test_compare_warns_about_cells_only_one_run_has(tmp_path, capsys):
+    a = _run(tmp_path, 0.01, "a" * 40, None, "2026-01-01T00:00:00+0000", seed=1)
+    df = simdata.simulate_run(benchmarks=["bench00"], engines=("e",), processes=8, iterations=10, seed=2,
+                              between=0.01, within=0.01, true_means={("bench00", "e"): 0.01}).drop(columns=["run_id"])
+    b = store.write_imported_run(tmp_path, df, {"project": {"commit": "b" * 40}})
+    assert main(["compare", str(a), str(b), "--fail-on-regression", "10"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: 1 cell(s) of {a.name} are not in the other run, so not compared: bench01/e" in err
