@@ -44,11 +44,20 @@ def noise_warning(processes: pd.DataFrame, manifests: list[dict[str, Any]]) -> s
 
 def noise_block(runs: RunSet) -> str:
     """The paper's noise paragraph: the warning, or a sentence saying no process was marked."""
-    manifests = [read_manifest(Path(d)) for d in runs.run_dirs]
-    text = noise_warning(runs.processes, manifests)
+    return noise_block_of(runs.run_dirs, runs.processes)
+
+
+def noise_block_of(run_dirs: list[Path], processes: pd.DataFrame | None = None) -> str:
+    """`noise_block` from run directories (their process records read here unless given)."""
+    from harness import store
+
+    if processes is None:
+        processes = store.load_process_records(run_dirs)
+    manifests = [read_manifest(Path(d)) for d in run_dirs]
+    text = noise_warning(processes, manifests)
     if text:
         return text
-    marked = "noise" in runs.processes and runs.processes["noise"].map(lambda v: isinstance(v, dict)).any()
+    marked = "noise" in processes and processes["noise"].map(lambda v: isinstance(v, dict)).any()
     checked = any(m.get("doctor") for m in manifests)
     if not marked and not checked:
         return ("_These runs predate the noise checks: no process was checked for other programs' load and no "
