@@ -57,6 +57,8 @@ class Explorer:
         self._runsets: dict[tuple, RunSet] = {}
         self._ratios: dict[tuple, tuple[pd.DataFrame | None, str]] = {}
         self._pngs: dict[tuple, bytes | None] = {}
+        self._html: dict[tuple, str] = {}
+        self._raw: dict[tuple, pd.DataFrame] = {}
 
     def runset(self, run_dirs: Iterable[Path | str], method: str = "process-bootstrap", steady_state: bool = True) -> RunSet:
         key = (tuple(dict.fromkeys(str(Path(d).resolve()) for d in run_dirs)), method, steady_state)  # each run once
@@ -76,6 +78,20 @@ class Explorer:
         return self._ratios[key]
 
 
+    def html(self, key: tuple, make: Any) -> str:
+        """A view's table as HTML, made once per key."""
+        if key not in self._html:
+            self._html[key] = make()
+        return self._html[key]
+
+    def raw_of(self, runs: RunSet, benchmark: str) -> pd.DataFrame:
+        """The raw rows of one benchmark with each runtime's family, selected once per run set."""
+        key = (id(runs), benchmark)
+        if key not in self._raw:
+            raw = runs.raw[runs.raw["benchmark"] == benchmark]
+            self._raw[key] = raw.assign(runtime_family=raw["runtime"].astype(str).map(runtime_family))
+        return self._raw[key]
+
     def png(self, key: tuple, draw: Any) -> bytes | None:
         """The PNG of the figure `draw()` returns (None: no figure), rendered once per key."""
         if key not in self._pngs:
@@ -88,7 +104,8 @@ class Explorer:
                 self._pngs[key] = None
             else:
                 buf = io.BytesIO()
-                fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+                # one draw: bbox_inches="tight" would lay the figure out twice (half the redraw time)
+                fig.savefig(buf, format="png", dpi=90)
                 plt.close(fig)
                 self._pngs[key] = buf.getvalue()
         return self._pngs[key]
@@ -123,20 +140,27 @@ def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, en
     table, note = explorer.ratios(runs, study, baseline) if baseline else (None, "_no baseline in these runs_")
     if table is None:
         return HTML(ratio_section(None, note, str(baseline), runs, "")), None, None
-    html = HTML(ratio_section(select(table, *chosen), note, baseline, runs, study + "."))
+    html = HTML(explorer.html(("table", id(runs), study, baseline, chosen),
+                              lambda: ratio_section(select(table, *chosen), note, baseline, runs, study + ".")))
     keep = [not is_baseline(e, str(r), baseline) for e, r in zip(table["engine"], table["runtime"])]
     others = select(table[keep], *chosen)
     ratio_png = explorer.png(("ratios", id(runs), study, baseline, chosen),
-                             lambda: plot_ratios(others, baseline) if len(others) else None)
+                             lambda: _laid_out(plot_ratios(others, baseline)) if len(others) else None)
     seq_png = None
     if benchmark:
         def draw() -> Any:
-            raw = runs.raw
-            raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime"].astype(str).map(runtime_family).isin(chosen[1])]
-            return run_sequence_figure(raw, benchmark)
+            raw = explorer.raw_of(runs, benchmark)
+            raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime_family"].isin(chosen[1])]
+            return run_sequence_figure(raw.drop(columns=["runtime_family"]), benchmark)
 
         seq_png = explorer.png(("sequences", id(runs), benchmark, chosen), draw)
     return html, (Image(data=ratio_png) if ratio_png else None), (Image(data=seq_png) if seq_png else None)
+
+
+def _laid_out(fig: Any) -> Any:
+    """The figure with its labels inside it (the PNG is saved without a second, tight layout pass)."""
+    fig.tight_layout()
+    return fig
 
 
 def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bindings",
