@@ -79,9 +79,13 @@ def main() -> int:
             shot = tmp / "shot.png"
             subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                             "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp / 'chrome'}",
-                            "--window-size=1400,2200", "--hide-scrollbars", "--virtual-time-budget=60000",
+                            "--window-size=1400,2200", "--hide-scrollbars", "--timeout=90000",
+                            "--run-all-compositor-stages-before-draw",
                             f"--screenshot={shot}", url], check=True, timeout=600,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=(tmp / "chromium.log").open("w"))
+            if not shot.exists():
+                print((tmp / "chromium.log").read_text()[-3000:], file=sys.stderr)
+                raise SystemExit("chromium wrote no screenshot (its log is above)")
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(shot, args.out)
             print(f"wrote {args.out}", file=sys.stderr)
