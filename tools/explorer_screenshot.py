@@ -65,17 +65,21 @@ def main() -> int:
         port, token = free_port(), secrets.token_hex(16)
         env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "cfg"), "JUPYTER_RUNTIME_DIR": str(tmp / "rt")}
         lab = subprocess.Popen([str(Path(sys.executable).parent / "jupyter-lab"), "--no-browser", f"--port={port}",
-                                f"--ServerApp.token={token}", "--ServerApp.ip=127.0.0.1",
+                                f"--ServerApp.token={token}", "--ServerApp.ip=127.0.0.1", "--allow-root",
                                 f"--ServerApp.root_dir={tmp}", "--LabApp.news_url=", "--ServerApp.open_browser=False"],
                                env=env, stdout=subprocess.DEVNULL, stderr=(tmp / "lab.log").open("w"))
         try:
             url = f"http://127.0.0.1:{port}/lab/tree/explorer.ipynb?token={token}&reset"
-            for _ in range(120):
+            for _ in range(180):
                 try:
                     urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
                     break
                 except OSError:
+                    if lab.poll() is not None:
+                        raise SystemExit("JupyterLab exited:\n" + (tmp / "lab.log").read_text()[-2000:]) from None
                     time.sleep(1)
+            else:
+                raise SystemExit("JupyterLab did not answer in 180 s:\n" + (tmp / "lab.log").read_text()[-2000:])
             shot = tmp / "shot.png"
             subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                             "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp / 'chrome'}",

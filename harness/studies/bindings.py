@@ -108,7 +108,7 @@ def cycles_paragraph(gap: pd.DataFrame, clock: dict) -> str:
     native = gap[gap["engine"] == NATIVE].iloc[0]
     parts = [f"At the recorded clock of {hz / 1e9:.2f} GHz (source: {clock.get('source')}), native C folds over "
              f"the result at {native['rows_per_s'] / 1e6:.1f} M rows/s, {native['cycles_per_row']:.0f} cycles per row:"
-             " the speed of light for this query on this machine."]
+             " the reference point for this query on this machine."]
     for r in gap[gap["engine"] != NATIVE].sort_values("cycles_per_row").itertuples():
         parts.append(f"{r.engine} on {r.runtime} spends {r.cycles_per_row:.0f} cycles per row, "
                      f"{r.extra_cycles_per_row:.0f} more than C ({r.time_vs_native:.1f}x its time).")

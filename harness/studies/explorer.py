@@ -123,14 +123,32 @@ def runtime_family(runtime: str) -> str:
     return str(runtime).rstrip("0123456789.").split("-", 1)[0]
 
 
+def _grid(pngs: list[bytes], width: int) -> Any:
+    """Panels side by side (wrapping), as one HTML object; None when there are none."""
+    import base64
+
+    from IPython.display import HTML
+
+    if not pngs:
+        return None
+    imgs = "".join(f'<img style="width:{width}px;margin:2px" src="data:image/png;base64,'
+                   f'{base64.b64encode(p).decode()}"/>' for p in pngs)
+    return HTML(f'<div style="display:flex;flex-wrap:wrap">{imgs}</div>')
+
+
 def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, engines: Iterable[str] | None = None,
           runtimes: Iterable[str] | None = None, benchmark: str | None = None) -> tuple[Any, Any, Any]:
-    """(ratio table as HTML, ratio plot as PNG, run sequences of `benchmark` as PNG), each None
-    when there is nothing to show; engines and runtimes default to all of the study's."""
-    from IPython.display import HTML, Image
+    """(ratio table as HTML, ratio plots, run sequences of `benchmark`), each None when there is
+    nothing to show; engines and runtimes default to all of the study's.
+
+    The plots are panels, one per engine and runtime (ratios) or per cell (run sequences), each
+    drawn once and kept: changing the engines or runtimes shown only picks panels already drawn.
+    """
+    from IPython.display import HTML
 
     from harness.analysis.figures.ratios import plot_ratios
-    from harness.analysis.figures.warmup import run_sequence_figure
+    from harness.analysis.figures.style import subplots
+    from harness.analysis.figures.warmup import plot_run_sequence
     from harness.analysis.stats import is_baseline
     from harness.studies.report import ratio_section
 
@@ -144,17 +162,27 @@ def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, en
                               lambda: ratio_section(select(table, *chosen), note, baseline, runs, study + ".")))
     keep = [not is_baseline(e, str(r), baseline) for e, r in zip(table["engine"], table["runtime"])]
     others = select(table[keep], *chosen)
-    ratio_png = explorer.png(("ratios", id(runs), study, baseline, chosen),
-                             lambda: _laid_out(plot_ratios(others, baseline)) if len(others) else None)
-    seq_png = None
+    ratio_pngs = []
+    for (engine, runtime), g in others.groupby(["engine", "runtime"], sort=True):
+        png = explorer.png(("ratios", id(runs), study, baseline, engine, str(runtime)),
+                           lambda g=g: _laid_out(plot_ratios(g, baseline)) if g["ratio"].notna().any() else None)
+        if png:
+            ratio_pngs.append(png)
+    seq_pngs = []
     if benchmark:
-        def draw() -> Any:
-            raw = explorer.raw_of(runs, benchmark)
-            raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime_family"].isin(chosen[1])]
-            return run_sequence_figure(raw.drop(columns=["runtime_family"]), benchmark)
+        raw = explorer.raw_of(runs, benchmark)
+        raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime_family"].isin(chosen[1]) & raw["check_ok"].astype(bool)]
+        for key, cell in raw.groupby(["params", "engine", "runtime"], sort=True):
+            def draw(cell: pd.DataFrame = cell) -> Any:
+                fig, ax = subplots(figsize=(6.5, 3.2))
+                plot_run_sequence(cell.drop(columns=["runtime_family"]), ax=ax)
+                ax.title.set_fontsize(8)
+                return _laid_out(fig)
 
-        seq_png = explorer.png(("sequences", id(runs), benchmark, chosen), draw)
-    return html, (Image(data=ratio_png) if ratio_png else None), (Image(data=seq_png) if seq_png else None)
+            png = explorer.png(("sequence", id(runs), benchmark, *key), draw)
+            if png:
+                seq_pngs.append(png)
+    return html, _grid(ratio_pngs, 560), _grid(seq_pngs, 520)
 
 
 def _laid_out(fig: Any) -> Any:

@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 
 
 def num(x: float) -> str:
-    """A ratio to three significant digits (0.0412, 1.23, 12.3, 123)."""
+    """A ratio to three significant digits, trailing zeros kept (0.0412, 1.20, 12.3, 123)."""
     if not math.isfinite(x):
         return "n/a"
-    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+    return f"{x:#.3g}".rstrip(".") if abs(x) < 1000 else f"{x:,.0f}"
 
 
 def verdict(low: float, high: float) -> str:

@@ -17,12 +17,12 @@ from harness.studies.common import shorten
 
 def test_faster_only_when_the_interval_lies_below_one():
     s = findings.ratio_sentence("A", "B", 0.5, 0.4, 0.625)
-    assert s.startswith("A is 2 [1.6, 2.5] times faster than B")
+    assert s.startswith("A is 2.00 [1.60, 2.50] times faster than B")
 
 
 def test_slower_only_when_the_interval_lies_above_one():
     s = findings.ratio_sentence("A", "B", 1.5, 1.2, 1.9)
-    assert "A is 1.5 [1.2, 1.9] times slower than B" in s
+    assert "A is 1.50 [1.20, 1.90] times slower than B" in s
 
 
 def test_an_interval_including_one_is_worded_as_cannot_be_told_apart():
