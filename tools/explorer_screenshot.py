@@ -1,16 +1,19 @@
-"""Screenshot of the explorer notebook's widgets as JupyterLab shows them, headless.
+"""Screenshot of the explorer notebook live in JupyterLab: widgets built by a running kernel.
 
-Steps: execute `notebooks/explorer.ipynb` with nbclient (interactive=True, so the widgets are
-built) and store the widget state in the notebook; start JupyterLab headless on a free port in
-a scratch directory holding that executed copy; open it in headless Chromium, which renders the
-saved widget state with JupyterLab's own widget manager; save a PNG. The widgets shown are real
-ipywidgets views of the executed state, not a kernel answering clicks (a headless browser has
-nobody to click).
-Run: python tools/explorer_screenshot.py [OUT.png] [--resamples N] [RUN_DIR ...]
+Steps: copy `notebooks/explorer.ipynb` into a scratch directory with a cell that sets the
+parameters (this checkout's harness on the path, fewer resamples so it loads quickly); start
+JupyterLab headless there on a free port with a random token (`--LabApp.expose_app_in_browser`
+so the page exposes its command registry); open the notebook in headless Chromium driven over
+the DevTools protocol (`--remote-debugging-port`, a small websocket client); run
+`notebook:run-all-cells` in the page, wait until the widgets and their plots are drawn, and
+save a PNG of the page.
+Run: python tools/explorer_screenshot.py [OUT.png] [--resamples N] [--wait SEC] [RUN_DIR ...]
 """
 from __future__ import annotations
 
 import argparse
+import base64
+import json
 import os
 import secrets
 import shutil
@@ -23,9 +26,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: the page is ready when a widget's plot image is shown (the run sequences come last)
+READY_JS = ("document.querySelectorAll('.jupyter-widgets img, .widget-output img').length >= 2 && "
+            "document.querySelectorAll('.widget-select-multiple').length >= 1")
 
 
 def free_port() -> int:
@@ -34,68 +38,121 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def execute(out: Path, resamples: int, run_dirs: list[str]) -> None:
+def notebook_copy(out: Path, resamples: int, run_dirs: list[str]) -> None:
     import nbformat
-    from nbclient import NotebookClient
-
-    from harness.notebooks import private_kernel_manager
 
     nb = nbformat.read(ROOT / "notebooks" / "explorer.ipynb", as_version=4)
     index = next(i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", []))
     lines = ["import sys", f"sys.path.insert(0, {str(ROOT)!r})", f"resamples = {resamples}", "interactive = True",
              f"run_dirs = {run_dirs!r}"]
     nb.cells.insert(index + 1, nbformat.v4.new_code_cell("\n".join(lines), metadata={"tags": ["injected-parameters"]}))
-    with private_kernel_manager() as km:
-        NotebookClient(nb, km=km, timeout=1800, kernel_name="python3", store_widget_state=True,
-                       resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
     nbformat.write(nb, out)
+
+
+def wait_http(url: str, proc: subprocess.Popen, log: Path, seconds: int) -> None:
+    for _ in range(seconds):
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except OSError:
+            if proc.poll() is not None:
+                raise SystemExit(f"{proc.args[0]} exited:\n" + log.read_text()[-2000:]) from None
+            time.sleep(1)
+    raise SystemExit(f"no answer from {url} in {seconds} s:\n" + log.read_text()[-2000:])
+
+
+class DevTools:
+    """The few DevTools protocol calls we need, over one websocket."""
+
+    def __init__(self, ws_url: str) -> None:
+        import websocket  # websocket-client
+
+        self.ws = websocket.create_connection(ws_url, timeout=120, suppress_origin=True)
+        self.next_id = 0
+
+    def call(self, method: str, **params: object) -> dict:
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == self.next_id:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+
+    def eval(self, js: str) -> object:
+        r = self.call("Runtime.evaluate", expression=js, returnByValue=True, awaitPromise=True)
+        return r.get("result", {}).get("value")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", nargs="?", default=str(ROOT / "docs" / "explorer.png"))
-    ap.add_argument("--resamples", type=int, default=2000)
+    ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--wait", type=int, default=900, help="seconds to wait for the widgets (default 900)")
     ap.add_argument("runs", nargs="*", default=[])
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="crossings-shot-") as tmp:
         tmp = Path(tmp)
-        t0 = time.perf_counter()
-        execute(tmp / "explorer.ipynb", args.resamples, args.runs)
-        print(f"executed with widget state in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-        port, token = free_port(), secrets.token_hex(16)
+        notebook_copy(tmp / "explorer.ipynb", args.resamples, args.runs)
+        port, token, dport = free_port(), secrets.token_hex(16), free_port()
         env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "cfg"), "JUPYTER_RUNTIME_DIR": str(tmp / "rt")}
+        lab_log, chrome_log = tmp / "lab.log", tmp / "chromium.log"
         lab = subprocess.Popen([str(Path(sys.executable).parent / "jupyter-lab"), "--no-browser", f"--port={port}",
                                 f"--ServerApp.token={token}", "--ServerApp.ip=127.0.0.1", "--allow-root",
-                                f"--ServerApp.root_dir={tmp}", "--LabApp.news_url=", "--ServerApp.open_browser=False"],
-                               env=env, stdout=subprocess.DEVNULL, stderr=(tmp / "lab.log").open("w"))
+                                f"--ServerApp.root_dir={tmp}", "--LabApp.expose_app_in_browser=True",
+                                "--LabApp.news_url="], env=env, stdout=subprocess.DEVNULL, stderr=lab_log.open("w"))
+        chrome = None
         try:
-            url = f"http://127.0.0.1:{port}/lab/tree/explorer.ipynb?token={token}&reset"
-            for _ in range(180):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+            wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", lab, lab_log, 180)
+            chrome = subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                                       "--disable-background-networking", "--disable-component-update",
+                                       "--no-first-run", f"--user-data-dir={tmp / 'chrome'}",
+                                       f"--remote-debugging-port={dport}", "--window-size=1400,2400",
+                                       "--hide-scrollbars", "about:blank"],
+                                      stdout=subprocess.DEVNULL, stderr=chrome_log.open("w"))
+            wait_http(f"http://127.0.0.1:{dport}/json/version", chrome, chrome_log, 60)
+            pages = json.load(urllib.request.urlopen(f"http://127.0.0.1:{dport}/json/list", timeout=10))
+            page = next(p for p in pages if p.get("type") == "page")
+            dt = DevTools(page["webSocketDebuggerUrl"])
+            dt.call("Page.enable")
+            dt.call("Emulation.setDeviceMetricsOverride", width=1400, height=2400, deviceScaleFactor=1, mobile=False)
+            dt.call("Page.navigate", url=f"http://127.0.0.1:{port}/lab/tree/explorer.ipynb?token={token}&reset")
+            t0 = time.monotonic()
+            while not dt.eval("!!(window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell'))"):
+                if time.monotonic() - t0 > 180:
+                    raise SystemExit("JupyterLab did not show the notebook in 180 s")
+                time.sleep(2)
+            while not dt.eval("(async () => { const a = window.jupyterapp; const w = a.shell.currentWidget;"
+                              " if (!w || !w.sessionContext) return false; await w.sessionContext.ready;"
+                              " return !!(w.sessionContext.session && w.sessionContext.session.kernel); })()"):
+                if time.monotonic() - t0 > 300:
+                    raise SystemExit("the kernel did not start in 300 s")
+                time.sleep(2)
+            dt.eval("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            print("running all cells ...", file=sys.stderr, flush=True)
+            t1 = time.monotonic()
+            while not dt.eval(READY_JS):
+                if time.monotonic() - t1 > args.wait:
+                    print("the widgets did not finish drawing in time; screenshot as it is", file=sys.stderr)
                     break
-                except OSError:
-                    if lab.poll() is not None:
-                        raise SystemExit("JupyterLab exited:\n" + (tmp / "lab.log").read_text()[-2000:]) from None
-                    time.sleep(1)
-            else:
-                raise SystemExit("JupyterLab did not answer in 180 s:\n" + (tmp / "lab.log").read_text()[-2000:])
-            shot = tmp / "shot.png"
-            subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                            "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp / 'chrome'}",
-                            "--window-size=1400,2200", "--hide-scrollbars", "--timeout=90000",
-                            "--run-all-compositor-stages-before-draw",
-                            f"--screenshot={shot}", url], check=True, timeout=600,
-                           stdout=subprocess.DEVNULL, stderr=(tmp / "chromium.log").open("w"))
-            if not shot.exists():
-                print((tmp / "chromium.log").read_text()[-3000:], file=sys.stderr)
-                raise SystemExit("chromium wrote no screenshot (its log is above)")
+                time.sleep(5)
+            time.sleep(3)
+            print(f"widgets drawn {time.monotonic() - t1:.0f} s after run-all", file=sys.stderr)
+            dt.eval("window.jupyterapp.commands.execute('notebook:move-cursor-to-top')")  # harmless if unknown
+            shot = dt.call("Page.captureScreenshot", format="png")
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(shot, args.out)
+            Path(args.out).write_bytes(base64.b64decode(shot["data"]))
             print(f"wrote {args.out}", file=sys.stderr)
         finally:
-            lab.terminate()
-            lab.wait(timeout=30)
+            for p in (chrome, lab):
+                if p is not None:
+                    p.terminate()
+                    try:
+                        p.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
