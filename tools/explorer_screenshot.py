@@ -94,13 +94,14 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="crossings-shot-") as tmp:
         tmp = Path(tmp)
-        notebook_copy(tmp / "explorer.ipynb", args.resamples, args.runs)
+        (tmp / "lab").mkdir()
+        notebook_copy(tmp / "lab" / "explorer.ipynb", args.resamples, args.runs)
         port, token, dport = free_port(), secrets.token_hex(16), free_port()
         env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "cfg"), "JUPYTER_RUNTIME_DIR": str(tmp / "rt")}
         lab_log, chrome_log = tmp / "lab.log", tmp / "chromium.log"
         lab = subprocess.Popen([str(Path(sys.executable).parent / "jupyter-lab"), "--no-browser", f"--port={port}",
                                 f"--ServerApp.token={token}", "--ServerApp.ip=127.0.0.1", "--allow-root",
-                                f"--ServerApp.root_dir={tmp}", "--LabApp.expose_app_in_browser=True",
+                                f"--ServerApp.root_dir={tmp / 'lab'}", "--LabApp.expose_app_in_browser=True",
                                 "--LabApp.news_url="], env=env, stdout=subprocess.DEVNULL, stderr=lab_log.open("w"))
         chrome = None
         try:
@@ -108,7 +109,7 @@ def main() -> int:
             chrome = subprocess.Popen([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                                        "--disable-background-networking", "--disable-component-update",
                                        "--no-first-run", f"--user-data-dir={tmp / 'chrome'}",
-                                       f"--remote-debugging-port={dport}", "--window-size=1400,2400",
+                                       f"--remote-debugging-port={dport}", "--window-size=1400,3400",
                                        "--hide-scrollbars", "about:blank"],
                                       stdout=subprocess.DEVNULL, stderr=chrome_log.open("w"))
             wait_http(f"http://127.0.0.1:{dport}/json/version", chrome, chrome_log, 60)
@@ -116,18 +117,27 @@ def main() -> int:
             page = next(p for p in pages if p.get("type") == "page")
             dt = DevTools(page["webSocketDebuggerUrl"])
             dt.call("Page.enable")
-            dt.call("Emulation.setDeviceMetricsOverride", width=1400, height=2400, deviceScaleFactor=1, mobile=False)
+            dt.call("Emulation.setDeviceMetricsOverride", width=1400, height=3400, deviceScaleFactor=1, mobile=False)
             dt.call("Page.navigate", url=f"http://127.0.0.1:{port}/lab/tree/explorer.ipynb?token={token}&reset")
             t0 = time.monotonic()
             while not dt.eval("!!(window.jupyterapp && document.querySelector('.jp-Notebook .jp-Cell'))"):
                 if time.monotonic() - t0 > 180:
                     raise SystemExit("JupyterLab did not show the notebook in 180 s")
                 time.sleep(2)
-            while not dt.eval("(async () => { const a = window.jupyterapp; const w = a.shell.currentWidget;"
-                              " if (!w || !w.sessionContext) return false; await w.sessionContext.ready;"
-                              " return !!(w.sessionContext.session && w.sessionContext.session.kernel); })()"):
+            kernel_js = ("(async () => { const a = window.jupyterapp; let w = null;"
+                         " for (const x of a.shell.widgets('main')) { if (x.sessionContext) w = x; }"
+                         " const ok = document.querySelector('.jp-Dialog .jp-mod-accept'); if (ok) ok.click();"
+                         " if (!w) return 'no notebook panel';"
+                         " a.shell.activateById(w.id); await w.sessionContext.ready;"
+                         " const k = w.sessionContext.session && w.sessionContext.session.kernel;"
+                         " if (!k) { await w.sessionContext.changeKernel({name: 'python3'}); return 'starting'; }"
+                         " return k.status === 'idle' ? 'ready' : k.status; })()")
+            state = None
+            while state != "ready":
+                state = dt.eval(kernel_js)
                 if time.monotonic() - t0 > 300:
-                    raise SystemExit("the kernel did not start in 300 s")
+                    raise SystemExit(f"the kernel did not start in 300 s (last state: {state}; lab log:\n"
+                                     + lab_log.read_text()[-1500:])
                 time.sleep(2)
             dt.eval("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             print("running all cells ...", file=sys.stderr, flush=True)
@@ -139,7 +149,12 @@ def main() -> int:
                 time.sleep(5)
             time.sleep(3)
             print(f"widgets drawn {time.monotonic() - t1:.0f} s after run-all", file=sys.stderr)
-            dt.eval("window.jupyterapp.commands.execute('notebook:move-cursor-to-top')")  # harmless if unknown
+            # show what a reader sees: outputs and text, code cells collapsed, no pop-up notices
+            dt.eval("(async () => { const a = window.jupyterapp;"
+                    " await a.commands.execute('notebook:hide-all-cell-code');"
+                    " for (const b of document.querySelectorAll('.jp-toast-container button, .Toastify button'))"
+                    "   { if (b.textContent.trim() === 'No') b.click(); } return true; })()")
+            time.sleep(3)
             shot = dt.call("Page.captureScreenshot", format="png")
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_bytes(base64.b64decode(shot["data"]))

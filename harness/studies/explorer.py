@@ -192,7 +192,7 @@ def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, en
             png = explorer.png(("sequence", id(runs), benchmark, *key), draw)
             if png:
                 seq_pngs.append(png)
-    return html, _grid(ratio_pngs, 560), _grid(seq_pngs, 520)
+    return html, _grid(ratio_pngs, 470), _grid(seq_pngs, 470)
 
 
 def _fixed_margins(fig: Any, left_in: float) -> Any:
