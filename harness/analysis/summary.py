@@ -250,9 +250,12 @@ def format_text(df: pd.DataFrame, width: int = 118) -> str:
         cells = [row[1].ljust(widths[0]), row[2].ljust(widths[1]), row[3].rjust(widths[2]), row[4].rjust(widths[3]),
                  row[5].rjust(widths[4])]
         line = "  " + "  ".join(cells)
-        if row[6]:
-            line += "  " + _cut(row[6], max(20, width - fixed))
+        room = width - fixed
+        if row[6] and len(row[6]) <= room:
+            line += "  " + row[6]
         lines.append(line.rstrip())
+        if row[6] and len(row[6]) > room:  # a long note goes on its own line below the cell's
+            lines.append("      " + _cut(row[6], width - 6))
     return "\n".join(lines)
 
 
