@@ -35,17 +35,19 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from harness import store
 from harness.analysis import stats
 from harness.analysis.figures.warmup import plot_run_sequence
-from harness.studies import course
+from harness.studies import course, runfacts
 
 started = time.perf_counter()
 pd.set_option("display.precision", 3)
 raw = store.load_runs([Path(d) for d in run_dirs]) if run_dirs else course.reference_raw()
 print("real data:", "none (simulations only)" if raw is None else f"{len(raw):,} timed iterations")
+if raw is not None:  # a warning when the real run was noisy
+    display(Markdown(runfacts.noise_block_of([Path(d) for d in run_dirs] or store.default_runs())))
 
 # %% [markdown]
 # ## 1. The clock: resolution and overhead

@@ -39,14 +39,16 @@ interactive = True       # False when run headless (harness notebooks): the same
 import time
 from pathlib import Path
 
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from harness import store
 from harness.studies import explorer as exploring
+from harness.studies import runfacts
 
 explorer = exploring.Explorer(resamples=resamples)
 dirs = [Path(d) for d in run_dirs] or store.default_runs()
 t0 = time.perf_counter()
+display(Markdown(runfacts.noise_block_of(dirs)))  # a warning when a run was noisy
 if interactive:
     display(exploring.ui(explorer, dirs, study=study, baseline=baseline, method=method))
 else:

@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -28,14 +33,16 @@ resamples = 10000
 # %%
 from pathlib import Path
 
-from IPython.display import Image, display
+from IPython.display import Image, Markdown, display
 
 from harness import store
 from harness.analysis.runset import RunSet
+from harness.studies import runfacts
 from harness.studies import micro
 
 runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
 print("runs:", ", ".join(str(d) for d in runs.run_dirs))
+display(Markdown(runfacts.noise_block(runs)))  # a warning when the run was noisy
 result = micro.compute(runs, Path(figures_dir), baseline)
 result.tables["crossings"]
 
@@ -50,6 +57,17 @@ print(result.text["ratios"])
 # %%
 if result.figures["ratio_vs_crossings"] is not None:
     display(Image(filename=str(result.figures["ratio_vs_crossings"])))
+
+# %% [markdown]
+# ## Findings, and the claim "the speedup grows with crossings" tested
+#
+# A rank correlation (Spearman) between crossings and the speedup of PyPy over CPython on the same
+# SQLite, with a bootstrap interval (processes resampled within each cell): supported only if the
+# interval lies above 0.
+
+# %%
+display(Markdown(result.text["findings"]))
+display(Markdown(result.text["claim"]))
 
 # %%
 if paper_path:

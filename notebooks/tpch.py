@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -29,14 +34,19 @@ resamples = 10000
 # %%
 from pathlib import Path
 
+from IPython.display import Markdown, display
+
 from harness import store
 from harness.analysis.runset import RunSet
+from harness.studies import runfacts
 from harness.studies import tpch
 
 runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
 print("runs:", ", ".join(str(d) for d in runs.run_dirs))
+display(Markdown(runfacts.noise_block(runs)))  # a warning when the run was noisy
 result = tpch.compute(runs, Path(figures_dir), baseline)
 print(result.text["ratios"])
+display(Markdown(result.text["findings"]))
 
 # %%
 if paper_path:

@@ -6,6 +6,7 @@ crossings and values converted per operation, and rows/s for the bindings study.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -68,12 +69,14 @@ def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
     n = _noisy(processes)
     if n:
         timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum())
-        notes.append(f"note: {n} of {timed} processes ran while other programs used more than their threshold "
-                     "of CPU (column noisy; records' `noise`)")
+        notes.append(f"warning: {n} of {timed} processes were noisy: other programs used more than the threshold "
+                     "of CPU while they ran (column noisy; records' `noise`), so their times may be inflated and "
+                     "their cells' intervals wider than on a quiet machine")
     for m in manifests:
         warnings = noisy(m.get("doctor"))
         if warnings:
-            notes.append(f"warning: run {m.get('run_id')} started on a busy machine ({'; '.join(warnings)})")
+            notes.append(f"warning: run {m.get('run_id')} started on a busy machine ({'; '.join(warnings)}): "
+                         "absolute times may be slower than the machine can do; ratios within the run less so")
     return notes
 
 
@@ -116,9 +119,11 @@ def _interval_text(m: float, lo: float, hi: float) -> str:
 
 
 def format_summary(df: pd.DataFrame, fmt: str) -> str:
-    """Render a summary as csv, markdown or aligned text (intervals as `mean [low, high]`)."""
+    """Render a summary as csv, markdown (seconds) or text for people (`format_text`)."""
     if fmt == "csv":
         return df.to_csv(index=False)
+    if fmt == "text":
+        return format_text(df)
     show = df.copy()
     conf = show["confidence"].dropna()
     label = f"mean [{conf.iloc[0] * 100:.10g}% CI] (s)" if len(conf) else "mean [CI] (s)"
@@ -144,6 +149,114 @@ def format_summary(df: pd.DataFrame, fmt: str) -> str:
     if fmt == "markdown":
         return show.to_markdown(index=False) if _has_tabulate() else _md(show)
     return show.to_string(index=False)
+
+
+# ------------------------------------------------------------------------------------------
+# Text for people: one header line per benchmark, aligned columns, units chosen per cell
+# ------------------------------------------------------------------------------------------
+
+TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def _digits(x: float) -> str:
+    """Three significant digits without exponent (8.49, 76.2, 412)."""
+    return f"{x:#.3g}".rstrip(".") if abs(x) < 1000 else f"{x:.0f}"
+
+
+def time_text(mean: float, low: float = math.nan, high: float = math.nan) -> str:
+    """`8.49 ms [7.61, 9.55]`: one unit per cell, chosen from the mean, bounds in the same unit."""
+    if not _finite(mean):
+        return ""
+    scale, unit = next(((f, u) for f, u in TIME_UNITS if abs(mean) >= f), TIME_UNITS[-1])
+    out = f"{_digits(mean / scale)} {unit}"
+    if _finite(low) and _finite(high):
+        out += f" [{_digits(low / scale)}, {_digits(high / scale)}]"
+    return out
+
+
+def rate_text(rate: float, unit: str) -> str:
+    """`3.88 M rows/s`, `104 k queries/s`."""
+    if not _finite(rate):
+        return ""
+    for f, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if rate >= f:
+            return f"{_digits(rate / f)} {prefix} {unit}"
+    return f"{_digits(rate)} {unit}"
+
+
+def _finite(x: object) -> bool:
+    try:
+        return math.isfinite(float(x))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def _rate_unit(benchmark: str) -> str:
+    from harness import workloads
+
+    w = workloads.all_workloads().get(benchmark)
+    return "queries/s" if getattr(w, "rows_param", None) == "queries" else "rows/s"
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
+
+
+def format_text(df: pd.DataFrame, width: int = 118) -> str:
+    """The summary for a terminal: per benchmark (and params) a header line, then one aligned
+    line per engine and runtime with P x I, mean [CI] in a unit chosen per cell, the rate, and
+    notes (status, no steady state, noisy, the all-iterations estimate where it disagrees)."""
+    if df.empty:
+        return "no cells"
+    conf = df["confidence"].dropna() if "confidence" in df else pd.Series(dtype=float)
+    method = df["method"].dropna() if "method" in df else pd.Series(dtype=object)
+    head = (f"mean time per iteration [{conf.iloc[0]:.0%} CI] ({method.iloc[0] if len(method) else 'default'} "
+            "method); P x I: processes x iterations per process" if len(conf) else "mean time per iteration")
+    rows = []
+    for r in df.to_dict("records"):
+        notes = []
+        status = str(r.get("status") or "")
+        if status and status != "ok":
+            notes.append(f"{status}: {r.get('reason') or ''}".rstrip(": "))
+        if _finite(r.get("no_steady")) and r["no_steady"]:
+            notes.append(f"no steady state in {int(r['no_steady'])}")
+        if _finite(r.get("noisy")) and r["noisy"]:
+            notes.append(f"noisy {int(r['noisy'])}")
+        if r.get("disagree") is True:
+            notes.append(f"† all iterations: {time_text(r.get('alt_mean_s'), r.get('alt_ci_low_s'), r.get('alt_ci_high_s'))}")
+        if r.get("note") and not _finite(r.get("ci_low_s")) and _finite(r.get("mean_s")):
+            notes.append(str(r["note"]))
+        p, i = r.get("processes"), r.get("iterations")
+        pxi = f"{int(p)} x {int(i)}" if _finite(p) and _finite(i) else ""
+        rows.append((f"{r['benchmark']} [{r['params']}]" if r.get("params") else str(r["benchmark"]),
+                     str(r["engine"]), str(r.get("runtime") if _finite(r.get("mean_s")) or r.get("runtime") else ""),
+                     pxi, time_text(r.get("mean_s"), r.get("ci_low_s"), r.get("ci_high_s")),
+                     rate_text(r.get("rows_per_s"), _rate_unit(str(r["benchmark"]))), "; ".join(notes)))
+    widths = [max(len(row[k]) for row in rows) for k in range(1, 6)]
+    titles = ("engine", "runtime", "P x I", "mean [CI]", "rate")
+    widths = [max(w, len(t)) for w, t in zip(widths, titles)]
+    lines = [head, ""]
+    fixed = 2 + sum(widths) + 2 * len(widths)
+    header = "  " + "  ".join(t.ljust(w) if k < 3 else t.rjust(w) for k, (t, w) in enumerate(zip(titles, widths)))
+    lines.append(header.rstrip() + "  notes")
+    current = None
+    for row in rows:
+        if row[0] != current:
+            current = row[0]
+            lines.append(_cut(current, width))
+        cells = [row[1].ljust(widths[0]), row[2].ljust(widths[1]), row[3].rjust(widths[2]), row[4].rjust(widths[3]),
+                 row[5].rjust(widths[4])]
+        line = "  " + "  ".join(cells)
+        room = width - fixed
+        if row[6] and len(row[6]) <= room:
+            line += "  " + row[6]
+        lines.append(line.rstrip())
+        if row[6] and len(row[6]) > room:  # a long note goes on its own line below the cell's
+            lines.append("      " + _cut(row[6], width - 6))
+    return "\n".join(lines)
 
 
 def _has_tabulate() -> bool:

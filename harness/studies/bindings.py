@@ -15,7 +15,8 @@ from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.run import cpuclock
-from harness.studies.common import StudyResult, family_table, figure_link, protocol_text
+from harness.studies import findings, runfacts, seeds
+from harness.studies.common import StudyResult, family_table, figure_link, protocol_text, rate_unit
 
 PREFIX = "bindings."
 NATIVE = "sqlite/native-c"
@@ -36,16 +37,23 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
     seq_fig = plot_run_sequences(runs.raw, figures_dir / "e1_run_sequence.png", "bindings.select_fold")
     protocol = protocol_text(runs.run_dirs)
+    found = findings_text(runs)
+    seed_md = seeds.seed_table(runs, "000")
+    noise = runfacts.noise_block(runs)
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        caption = (f"Table: E1, time per operation and rows/s, mean with 99% CI ({method} method; "
-                   "rows/s bounds are N divided by the time bounds); cycles per row at the recorded clock.")
+        caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "
+                   f"point_query), mean with 99% CI ({method} method: process-level bootstrap of process "
+                   "means, t quantile, log scale; rate bounds are N divided by the time bounds); cycles per "
+                   "row at the recorded clock (scans only).")
         figs = [figure_link(f"E1 rows/s per engine, driver and runtime, 99% CI ({method})", rates_fig, paper_path)]
         if native_fig is not None:
             figs.insert(0, figure_link(f"E1 native C vs bindings, rows/s, 99% CI ({method})", native_fig, paper_path))
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
-               "e1-ratios": ratio_md}
+               "e1-ratios": ratio_md, "e1-findings": found, "seed-000": seed_md, "abstract-e1": abstract(runs),
+               "noise": noise, "precision": runfacts.precision_block(runs),
+               "reproduce": runfacts.reproduce_block(runs.run_dirs)}
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process", seq_fig, paper_path)
         return out
@@ -53,7 +61,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     return StudyResult(
         tables={"cells": e1, "e1": table, "ratios": ratio_table},
         text={"clock": f"clock: {clock.get('hz')} Hz from {clock.get('source')}", "cycles": cycles_text,
-              "socket": socket_text, "ratios": ratio_md},
+              "socket": socket_text, "ratios": ratio_md, "findings": found, "seed": seed_md, "noise": noise},
         figures={"native_vs_bindings": native_fig, "rows_per_s": rates_fig, "run_sequence": seq_fig},
         make_blocks=blocks)
 
@@ -69,11 +77,13 @@ def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
         "benchmark": df["benchmark"], "engine": df["engine"], "runtime": df["runtime"],
         "mean (ms)": [f"{m * 1e3:.3f} [{lo * 1e3:.3f}, {hi * 1e3:.3f}]"
                       for m, lo, hi in zip(df["mean_s"], df["ci_low_s"], df["ci_high_s"])],
-        "rows/s (M)": [f"{r / 1e6:.2f} [{lo / 1e6:.2f}, {hi / 1e6:.2f}]"
-                       for r, lo, hi in zip(df["rows_per_s"], df["rows_per_s_low"], df["rows_per_s_high"])],
+        "rate (thousands per s)": [f"{r / 1e3:,.1f} [{lo / 1e3:,.1f}, {hi / 1e3:,.1f}] {rate_unit(b)}"
+                                   for b, r, lo, hi in zip(df["benchmark"], df["rows_per_s"], df["rows_per_s_low"],
+                                                           df["rows_per_s_high"])],
     })
     if "cycles_per_row" in df:
-        out["cycles/row"] = df["cycles_per_row"].map(lambda v: "" if pd.isna(v) else f"{v:.0f}")
+        out["cycles/row"] = [("" if pd.isna(v) or rate_unit(b) != "rows/s" else f"{v:.0f}")
+                             for b, v in zip(df["benchmark"], df["cycles_per_row"])]
     return out.reset_index(drop=True)
 
 
@@ -98,7 +108,7 @@ def cycles_paragraph(gap: pd.DataFrame, clock: dict) -> str:
     native = gap[gap["engine"] == NATIVE].iloc[0]
     parts = [f"At the recorded clock of {hz / 1e9:.2f} GHz (source: {clock.get('source')}), native C folds over "
              f"the result at {native['rows_per_s'] / 1e6:.1f} M rows/s, {native['cycles_per_row']:.0f} cycles per row:"
-             " the speed of light for this query on this machine."]
+             " the reference point for this query on this machine."]
     for r in gap[gap["engine"] != NATIVE].sort_values("cycles_per_row").itertuples():
         parts.append(f"{r.engine} on {r.runtime} spends {r.cycles_per_row:.0f} cycles per row, "
                      f"{r.extra_cycles_per_row:.0f} more than C ({r.time_vs_native:.1f}x its time).")
@@ -137,3 +147,29 @@ def socket_paragraph(summary: pd.DataFrame, baseline: str = "sqlite/sqlite3") ->
         if bits:
             parts.append(f"{engine}: " + "; ".join(bits) + ".")
     return " ".join(parts) or "_No comparable E1 cells for the server engines in these runs._"
+
+
+def findings_text(runs: RunSet) -> str:
+    """E1's findings as sentences whose wording follows each interval (studies.findings)."""
+    py, pypy, c, apsw = "sqlite/sqlite3@cpython", "sqlite/sqlite3@pypy", NATIVE + "@c", "sqlite/apsw@cpython"
+    items = [
+        ("bindings.select_fold", c, py, "folding over 10,000 rows"),
+        ("bindings.select_fold", apsw, py, "folding over the rows"),
+        ("bindings.select_all", apsw, py, "materialising all rows"),
+        ("bindings.select_fold", pypy, py, "folding over the rows"),
+        ("bindings.point_query", apsw, c, "per point query"),
+        ("bindings.point_query", py, c, "per point query"),
+        ("bindings.point_query", "postgresql/psycopg@cpython", py, "per point query (a round trip each)"),
+        ("bindings.point_query", "mariadb/mysqlclient@cpython", py, "per point query (a round trip each)"),
+    ]
+    out = [findings.compare(runs, b, x, y, what) for b, x, y, what in items]
+    out = [s for s in out if s]
+    return " ".join(out) or "_No comparable E1 cells in these runs._"
+
+
+def abstract(runs: RunSet) -> str:
+    """The abstract's E1 sentence."""
+    s = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", "sqlite/sqlite3@cpython",
+                         "at folding over a query's rows")
+    p = findings.compare(runs, "bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")
+    return " ".join(x for x in (s, p) if x) or "_No E1 cells in these runs._"

@@ -62,6 +62,14 @@ def family_table(runs: RunSet, prefix: str, baseline: str) -> tuple[pd.DataFrame
     return table, tables.to_markdown(table, baseline) + "\n" + excluded
 
 
+def rate_unit(benchmark: str) -> str:
+    """What a benchmark's rate counts: rows/s for scans, queries/s for one-row point queries."""
+    from harness import workloads
+
+    w = workloads.all_workloads().get(benchmark)
+    return "queries/s" if getattr(w, "rows_param", None) == "queries" else "rows/s"
+
+
 def figure_link(alt: str, figure: Path, paper_path: Path | str) -> str:
     """A Markdown image whose path is relative to the paper's folder."""
     rel = os.path.relpath(figure, Path(paper_path).resolve().parent)
@@ -97,9 +105,18 @@ def excluded_cells(summary: pd.DataFrame, prefix: str) -> str:
     skipped = df[df["status"] == "skipped"]
     df = df[df["status"] != "skipped"]
     text = "No cell was excluded." if df.empty else "Excluded from the table: " + "; ".join(
-        f"{r.benchmark} on {r.engine} ({r.status}: {str(r.reason).replace('not applicable: ', '')[:120]})"
+        f"{r.benchmark} on {r.engine} ({r.status}: {shorten(str(r.reason).replace('not applicable: ', ''), 160)})"
         for r in df.itertuples()) + "."
     if len(skipped):
         reasons = sorted(set(skipped["reason"].astype(str)))
-        text += f" {len(skipped)} cells were skipped ({'; '.join(reasons)[:300]})."
+        text += f" {len(skipped)} cells were skipped ({shorten('; '.join(reasons), 400)})."
     return text
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut at a word boundary before `limit` characters, with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:(")
+    return cut + " …"

@@ -57,6 +57,8 @@ class Explorer:
         self._runsets: dict[tuple, RunSet] = {}
         self._ratios: dict[tuple, tuple[pd.DataFrame | None, str]] = {}
         self._pngs: dict[tuple, bytes | None] = {}
+        self._html: dict[tuple, str] = {}
+        self._raw: dict[tuple, pd.DataFrame] = {}
 
     def runset(self, run_dirs: Iterable[Path | str], method: str = "process-bootstrap", steady_state: bool = True) -> RunSet:
         key = (tuple(dict.fromkeys(str(Path(d).resolve()) for d in run_dirs)), method, steady_state)  # each run once
@@ -76,6 +78,20 @@ class Explorer:
         return self._ratios[key]
 
 
+    def html(self, key: tuple, make: Any) -> str:
+        """A view's table as HTML, made once per key."""
+        if key not in self._html:
+            self._html[key] = make()
+        return self._html[key]
+
+    def raw_of(self, runs: RunSet, benchmark: str) -> pd.DataFrame:
+        """The raw rows of one benchmark with each runtime's family, selected once per run set."""
+        key = (id(runs), benchmark)
+        if key not in self._raw:
+            raw = runs.raw[runs.raw["benchmark"] == benchmark]
+            self._raw[key] = raw.assign(runtime_family=raw["runtime"].astype(str).map(runtime_family))
+        return self._raw[key]
+
     def png(self, key: tuple, draw: Any) -> bytes | None:
         """The PNG of the figure `draw()` returns (None: no figure), rendered once per key."""
         if key not in self._pngs:
@@ -88,7 +104,8 @@ class Explorer:
                 self._pngs[key] = None
             else:
                 buf = io.BytesIO()
-                fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+                # one draw: bbox_inches="tight" would lay the figure out twice (half the redraw time)
+                fig.savefig(buf, format="png", dpi=90)
                 plt.close(fig)
                 self._pngs[key] = buf.getvalue()
         return self._pngs[key]
@@ -106,14 +123,32 @@ def runtime_family(runtime: str) -> str:
     return str(runtime).rstrip("0123456789.").split("-", 1)[0]
 
 
+def _grid(pngs: list[bytes], width: int) -> Any:
+    """Panels side by side (wrapping), as one HTML object; None when there are none."""
+    import base64
+
+    from IPython.display import HTML
+
+    if not pngs:
+        return None
+    imgs = "".join(f'<img style="width:{width}px;margin:2px" src="data:image/png;base64,'
+                   f'{base64.b64encode(p).decode()}"/>' for p in pngs)
+    return HTML(f'<div style="display:flex;flex-wrap:wrap">{imgs}</div>')
+
+
 def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, engines: Iterable[str] | None = None,
           runtimes: Iterable[str] | None = None, benchmark: str | None = None) -> tuple[Any, Any, Any]:
-    """(ratio table as HTML, ratio plot as PNG, run sequences of `benchmark` as PNG), each None
-    when there is nothing to show; engines and runtimes default to all of the study's."""
-    from IPython.display import HTML, Image
+    """(ratio table as HTML, ratio plots, run sequences of `benchmark`), each None when there is
+    nothing to show; engines and runtimes default to all of the study's.
+
+    The plots are panels, one per engine and runtime (ratios) or per cell (run sequences), each
+    drawn once and kept: changing the engines or runtimes shown only picks panels already drawn.
+    """
+    from IPython.display import HTML
 
     from harness.analysis.figures.ratios import plot_ratios
-    from harness.analysis.figures.warmup import run_sequence_figure
+    from harness.analysis.figures.style import subplots
+    from harness.analysis.figures.warmup import plot_run_sequence
     from harness.analysis.stats import is_baseline
     from harness.studies.report import ratio_section
 
@@ -123,20 +158,50 @@ def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, en
     table, note = explorer.ratios(runs, study, baseline) if baseline else (None, "_no baseline in these runs_")
     if table is None:
         return HTML(ratio_section(None, note, str(baseline), runs, "")), None, None
-    html = HTML(ratio_section(select(table, *chosen), note, baseline, runs, study + "."))
+    html = HTML(explorer.html(("table", id(runs), study, baseline, chosen),
+                              lambda: ratio_section(select(table, *chosen), note, baseline, runs, study + ".")))
     keep = [not is_baseline(e, str(r), baseline) for e, r in zip(table["engine"], table["runtime"])]
     others = select(table[keep], *chosen)
-    ratio_png = explorer.png(("ratios", id(runs), study, baseline, chosen),
-                             lambda: plot_ratios(others, baseline) if len(others) else None)
-    seq_png = None
-    if benchmark:
-        def draw() -> Any:
-            raw = runs.raw
-            raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime"].astype(str).map(runtime_family).isin(chosen[1])]
-            return run_sequence_figure(raw, benchmark)
+    ratio_pngs = []
+    for (engine, runtime), g in others.groupby(["engine", "runtime"], sort=True):
+        def draw_ratios(g: pd.DataFrame = g, name: str = f"{engine} ({runtime})") -> Any:
+            if not g["ratio"].notna().any():
+                return None
+            fig = plot_ratios(g, baseline)
+            ax = fig.axes[0]
+            if ax.get_legend() is not None:
+                ax.get_legend().remove()  # one engine per panel: its name is the title
+            ax.set_title(f"{name}: time / time of {baseline}", loc="left", fontsize=8)
+            ax.set_xlabel(f"ratio, {runs.confidence:.0%} CI ({runs.method}); log scale, < 1 is faster", fontsize=7)
+            return _fixed_margins(fig, left_in=1.9)
 
-        seq_png = explorer.png(("sequences", id(runs), benchmark, chosen), draw)
-    return html, (Image(data=ratio_png) if ratio_png else None), (Image(data=seq_png) if seq_png else None)
+        png = explorer.png(("ratios", id(runs), study, baseline, engine, str(runtime)), draw_ratios)
+        if png:
+            ratio_pngs.append(png)
+    seq_pngs = []
+    if benchmark:
+        raw = explorer.raw_of(runs, benchmark)
+        raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime_family"].isin(chosen[1]) & raw["check_ok"].astype(bool)]
+        for key, cell in raw.groupby(["params", "engine", "runtime"], sort=True):
+            def draw(cell: pd.DataFrame = cell) -> Any:
+                fig, ax = subplots(figsize=(6.5, 3.2))
+                plot_run_sequence(cell.drop(columns=["runtime_family"]), ax=ax)
+                ax.title.set_fontsize(8)
+                return _fixed_margins(fig, left_in=0.75)
+
+            png = explorer.png(("sequence", id(runs), benchmark, *key), draw)
+            if png:
+                seq_pngs.append(png)
+    return html, _grid(ratio_pngs, 470), _grid(seq_pngs, 470)
+
+
+def _fixed_margins(fig: Any, left_in: float) -> Any:
+    """Margins in inches instead of a layout pass (tight_layout measures every label: most of a
+    panel's drawing time), wide enough for the labels these panels have."""
+    w, h = fig.get_size_inches()
+    fig.subplots_adjust(left=min(0.6, left_in / w), right=1 - 0.15 / w, bottom=min(0.45, 0.55 / h),
+                        top=1 - min(0.3, 0.35 / h))
+    return fig
 
 
 def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bindings",

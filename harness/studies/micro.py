@@ -12,6 +12,7 @@ import pandas as pd
 from harness.analysis.figures.crossings import plot_ratio_vs_crossings
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
+from harness.studies import findings, seeds
 from harness.studies.common import StudyResult, family_table, figure_link
 
 PREFIX = "micro."
@@ -27,16 +28,23 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     if table is not None:
         fig = plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline)
 
+    claim = claim_text(runs)
+    found = findings_text(runs)
+
     def blocks(paper_path: Path) -> dict[str, str]:
         out = {"e2-crossings": to_markdown(counts) +
                "\n\nTable: crossings and values converted per operation, counted by instrumented replay; "
                "the last two columns are the SQPyte paper's Figure 15 at SF 1.",
-               "e2-table": table_md}
+               "e2-table": table_md, "e2-claim": claim, "e2-findings": found,
+               "abstract-e2": abstract(runs, claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
         if fig is not None:
-            out["e2-figure"] = figure_link(f"E2: time relative to {baseline} against crossings", fig, paper_path)
+            out["e2-figure"] = figure_link(f"E2: time relative to {baseline} against crossings, one point per benchmark and "
+                                           f"engine, error bars {runs.confidence:.0%} CI ({runs.method} method)",
+                                           fig, paper_path)
         return out
 
-    return StudyResult(tables={"crossings": counts, "ratios": table}, text={"ratios": table_md},
+    return StudyResult(tables={"crossings": counts, "ratios": table},
+                       text={"ratios": table_md, "claim": claim, "findings": found},
                        figures={"ratio_vs_crossings": fig}, make_blocks=blocks)
 
 
@@ -61,3 +69,74 @@ def crossings_table(summary: pd.DataFrame) -> pd.DataFrame:
     for c in cols[3:]:
         out[c] = out[c].astype("Int64").astype(object).where(out[c].notna(), "")
     return out
+
+
+FAST, SLOW = "sqlite/sqlite3@pypy", "sqlite/sqlite3@cpython"
+
+
+def claim_points(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> list[tuple[str, float, tuple, tuple]]:
+    """(benchmark, crossings, slow cell, fast cell) of every micro-benchmark measured on both sides."""
+    s = runs.summary
+    out = []
+    for bench in sorted({k[0] for k in runs.samples if k[0].startswith(PREFIX)}):
+        a, b = findings.cells(runs, bench, slow), findings.cells(runs, bench, fast)
+        for params in sorted(set(a) & set(b)):
+            row = s[(s["benchmark"] == bench) & (s["params"] == params) & s["crossings"].notna()]
+            if len(row):
+                out.append((bench, float(row["crossings"].max()), a[params], b[params]))
+    return out
+
+
+def claim_result(runs: RunSet, fast: str = FAST, slow: str = SLOW):
+    """Spearman's rho between crossings and the speedup time(slow) / time(fast), with its bootstrap
+    interval (processes resampled within each cell), or None with fewer than 3 benchmarks."""
+    from harness.analysis.stats.rankcorr import rank_correlation
+
+    pts = claim_points(runs, fast, slow)
+    if len(pts) < 3:
+        return None
+    return rank_correlation([p[1] for p in pts], [runs.samples[p[2]] for p in pts],
+                            [runs.samples[p[3]] for p in pts], runs.confidence, runs.resamples, runs.seed)
+
+
+def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
+    """Seed 001's claim "the more a benchmark crosses the boundary, the greater the JIT side's
+    advantage", tested on our closest pair: a rank correlation with its interval and a verdict."""
+    r = claim_result(runs, fast, slow)
+    if r is None:
+        return (f"_Too few micro-benchmarks measured on both {fast} and {slow} (at least 3 are needed) to test "
+                "whether the speedup grows with crossings._")
+    conf = f"{r.confidence:.0%}"
+    head = (f"Across the {r.points} micro-benchmarks measured on both, Spearman's rank correlation between "
+            f"crossings per operation and the speedup of {fast} over {slow} (time on {slow} / time on {fast}) is "
+            f"{r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] ({conf} percentile interval from {r.resamples} bootstrap "
+            "replicates, processes resampled within each cell). ")
+    tail = {"supported": "The claim that the speedup grows with crossings is supported: the interval lies above 0.",
+            "contradicted": "The data contradict the claim: the interval lies below 0, so the speedup shrinks "
+                            "as crossings grow.",
+            "not supported": "The claim that the speedup grows with crossings is not supported by these runs: "
+                             "the interval includes 0.",
+            "undecided": "No interval could be computed (a cell has fewer than 2 processes), so the claim is "
+                         "neither supported nor refuted."}[r.verdict]
+    return (head + tail + " The interval reflects timing noise only; with this few benchmarks, a different "
+            "choice of benchmarks could order differently, and the pair is stock SQLite under PyPy, not SQPyte.")
+
+
+def findings_text(runs: RunSet, baseline: str = SLOW) -> str:
+    """E2's findings: each engine's geometric-mean ratio to the baseline, worded by its interval."""
+    specs = sorted({f"{k[2]}@{str(k[3]).rstrip('0123456789.').split('-', 1)[0]}"
+                    for k in runs.samples if k[0].startswith(PREFIX)})
+    out = [findings.compare_family(runs, PREFIX, spec, baseline, "micro-benchmarks both ran")
+           for spec in specs if spec != baseline]
+    return " ".join(s for s in out if s) or "_No comparable E2 cells in these runs._"
+
+
+def abstract(runs: RunSet, claim) -> str:
+    """The abstract's E2 sentences."""
+    s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks")
+    if claim is not None:
+        word = {"supported": "grows with", "contradicted": "shrinks with", "not supported": "is not shown to grow "
+                "with", "undecided": "cannot be related to"}[claim.verdict]
+        s += (f" Its speedup {word} the number of crossings (Spearman's rho {claim.rho:.2f} "
+              f"[{claim.low:.2f}, {claim.high:.2f}], {claim.confidence:.0%} bootstrap interval).")
+    return s.strip() or "_No E2 cells in these runs._"

@@ -1,0 +1,123 @@
+"""Findings as sentences generated from intervals, so the prose never claims more than the data.
+
+A comparison of two cells is a time ratio with its interval (the harness's default: each cell's
+log variance combined, t on the log scale). The wording follows the interval: "faster" only when
+the whole interval lies below 1, "slower" only when it lies above 1, and otherwise "cannot be
+told apart", with the interval given either way.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from harness.analysis.stats import CellBoot, combine_log_ratios, parse_baseline
+
+if TYPE_CHECKING:
+    from harness.analysis.runset import RunSet
+
+
+def num(x: float) -> str:
+    """A ratio to three significant digits, trailing zeros kept (0.0412, 1.20, 12.3, 123)."""
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{x:#.3g}".rstrip(".") if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def verdict(low: float, high: float) -> str:
+    """'faster' (interval of the time ratio below 1), 'slower' (above 1), 'same' or 'unknown'."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "unknown"
+    if high < 1:
+        return "faster"
+    if low > 1:
+        return "slower"
+    return "same"
+
+
+def ratio_sentence(subject: str, other: str, ratio: float, low: float, high: float, confidence: float = 0.99,
+                   what: str = "", note: str = "") -> str:
+    """One sentence comparing `subject` with `other` from the time ratio subject/other [low, high].
+
+    Faster: "A is 2.1 [1.6, 2.8] times faster than B" (the speedup other/subject and its interval);
+    slower: "A is 1.5 [1.2, 1.9] times slower than B"; an interval including 1: "A and B cannot be
+    told apart", with the ratio; no interval: says so.
+    """
+    conf = f"{note}, {confidence:.0%}" if note else f"{confidence:.0%}"
+    where = f" {what}" if what else ""
+    v = verdict(low, high)
+    if v == "faster":
+        return (f"{subject} is {num(1 / ratio)} [{num(1 / high)}, {num(1 / low)}] times faster than {other}{where} "
+                f"({conf} CI).")
+    if v == "slower":
+        return f"{subject} is {num(ratio)} [{num(low)}, {num(high)}] times slower than {other}{where} ({conf} CI)."
+    if v == "same":
+        return (f"{subject} and {other} cannot be told apart{where}: the time ratio is {num(ratio)} "
+                f"[{num(low)}, {num(high)}], which includes 1 ({conf} CI).")
+    if math.isfinite(ratio):
+        return f"{subject} takes {num(ratio)} times the time of {other}{where}, with no interval (too few processes)."
+    return f"{subject} and {other} cannot be compared{where}: one of them has no valid timings."
+
+
+def _matches(key: tuple, engine: str, runtime: str | None) -> bool:
+    return key[2] == engine and (runtime is None or str(key[3]).startswith(runtime))
+
+
+def cells(runs: RunSet, benchmark: str, spec: str) -> dict[str, tuple]:
+    """params -> cell key of `benchmark` on `spec` (`ENGINE` or `ENGINE@RUNTIME`)."""
+    engine, runtime = parse_baseline(spec)
+    return {k[1]: k for k in runs.samples if k[0] == benchmark and _matches(k, engine, runtime)}
+
+
+def _boot(runs: RunSet, key: tuple) -> CellBoot | None:
+    return runs.boots([key]).get(key)
+
+
+def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str) -> tuple[float, float, float] | None:
+    """(time ratio a/b, low, high) of one benchmark (its first params present on both), or None."""
+    ca, cb = cells(runs, benchmark, a), cells(runs, benchmark, b)
+    common = sorted(set(ca) & set(cb))
+    if not common:
+        return None
+    x, y = _boot(runs, ca[common[0]]), _boot(runs, cb[common[0]])
+    if x is None or y is None:
+        return None
+    return combine_log_ratios([(x, y)], runs.confidence)
+
+
+def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str) -> tuple[float, float, float, int]:
+    """(geometric mean over the family's benchmarks of the time ratio a/b, low, high, benchmarks)."""
+    pairs = []
+    for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
+        ca, cb = cells(runs, bench, a), cells(runs, bench, b)
+        for params in sorted(set(ca) & set(cb)):
+            x, y = _boot(runs, ca[params]), _boot(runs, cb[params])
+            if x is not None and y is not None:
+                pairs.append((x, y))
+    if not pairs:
+        return math.nan, math.nan, math.nan, 0
+    return (*combine_log_ratios(pairs, runs.confidence), len(pairs))
+
+
+def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "") -> str:
+    """The sentence for one benchmark, or '' when either side is missing."""
+    r = pair_ratio(runs, benchmark, a, b)
+    return ratio_sentence(a, b, *r, confidence=runs.confidence, what=what) if r else ""
+
+
+def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str) -> str:
+    """The sentence for a family's geometric mean, or '' when there is nothing to compare."""
+    r, lo, hi, n = geomean_ratio(runs, prefix, a, b)
+    if not n:
+        return ""
+    return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=f"over the {n} {label}",
+                          note="geometric mean of the time ratios")
+
+
+def count_verdicts(runs: RunSet, prefix: str, a: str, b: str) -> dict[str, int]:
+    """How many of the family's benchmarks a is faster / slower / indistinguishable from b."""
+    out = {"faster": 0, "slower": 0, "same": 0, "unknown": 0}
+    for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
+        r = pair_ratio(runs, bench, a, b)
+        if r:
+            out[verdict(r[1], r[2])] += 1
+    return out

@@ -1,0 +1,168 @@
+"""What the paper says about the runs themselves: noise warnings, precision achieved, how to reproduce.
+
+Read from the runs' manifests (their `doctor` findings, `adaptive` section and `command`) and
+process records (`noise`), so the summary, every notebook and the paper say the same thing.
+"""
+from __future__ import annotations
+
+import math
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from harness.store import read_manifest
+
+if TYPE_CHECKING:
+    from harness.analysis.runset import RunSet
+
+
+def noise_warning(processes: pd.DataFrame, manifests: list[dict[str, Any]]) -> str:
+    """A warning when processes were marked noisy or a run started on a busy machine ('' if neither)."""
+    from harness.analysis.summary import _noisy
+    from harness.run.doctor import noisy
+
+    parts = []
+    n = _noisy(processes) if len(processes) else 0
+    if n:
+        timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum())
+        parts.append(f"{n} of {timed} processes ran while other programs kept the machine busier than the "
+                     "noise threshold (their records' `noise`, the summary's column `noisy`): their times may be "
+                     "inflated, and the intervals of their cells wider, than on a quiet machine")
+    for m in manifests:
+        found = noisy(m.get("doctor"))
+        if found:
+            parts.append(f"run {m.get('run_id')} started on a busy machine ({'; '.join(found)}), so every "
+                         "absolute time in it may be slower than the machine can do; ratios within the run "
+                         "are less affected, because cells were interleaved")
+    if not parts:
+        return ""
+    return "**Warning: noisy run.** " + ". ".join(p[0].upper() + p[1:] for p in parts) + "."
+
+
+def noise_block(runs: RunSet) -> str:
+    """The paper's noise paragraph: the warning, or a sentence saying no process was marked."""
+    return noise_block_of(runs.run_dirs, runs.processes)
+
+
+def noise_block_of(run_dirs: list[Path], processes: pd.DataFrame | None = None) -> str:
+    """`noise_block` from run directories (their process records read here unless given)."""
+    from harness import store
+
+    if processes is None:
+        processes = store.load_process_records(run_dirs)
+    manifests = [read_manifest(Path(d)) for d in run_dirs]
+    text = noise_warning(processes, manifests)
+    if text:
+        return text
+    marked = "noise" in processes and processes["noise"].map(lambda v: isinstance(v, dict)).any()
+    checked = any(m.get("doctor") for m in manifests)
+    if not marked and not checked:
+        return ("_These runs predate the noise checks: no process was checked for other programs' load and no "
+                "`doctor` findings were recorded, so how busy the machine was is unknown._")
+    return "No process was marked noisy and no run started on a busy machine."
+
+
+def family(benchmark: str) -> str:
+    return str(benchmark).split(".", 1)[0]
+
+
+def _pct(x: float) -> str:
+    return "n/a" if not math.isfinite(x) else f"±{100 * x:.1f}%"
+
+
+STOPS = ("met", "budget", "no steady state", "not run")
+
+
+def precision_table(runs: RunSet) -> pd.DataFrame:
+    """Per run and benchmark family: target, median and 90th-percentile achieved relative half-width
+    (99% CI, default method, steady state; from the manifest's `adaptive` record where there is
+    one, otherwise from the summary), and the number of cells by stop reason."""
+    from harness.analysis.planner import relative_half_width
+
+    rows = []
+    for d in runs.run_dirs:
+        m = read_manifest(Path(d))
+        adaptive = m.get("adaptive")
+        if adaptive:
+            cells = pd.DataFrame(adaptive.get("cells", []))
+            if cells.empty:
+                continue
+            cells["family"] = cells["benchmark"].map(family)
+            target = (adaptive.get("settings") or {}).get("target")
+            for fam, g in cells.groupby("family"):
+                got = pd.to_numeric(g.get("achieved"), errors="coerce").dropna()
+                stops = g["stop"].value_counts()
+                rows.append({"run": m.get("run_id"), "family": fam, "protocol": "adaptive", "target": target,
+                             "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
+                             "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
+                             **{s: int(stops.get(s, 0)) for s in STOPS},
+                             "other": int(len(g) - sum(stops.get(s, 0) for s in STOPS))})
+        else:
+            s = runs.summary
+            s = s[s["run_id"] == m.get("run_id")] if "run_id" in s else s
+            s = s.assign(family=s["benchmark"].map(family))
+            for fam, g in s.groupby("family"):
+                got = pd.Series([relative_half_width(a, lo, hi) for a, lo, hi in
+                                 zip(g["mean_s"], g["ci_low_s"], g["ci_high_s"])]).dropna()
+                ran = int(g["mean_s"].notna().sum())
+                rows.append({"run": m.get("run_id"), "family": fam, "protocol": "fixed", "target": None,
+                             "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
+                             "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
+                             "met": 0, "budget": 0, "no steady state": 0, "not run": len(g) - ran, "other": 0})
+    return pd.DataFrame(rows)
+
+
+def precision_block(runs: RunSet) -> str:
+    """Markdown: the precision table and a sentence per protocol saying what it means."""
+    t = precision_table(runs)
+    if t.empty:
+        return "_No cells in these runs._"
+    conf = f"{runs.confidence:.0%}"
+    lines = ["| run | family | protocol | target | cells | median half-width | 90th percentile | met | budget "
+             "| no steady state | not run |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in t.to_dict("records"):
+        target = _pct(r["target"]) if r["target"] is not None and pd.notna(r["target"]) else "none (fixed)"
+        stops = [str(r[k]) if r["protocol"] == "adaptive" or k == "not run" else "—" for k in STOPS]
+        lines.append(f"| {r['run']} | {r['family']} | {r['protocol']} | {target} | {r['cells']} | {_pct(r['median'])} | "
+                     f"{_pct(r['p90'])} | " + " | ".join(stops) + " |")
+    notes = []
+    if (t["protocol"] == "fixed").any():
+        notes.append("A run with protocol `fixed` used a fixed number of processes and iterations per cell (no "
+                     "target, so no stop reasons); its half-widths are what that protocol happened to achieve.")
+    if (t["protocol"] == "adaptive").any():
+        notes.append("An `adaptive` run added processes to each cell until its interval met the target (`met`), "
+                     "its time budget was spent (`budget`), its processes showed no steady state, or it could "
+                     "not run; the achieved half-widths are those recorded when each cell stopped.")
+    caption = (f"Table: precision achieved per benchmark family: relative half-width (high - low) / (2 mean) of "
+               f"each cell's {conf} confidence interval ({runs.method} method, steady-state iterations), median "
+               "and 90th percentile over the family's cells with an interval, and cells by stop reason.")
+    return "\n".join(lines) + "\n\n" + " ".join(notes) + "\n\n" + caption
+
+
+def _quote(arg: str) -> str:
+    return shlex.quote(arg)
+
+
+def reproduce_block(run_dirs: list[Path]) -> str:
+    """The exact command that made each run (its manifest's `command`), then how the paper was made."""
+    out = []
+    for d in run_dirs:
+        m = read_manifest(Path(d))
+        cmd = m.get("command")
+        if isinstance(cmd, list):
+            cmd = " ".join(_quote(a) for a in cmd)
+        elif isinstance(cmd, str):
+            cmd = " ".join(_quote(a) for a in shlex.split(cmd))
+        commit = ((m.get("project") or {}).get("commit") or "unknown")[:12]
+        out.append(f"Run `{m.get('run_id')}` was made at commit `{commit}` by\n\n```sh\n"
+                   f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
+                   "(`--out` only chooses where the run directory goes; the run directory was then copied to "
+                   f"`data/reference/{Path(d).name}`.)")
+    out.append("The tables, figures and generated text of this paper are then made from the runs by\n\n```sh\n"
+               "make paper   # python -m harness notebooks data/reference/*/ --paper paper.md --figures figures \\\n"
+               "             #   --executed data/reference-notebooks\n"
+               "```")
+    return "\n\n".join(out)

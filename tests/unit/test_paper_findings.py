@@ -1,0 +1,173 @@
+"""Generated prose follows the data: wording by interval, the rank-correlation test of a claim,
+the precision block from an adaptive record, the noise warning, and the aligned summary text."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis.stats import CellSample
+from harness.analysis.stats.rankcorr import rank_correlation, spearman
+from harness.analysis.summary import format_text, rate_text, time_text
+from harness.studies import findings, runfacts
+from harness.studies.common import shorten
+
+
+def test_faster_only_when_the_interval_lies_below_one():
+    s = findings.ratio_sentence("A", "B", 0.5, 0.4, 0.625)
+    assert s.startswith("A is 2.00 [1.60, 2.50] times faster than B")
+
+
+def test_slower_only_when_the_interval_lies_above_one():
+    s = findings.ratio_sentence("A", "B", 1.5, 1.2, 1.9)
+    assert "A is 1.50 [1.20, 1.90] times slower than B" in s
+
+
+def test_an_interval_including_one_is_worded_as_cannot_be_told_apart():
+    for lo, hi in ((0.9, 1.1), (0.5, 1.0001), (0.9999, 3.0)):
+        s = findings.ratio_sentence("A", "B", 0.95, lo, hi)
+        assert "cannot be told apart" in s and "includes 1" in s
+        assert "faster" not in s and "slower" not in s
+
+
+def test_no_interval_claims_nothing():
+    s = findings.ratio_sentence("A", "B", 0.5, math.nan, math.nan)
+    assert "no interval" in s and "faster" not in s and "slower" not in s
+
+
+def _cells(means: list[float], rng: np.random.Generator, sd: float = 0.01, procs: int = 8) -> list[CellSample]:
+    return [CellSample([rng.normal(m, sd * m, 10) * rng.normal(1, sd) for _ in range(procs)]) for m in means]
+
+
+def test_rank_correlation_finds_a_known_positive_relation():
+    rng = np.random.default_rng(1)
+    counts = [10, 100, 1000, 10_000, 100_000, 1_000_000]
+    speedups = [1.1, 1.5, 2.0, 3.0, 4.5, 6.0]  # grows with counts
+    slow = _cells([s for s in speedups], rng)
+    fast = _cells([1.0] * 6, rng)
+    r = rank_correlation(counts, slow, fast, resamples=2000)
+    assert r.rho == 1.0 and r.low > 0 and r.verdict == "supported"
+
+
+def test_rank_correlation_with_no_relation_is_not_supported():
+    rng = np.random.default_rng(2)
+    counts = [10, 100, 1000, 10_000, 100_000, 1_000_000]
+    slow = _cells([2.0] * 6, rng, sd=0.2, procs=4)  # the same speedup everywhere, noisy
+    fast = _cells([1.0] * 6, rng, sd=0.2, procs=4)
+    r = rank_correlation(counts, slow, fast, resamples=2000)
+    assert r.low < 0 < r.high and r.verdict == "not supported"
+
+
+def test_rank_correlation_contradicted_and_undecided():
+    rng = np.random.default_rng(3)
+    counts = [1, 2, 3, 4, 5]
+    r = rank_correlation(counts, _cells([5, 4, 3, 2, 1.5], rng), _cells([1] * 5, rng), resamples=1000)
+    assert r.verdict == "contradicted"
+    few = rank_correlation(counts[:2], _cells([1, 2], rng), _cells([1, 1], rng))
+    assert few.verdict == "undecided"
+
+
+def test_spearman_averages_tied_ranks():
+    assert spearman([1, 1, 2, 3], np.array([1.0, 2.0, 3.0, 4.0])) > 0.9
+    assert spearman([1, 2, 3], np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]])).tolist() == [1.0, -1.0]
+
+
+def _fake_run(tmp_path, adaptive: dict | None, doctor: list | None = None):
+    d = tmp_path / "20260101-000000-abcdef"
+    d.mkdir()
+    m = {"schema_version": 2, "run_id": d.name, "command": "python -m harness run --benchmarks 'bindings.*' --target-ci 3",
+         "project": {"commit": "0123456789abcdef"}}
+    if adaptive:
+        m["adaptive"] = adaptive
+    if doctor:
+        m["doctor"] = doctor
+    (d / "manifest.json").write_text(json.dumps(m))
+    return d
+
+
+class _FakeRuns:
+    def __init__(self, run_dir, summary=None, processes=None):
+        self.run_dirs = [run_dir]
+        self.confidence = 0.99
+        self.method = "process-bootstrap"
+        self.summary = summary if summary is not None else pd.DataFrame(
+            columns=["benchmark", "mean_s", "ci_low_s", "ci_high_s"])
+        self.processes = processes if processes is not None else pd.DataFrame()
+
+
+def test_precision_block_reads_the_adaptive_record(tmp_path):
+    cells = [{"benchmark": f"bindings.b{i}", "params": "", "engine": "e", "runtime": "cpython", "target": 0.03,
+              "stop": stop, "achieved": a}
+             for i, (stop, a) in enumerate([("met", 0.02), ("met", 0.03), ("budget", 0.08), ("no steady state", 0.2)])]
+    cells.append({"benchmark": "tpch.q01", "params": "", "engine": "e", "runtime": "pypy", "target": 0.03,
+                  "stop": "not run"})
+    d = _fake_run(tmp_path, {"settings": {"target": 0.03}, "cells": cells})
+    block = runfacts.precision_block(_FakeRuns(d))
+    rows = [line for line in block.splitlines() if line.startswith(f"| {d.name}")]
+    assert len(rows) == 2
+    b = rows[0].split(" | ")
+    assert b[1:5] == ["bindings", "adaptive", "±3.0%", "4"]
+    assert b[5] == f"±{100 * np.median([0.02, 0.03, 0.08, 0.2]):.1f}%"
+    assert b[6] == f"±{100 * np.quantile([0.02, 0.03, 0.08, 0.2], 0.9):.1f}%"
+    assert b[7:11] == ["2", "1", "1", "0 |"]
+    assert rows[1].split(" | ")[-1] == "1 |"  # tpch: one cell not run
+
+
+def test_precision_block_of_a_fixed_run_says_so(tmp_path):
+    d = _fake_run(tmp_path, None)
+    summary = pd.DataFrame({"benchmark": ["bindings.a", "bindings.b", "bindings.c"], "mean_s": [1.0, 2.0, np.nan],
+                            "ci_low_s": [0.9, 1.6, np.nan], "ci_high_s": [1.1, 2.4, np.nan]})
+    block = runfacts.precision_block(_FakeRuns(d, summary))
+    assert "| fixed | none (fixed) | 3 | ±15.0% |" in block and "fixed number of processes" in block
+
+
+def test_noise_warning_counts_noisy_processes_and_busy_starts(tmp_path):
+    procs = pd.DataFrame({"noise": [{"noisy": True}, {"noisy": False}, {"noisy": True}, None]})
+    text = runfacts.noise_warning(procs, [])
+    assert text.startswith("**Warning: noisy run.** 2 of 3 processes")
+    busy = [{"check": "load", "status": "warn", "value": "3.1 (of 2 CPUs)", "advice": ""}]
+    assert "started on a busy machine (load: 3.1" in runfacts.noise_warning(pd.DataFrame(), [
+        {"run_id": "r", "doctor": busy}])
+    quiet = pd.DataFrame({"noise": [{"noisy": False}]})
+    assert runfacts.noise_warning(quiet, [{"run_id": "r", "doctor": []}]) == ""
+
+
+def test_reproduce_block_quotes_the_manifest_command(tmp_path):
+    d = _fake_run(tmp_path, None)
+    text = runfacts.reproduce_block([d])
+    assert "python -m harness run --benchmarks 'bindings.*' --target-ci 3" in text and "0123456789ab" in text
+
+
+def test_exclusion_reasons_are_cut_at_a_word():
+    assert shorten("alpha beta gamma delta", 13) == "alpha beta …"
+    assert shorten("short", 10) == "short"
+
+
+def test_units_are_chosen_per_cell():
+    assert time_text(0.00849, 0.00761, 0.00955) == "8.49 ms [7.61, 9.55]"
+    assert time_text(2.5e-6, 2.0e-6, 3.0e-6) == "2.50 µs [2.00, 3.00]"
+    assert time_text(1.0, math.nan, math.nan) == "1.00 s"
+    assert rate_text(3_880_000, "rows/s") == "3.88 M rows/s" and rate_text(104_000, "queries/s") == "104 k queries/s"
+
+
+def test_summary_text_is_aligned_and_narrow():
+    rows = []
+    for bench, params, rate in (("bindings.select_fold", "n=10000", 1e6), ("bindings.point_query", "n=10,queries=5", 9e4)):
+        for engine, mean in (("sqlite/sqlite3", 0.00849), ("mariadb/mysqlclient", 0.171)):
+            rows.append({"benchmark": bench, "params": params, "engine": engine, "runtime": "cpython3.11.7",
+                         "processes": 5, "iterations": 10, "mean_s": mean, "ci_low_s": mean * 0.9,
+                         "ci_high_s": mean * 1.1, "rows_per_s": rate, "confidence": 0.99,
+                         "method": "process-bootstrap", "status": "ok", "reason": "", "no_steady": 0, "noisy": 0})
+    rows.append({**rows[0], "engine": "duckdb", "status": "invalid", "mean_s": np.nan, "rows_per_s": np.nan,
+                 "reason": "wrong answer " * 30})
+    text = format_text(pd.DataFrame(rows))
+    lines = text.splitlines()
+    assert all(len(line) <= 120 for line in lines)
+    assert "8.49 ms [7.64, 9.34]" in text and "171 ms [154, 188]" in text
+    assert "queries/s" in text and "rows/s" in text
+    cells = [line for line in lines if line.startswith("  sqlite/") or line.startswith("  mariadb/")]
+    ends = {line.index(" [") + len(line.split(" [")[1].split("]")[0]) + 2 for line in cells}
+    assert len(ends) == 1, "the interval column is right-aligned"
+    assert "…" in text  # a long reason is cut at a word, not mid-word
