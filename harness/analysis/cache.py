@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 

@@ -64,7 +64,7 @@ def test_ratio_rows_equal_the_plain_ratio_summary(small_run, tmp_path, monkeypat
 def test_a_corrupt_or_foreign_cache_entry_is_recomputed_not_trusted(small_run, tmp_path, monkeypatch):
     monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
     old = _old_summary(small_run)
-    RunSet(small_run).summary
+    _ = RunSet(small_run).summary
     entries = sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file() and p.suffix in (".npz", ".f8"))
     assert len(entries) > 2
     for i, p in enumerate(entries):
@@ -81,8 +81,8 @@ def test_a_corrupt_or_foreign_cache_entry_is_recomputed_not_trusted(small_run, t
 
 def test_a_changed_timings_file_is_a_different_cache_entry(small_run, tmp_path, monkeypatch):
     monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
-    RunSet(small_run).summary
-    path = sorted((small_run / "timings").glob("*.parquet"))[0]
+    _ = RunSet(small_run).summary
+    path = min((small_run / "timings").glob("*.parquet"))
     table = store._read_timings_file(path)
     rows = table.to_pydict()
     rows["wall_ns"] = [v * 2 for v in rows["wall_ns"]]
@@ -144,3 +144,16 @@ def test_reference_classes_do_not_change_with_block_changepoints(monkeypatch):
     exact = stats.steady_states(xs)
     monkeypatch.setattr(warmup, "EXACT_MAX", 0)
     assert stats.steady_states(xs) == exact
+
+
+def test_two_runs_with_the_same_processes_read_as_the_plain_path_merges_them(small_run, tmp_path, monkeypatch):
+    """Process numbers repeat across runs: both paths merge them into one series per process
+    number, in iteration order (ties in load order)."""
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    df = simdata.simulate_run(benchmarks=3, engines=("a", "b"), processes=4, iterations=12, warmup=2,
+                              invalid_rate=0.1, seed=8)
+    other = store.write_imported_run(tmp_path / "runs2", df, {"source": "test"})
+    raw = store.load_runs([small_run, other])
+    old = attach_run_facts(stats.summarize_cells(raw), cell_counts(raw),
+                           store.load_process_records([small_run, other]), [small_run, other])
+    pd.testing.assert_frame_equal(RunSet([small_run, other]).summary, old)

@@ -206,7 +206,13 @@ def rankdata(x: np.ndarray) -> np.ndarray:
     """Average ranks (1-based; ties share their mean rank), as scipy.stats.rankdata, for short series
     (scipy's costs ~0.4 ms a call, and this runs for every process of a run)."""
     order = np.argsort(x, kind="mergesort")
-    _, inv, counts = np.unique(x[order], return_inverse=True, return_counts=True)
+    xs = x[order]
+    # runs of equal values in the sorted array (what np.unique would find, without sorting again)
+    new = np.empty(len(xs), dtype=bool)
+    new[:1] = True
+    np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    inv = new.cumsum() - 1
+    counts = np.bincount(inv)
     avg = np.cumsum(counts) - (counts - 1) / 2
     out = np.empty(len(x))
     out[order] = avg[inv]
@@ -330,7 +336,11 @@ def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_t
             out[i] = (0, "flat")
         else:
             by_len.setdefault(len(x), []).append(i)
-    for n, idxs in by_len.items():
+    # batches of equal-length series (each row is computed alone: batching changes no value),
+    # at most ~2 million values each so that long runs need tens of MB, not gigabytes
+    batches = [(n, idxs[a:a + max(1, 2_000_000 // n)]) for n, idxs in by_len.items()
+               for a in range(0, len(idxs), max(1, 2_000_000 // n))]
+    for n, idxs in batches:
         X = np.stack([xs[i] for i in idxs])
         sig = _noise_sd_rows(X)
         Z = (X - np.median(X, axis=1, keepdims=True)) / sig[:, None]
