@@ -30,9 +30,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import store  # noqa: E402
-from harness.fsutil import write_json_atomic  # noqa: E402
-from harness.protocol import SCHEMA_VERSION  # noqa: E402
+from harness import store
+from harness.fsutil import write_json_atomic
+from harness.protocol import SCHEMA_VERSION
 
 CELLS = 40
 

@@ -348,7 +348,7 @@ def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_t
         Z = (X - np.median(X, axis=1, keepdims=True)) / sig[:, None]
         pen = pen_scale * math.log(n)
         ends = (changepoints_batch(Z, pen) if n <= EXACT_MAX
-                else changepoints_blocks(Z, pen, int(math.ceil(n / BLOCKS))))
+                else changepoints_blocks(Z, pen, math.ceil(n / BLOCKS)))
         for i, sg, e in zip(idxs, sig, ends):
             out[i] = _classify(xs[i], float(sg), e, rel_tol, min_tail)
     return out  # type: ignore[return-value]
