@@ -16,7 +16,8 @@ help:
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
-	@echo "make bench        bench-stats, and the harness's timed region against a bare timeit"
+	@echo "make bench        bench-stats, the harness's timed region against a bare timeit, and the speed goals"
+	@echo "                  (BEFORE=PATH: a checkout to compare with, e.g. a worktree of main)"
 	@echo "make bench-precision  crossings' adaptive protocol vs pyperf's defaults at equal wall time (E1, 3 repetitions)"
 
 $(STAMP): requirements.lock requirements-mysqlclient.lock pyproject.toml
@@ -74,6 +75,7 @@ bench-precision: setup
 
 bench: bench-stats
 	$(PY) benchmarks/timed_region.py
+	$(PY) benchmarks/bench_speed.py $(if $(BEFORE),--before $(BEFORE))
 
 clean:
 	rm -rf data/cache data/reference-notebooks

@@ -16,16 +16,19 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def replacing(path: Path) -> Iterator[Path]:
+def replacing(path: Path, sync: bool = True) -> Iterator[Path]:
     """Yield a temporary path beside `path`; once the block has written it, fsync it and rename it
     over `path`, so a reader sees the old file or the whole new one, never a part. If the block
-    fails (a crash, a full disk), the temporary file is removed and `path` is untouched."""
+    fails (a crash, a full disk), the temporary file is removed and `path` is untouched.
+    sync=False skips the fsync: for caches, whose readers check every entry and recompute a bad
+    one, so a power cut may lose an entry but never make a wrong one trusted."""
     path = Path(path)
     tmp = path.with_name(".%s.tmp.%d" % (path.name, os.getpid()))
     try:
         yield tmp
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
+        if sync:
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -33,9 +36,9 @@ def replacing(path: Path) -> Iterator[Path]:
         raise
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: Path, data: bytes, sync: bool = True) -> None:
     """Write `path` atomically (see `replacing`)."""
-    with replacing(Path(path)) as tmp:
+    with replacing(Path(path), sync) as tmp:
         with open(tmp, "wb") as f:
             f.write(data)
 

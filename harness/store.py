@@ -20,7 +20,7 @@ import json
 import secrets
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from harness.errors import DataError, UserError
 from harness.fsutil import PROJECT_ROOT, replacing, write_json_atomic
@@ -51,10 +51,57 @@ def write_timings(run_dir: Path, seq: int, rows: dict[str, list]) -> Path:
     if path.exists():
         raise FileExistsError(f"{path} exists: raw timings are never rewritten")
     path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pydict({k: rows[k] for k in RAW_COLUMNS}, schema=_arrow_schema())
+    schema = _arrow_schema()
+    n = len(rows["iteration"])
+    table = pa.Table.from_arrays([_column(f.type, rows[f.name], n) for f in schema], schema=schema)
     with replacing(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
     return path
+
+
+def _column(typ, values: list, n: int):
+    """A pyarrow array of `values` (None: null) built from buffers.
+
+    Why not pa.array or Table.from_pydict: they import pandas (pyarrow checks every input for
+    pandas types), about a second of a run's start-up that the runner never needs. The table
+    is the same (a unit test compares them with Table.from_pydict).
+    """
+    import array
+
+    import pyarrow as pa
+
+    if len(values) != n:
+        raise ValueError(f"column has {len(values)} values, expected {n}")
+    valid = [v is not None for v in values]
+    nulls = n - sum(valid)
+    validity = None
+    if nulls:
+        bits = bytearray((n + 7) // 8)
+        for i, ok in enumerate(valid):
+            if ok:
+                bits[i >> 3] |= 1 << (i & 7)
+        validity = pa.py_buffer(bytes(bits))
+    if pa.types.is_string(typ):
+        data = [v.encode() if v is not None else b"" for v in values]
+        offsets = array.array("i", [0] * (n + 1))
+        total = 0
+        for i, b in enumerate(data):
+            total += len(b)
+            offsets[i + 1] = total
+        return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(data))],
+                                     null_count=nulls)
+    if pa.types.is_boolean(typ):
+        bits = bytearray((n + 7) // 8)
+        for i, v in enumerate(values):
+            if v:
+                bits[i >> 3] |= 1 << (i & 7)
+        return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(bytes(bits))], null_count=nulls)
+    code = "q" if pa.types.is_int64(typ) else "d"
+    if not (pa.types.is_int64(typ) or pa.types.is_float64(typ)):
+        raise TypeError(f"no column builder for {typ}")
+    fill = 0 if code == "q" else 0.0
+    data = array.array(code, [fill if v is None else v for v in values])
+    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(data.tobytes())], null_count=nulls)
 
 
 def write_process_record(run_dir: Path, seq: int, record: dict[str, Any]) -> Path:
@@ -222,7 +269,8 @@ def _read_timings_file(path: Path):
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        with pq.ParquetFile(path) as f:  # half the per-file cost of pq.read_table
+            table = f.read()
     except FileNotFoundError:
         raise DataError(f"{path}: missing timings file (its process record names it)") from None
     except (pa.ArrowInvalid, OSError) as exc:
@@ -283,19 +331,15 @@ def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | No
     return None
 
 
-def load_runs(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
-    """All raw timings of one or more runs (a path, a string or a list of either) as one
-    DataFrame, verified on load.
+def iter_timings(run_dirs: Path | str | Iterable[Path | str]) -> Iterator[tuple[Path, Any]]:
+    """(path, verified pyarrow table) of every timings file of one or more runs, in load order.
 
-    Only timings whose process record exists are loaded (the record is the commit marker), so a
-    file left by a crash between the two writes is ignored rather than half-trusted. Each
-    loaded file must match its record and the records the plan (`verify_timings`,
-    `verify_records`); any mismatch is a DataError naming the file. An incomplete run loads
-    with an IncompleteRunWarning.
+    Only timings whose process record exists are read (the record is the commit marker), so a
+    file left by a crash between the two writes is ignored rather than half-trusted. Each file
+    must match its record and the records the plan (`verify_timings`, `verify_records`); any
+    mismatch is a DataError naming the file. An incomplete run gives an IncompleteRunWarning.
+    One file at a time: a reader that reduces each table keeps memory bounded by one process.
     """
-    import pyarrow as pa
-
-    tables = []
     dirs = as_run_dirs(run_dirs)
     if not dirs:
         raise UserError("no run directory given")
@@ -316,7 +360,27 @@ def load_runs(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
             path = run_dir / name
             table = _read_timings_file(path)
             verify_timings(path, table, manifest["run_id"], rec, _expected_rows(rec, plan))
-            tables.append(table)
+            yield path, table
+
+
+def input_files(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
+    """Every file a load of these runs reads (manifest, plan, records, timings), in a fixed
+    order: what a cache of anything derived from the runs must hash."""
+    out: list[Path] = []
+    for run_dir in as_run_dirs(run_dirs):
+        run_dir = Path(run_dir)
+        out += [p for p in (run_dir / "manifest.json", run_dir / "plan.json") if p.exists()]
+        out += sorted((run_dir / "processes").glob("*.json"))
+        out += sorted((run_dir / "timings").glob("*.parquet"))
+    return out
+
+
+def load_runs(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
+    """All raw timings of one or more runs (a path, a string or a list of either) as one
+    DataFrame, verified on load (`iter_timings`)."""
+    import pyarrow as pa
+
+    tables = [table for _, table in iter_timings(run_dirs)]
     if not tables:
         return _arrow_schema().empty_table().to_pandas()
     df = pa.concat_tables(tables).to_pandas()

@@ -10,6 +10,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# the analysis cache (data/cache/series, data/cache/replicates) of tests goes to a temporary
+# directory, never the checkout's; subprocesses inherit it
+if "CROSSINGS_ANALYSIS_CACHE" not in os.environ:
+    import tempfile
+
+    os.environ["CROSSINGS_ANALYSIS_CACHE"] = tempfile.mkdtemp(prefix="crossings-test-cache-")
+
 
 def harness(*args: str, timeout: float = 600, check: bool = True, **kw) -> subprocess.CompletedProcess:
     """`python -m harness ARGS` in a fresh process; returns the completed process."""

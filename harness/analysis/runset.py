@@ -19,6 +19,7 @@ from harness.analysis.methods import DEFAULT_METHOD
 if TYPE_CHECKING:
     import pandas as pd
 
+    from harness.analysis.series import RunSeries
     from harness.analysis.stats import CellBoot, CellSample
 
 
@@ -29,7 +30,8 @@ class RunSet:
     """Runs and the statistical options every number drawn from them shares."""
 
     def __init__(self, run_dirs: Path | str | Iterable[Path | str], method: str = DEFAULT_METHOD,
-                 confidence: float = 0.99, resamples: int = 10000, seed: int = 0, steady_state: bool = True) -> None:
+                 confidence: float = 0.99, resamples: int = 10000, seed: int = 0, steady_state: bool = True,
+                 use_cache: bool = True) -> None:
         from harness.analysis import stats
         from harness.errors import UserError
 
@@ -43,6 +45,8 @@ class RunSet:
         self.resamples = resamples
         self.seed = seed
         self.steady_state = steady_state
+        #: read the runs' reduced series and cells' replicates from data/cache/ (`analysis.cache`)
+        self.use_cache = use_cache
         self._boots: dict[tuple, CellBoot] = {}
         self._alt_boots: dict[tuple, CellBoot] = {}
         #: how many times each cell was bootstrapped (once, if everything shares the cache)
@@ -51,7 +55,15 @@ class RunSet:
     # -- loaded once --
     @cached_property
     def raw(self) -> pd.DataFrame:
+        """Every raw row (for run-sequence plots); the statistics read `series` instead."""
         return store.load_runs(self.run_dirs)
+
+    @cached_property
+    def series(self) -> RunSeries:
+        """Per process its valid times, per cell its counts: all the statistics read (cached)."""
+        from harness.analysis.series import load_series
+
+        return load_series(self.run_dirs, use_cache=self.use_cache)
 
     @cached_property
     def processes(self) -> pd.DataFrame:
@@ -61,7 +73,9 @@ class RunSet:
     def _split(self) -> tuple[dict[tuple, CellSample], dict[tuple, CellSample], pd.DataFrame]:
         from harness.analysis import stats
 
-        steady, every, info = stats.split_cells(self.raw)
+        s = self.series
+        steady, every, info = stats.split_series(s.keys, s.xs, s.cells, s.invalid, s.outliers,
+                                                    s.steady_states())
         return (steady, every, info) if self.steady_state else (every, steady, info)
 
     @property
@@ -85,11 +99,20 @@ class RunSet:
         wanted = list(samples) if keys is None else list(keys)
         missing = {k: samples[k] for k in wanted if k not in cache and k in samples}
         if missing:
-            fresh = stats.boot_cells(missing, self.method, self.resamples, self.seed)
+            fresh = stats.boot_cells(missing, self.method, self.resamples, self.seed, *self._replicate_cache())
             if count:
                 self.boot_counts.update(fresh.keys())
             cache.update(fresh)
         return {k: cache[k] for k in wanted if k in cache}
+
+    def _replicate_cache(self) -> tuple:
+        """(lookup, keep) of data/cache/replicates/ for boot_cells, or (None, None)."""
+        from harness.analysis import replicates
+
+        if not self.use_cache or replicates.cache_dir() is None:
+            return None, None
+        return (lambda k, s: replicates.lookup(k, s, self.method, self.resamples, self.seed),
+                lambda k, s, reps: replicates.keep(k, s, self.method, self.resamples, self.seed, reps))
 
     def boots(self, keys: Iterable[tuple] | None = None) -> dict[tuple, CellBoot]:
         """Each requested cell reduced (bootstrapped) the first time it is asked for."""
@@ -113,7 +136,7 @@ class RunSet:
         """Every cell, including those that produced no timings, with status and derived rates."""
         from harness.analysis.summary import attach_run_facts
 
-        return attach_run_facts(self.cell_stats, self.raw, self.processes, self.run_dirs)
+        return attach_run_facts(self.cell_stats, self.series.counts_frame(), self.processes, self.run_dirs)
 
     def ratio_rows(self, keys: Iterable[tuple], baseline: str) -> pd.DataFrame:
         """stats.ratio_summary of the cells `keys` (and their baselines among them)."""

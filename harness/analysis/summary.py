@@ -35,22 +35,33 @@ def cell_status(processes: pd.DataFrame) -> pd.DataFrame:
     if processes.empty:
         return pd.DataFrame(columns=[*KEYS[:3], "runtime_family", "status", "reason", "processes_ok", "processes_total",
                                      "noisy"])
-    p = processes.copy()
-    p["runtime_family"] = p.get("runtime_family", p["runtime"]).fillna(p["runtime"])
-    p["rank"] = p["status"].map(order).fillna(4)
+    p = processes
+    family = p.get("runtime_family", p["runtime"]).fillna(p["runtime"])
+    rank = p["status"].map(order).fillna(4).to_numpy()
+    seq = p["seq"].to_numpy()
+    status_v = p["status"].to_numpy(dtype=object)
+    reason_v = p["reason"].to_numpy(dtype=object)
+    runtime_v = p["runtime"].to_numpy(dtype=object)
+    runtime_ok = p["runtime"].notna().to_numpy()
+    noise_v = p["noise"].to_numpy(dtype=object) if "noise" in p else None
+    keys = p[["benchmark", "params", "engine"]].assign(runtime_family=family)
     rows = []
-    for key, g in p.groupby(["benchmark", "params", "engine", "runtime_family"], sort=False):
-        worst = g.sort_values(["rank", "seq"]).iloc[-1]
-        bad = g[g["status"] != "ok"]
-        status = worst["status"]
-        if status in ("failed", "timeout", "error") and (g["status"] == "ok").any():
-            status = f"{status} ({(g['status'] != 'ok').sum()}/{len(g)} processes)"
-        reason = bad.sort_values("seq")["reason"].iloc[0] if len(bad) else ""
-        runtime = g["runtime"].dropna().iloc[0] if g["runtime"].notna().any() else key[3]
+    # plain arrays per group (pandas per group cost ~15 ms a cell: most of a summary's time)
+    for key, idx in keys.groupby(["benchmark", "params", "engine", "runtime_family"], sort=False).indices.items():
+        idx = np.sort(idx)
+        worst = idx[np.lexsort((seq[idx], rank[idx]))[-1]]
+        ok = status_v[idx] == "ok"
+        bad = idx[~ok]
+        status = status_v[worst]
+        if status in ("failed", "timeout", "error") and ok.any():
+            status = f"{status} ({(~ok).sum()}/{len(idx)} processes)"
+        reason = reason_v[bad[np.argsort(seq[bad], kind="stable")[0]]] if len(bad) else ""
+        seen = idx[runtime_ok[idx]]
+        runtime = runtime_v[seen[0]] if len(seen) else key[3]
+        noisy = sum(bool(n.get("noisy")) for n in noise_v[idx] if isinstance(n, dict)) if noise_v is not None else 0
         rows.append({"benchmark": key[0], "params": key[1], "engine": key[2], "runtime_family": key[3],
                      "runtime_seen": runtime, "status": status, "reason": reason,
-                     "processes_ok": int((g["status"] == "ok").sum()), "processes_total": len(g),
-                     "noisy": _noisy(g)})
+                     "processes_ok": int(ok.sum()), "processes_total": len(idx), "noisy": int(noisy)})
     return pd.DataFrame(rows)
 
 
@@ -80,15 +91,20 @@ def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
     return notes
 
 
-def attach_run_facts(summary: pd.DataFrame, raw: pd.DataFrame, procs: pd.DataFrame,
+def cell_counts(raw: pd.DataFrame) -> pd.DataFrame:
+    """Per cell (KEYS) the largest crossings and values_converted of its raw rows."""
+    return raw.groupby(KEYS, sort=False)[["crossings", "values_converted"]].max().reset_index()
+
+
+def attach_run_facts(summary: pd.DataFrame, counts: pd.DataFrame, procs: pd.DataFrame,
                      run_dirs: list[Path]) -> pd.DataFrame:
     """Per-cell statistics plus what only the runs know: each cell's status and reason (cells
-    without timings included), crossings and values converted, rows/s and cycles per row."""
+    without timings included), crossings and values converted (`counts`: KEYS, crossings,
+    values_converted per cell, as `cell_counts` gives), rows/s and cycles per row."""
     from harness import workloads
 
     status = cell_status(procs)
-    if not raw.empty:
-        counts = raw.groupby(KEYS, sort=False)[["crossings", "values_converted"]].max().reset_index()
+    if not counts.empty:
         summary = summary.merge(counts, on=KEYS, how="left")
     # attach status: runtime in the raw rows is the exact version; processes know both
     if not status.empty:

@@ -1,10 +1,11 @@
 """Named protocols: how many processes and iterations, which benchmarks and engines by default.
 
 `smoke` takes seconds and exists for tests; `quick` takes minutes and is what `make run` does on
-the embedded engines; `paper` runs the adaptive protocol: a pilot of 3 processes per cell, then
-processes and iterations chosen by the planner until each cell's 99% interval is within +-2% of
-its mean or the cell has spent its machine time. `params` override workloads' default
-parameters, per benchmark glob.
+the embedded engines (3 processes: the fewest that give an interval, since a run's time is
+mostly its processes' start-up and set-up); `paper` runs the adaptive protocol: a pilot of 3
+processes per cell, then processes and iterations chosen by the planner until each cell's 99%
+interval is within +-2% of its mean or the cell has spent its machine time. `params` override
+workloads' default parameters, per benchmark glob.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ PROFILES: dict[str, Profile] = {
                      {"bindings.*": {"n": 1000}, "tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01},
                       "micro.filltable": {"rows": 1000}},
                      "seconds: for tests and a first look"),
-    "quick": Profile("quick", 5, 10, 300.0, ("bindings.*", "micro.*", "tpch.*"), ("sqlite/*", "duckdb"),
+    "quick": Profile("quick", 3, 10, 300.0, ("bindings.*", "micro.*", "tpch.*"), ("sqlite/*", "duckdb"),
                      {"tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}, "micro.filltable": {"rows": 10000}},
                      "minutes: the README's `make run` on the embedded engines", budget_s=2.0),
     "paper": Profile("paper", 3, 10, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,31 +23,44 @@ def split_cells(df: pd.DataFrame) -> tuple[dict[tuple, CellSample], dict[tuple, 
     counted in info's `no_steady`), `all` keeps every valid iteration. info has one row per
     cell (indexed by the cell keys) with invalid and outlier counts and the warm-up classes.
     """
-    info_cols = CELL_KEYS + ["invalid", "outliers", "warmup", "no_steady"]
     if df.empty:
-        return {}, {}, pd.DataFrame(columns=info_cols).set_index(CELL_KEYS)
+        return split_series([], [], [], [], [])
     keys, xs, _, df = _process_series(df)
-    res = steady_states(xs)
     valid = df["check_ok"].astype(bool).to_numpy()
     outl = flag_outliers(df).to_numpy()
     cell_index = df.groupby(CELL_KEYS, sort=True).indices
+    cells = [tuple(k) for k in cell_index]
+    return split_series(keys, xs, cells, [int((~valid[idx]).sum()) for idx in cell_index.values()],
+                        [int(outl[idx].sum()) for idx in cell_index.values()])
+
+
+def split_series(keys: list[tuple], xs: list[np.ndarray], cells: list[tuple], invalid: Sequence[int],
+                 outliers: Sequence[int], steady: Sequence[tuple[int | None, str]] | None = None
+                 ) -> tuple[dict[tuple, CellSample], dict[tuple, CellSample], pd.DataFrame]:
+    """`split_cells` of runs already reduced to per-process series (`analysis.series`): keys
+    (cell + process, sorted), each process's valid times in iteration order, the sorted cells
+    and their invalid and outlier counts; `steady`: steady_states(xs) if already known."""
+    info_cols = CELL_KEYS + ["invalid", "outliers", "warmup", "no_steady"]
+    if not cells:
+        return {}, {}, pd.DataFrame(columns=info_cols).set_index(CELL_KEYS)
+    res = steady_states(xs) if steady is None else steady
     per_cell: dict[tuple, tuple[list[np.ndarray], list[np.ndarray], list[str]]] = {
-        tuple(k): ([], [], []) for k in cell_index}
+        tuple(k): ([], [], []) for k in cells}
     for key, x, (start, cls) in zip(keys, xs, res):
         if len(x) == 0:
             continue
-        steady, every, classes = per_cell[key[:4]]
+        steady, every, classes = per_cell[tuple(key[:4])]
         classes.append(cls)
         every.append(x)
         steady.append(x[start:] if start is not None else x)
     steady_s: dict[tuple, CellSample] = {}
     all_s: dict[tuple, CellSample] = {}
     info_rows = []
-    for key, idx in cell_index.items():
+    for key, inv, out in zip(cells, invalid, outliers):
         key = tuple(key)
         steady, every, classes = per_cell[key]
         steady_s[key], all_s[key] = CellSample(steady), CellSample(every)
-        info_rows.append((*key, int((~valid[idx]).sum()), int(outl[idx].sum()), _class_summary(classes),
+        info_rows.append((*key, int(inv), int(out), _class_summary(classes),
                           sum(c == "no steady state" for c in classes)))
     return steady_s, all_s, pd.DataFrame(info_rows, columns=info_cols).set_index(CELL_KEYS)
 

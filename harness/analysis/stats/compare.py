@@ -8,7 +8,6 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from scipy import special
-from scipy import stats as sps
 
 from harness.analysis.stats.resample import CELL_KEYS
 
@@ -48,6 +47,8 @@ def quantile_ci_orders(n: int, q: float = 0.5, confidence: float = 0.95) -> tupl
                 rp = _binom_pmf(n, q, r)
         conf = accum
     else:
+        from scipy import stats as sps  # lazily: scipy.stats costs a second to import
+
         mu, sd = n * q, math.sqrt(n * q * (1 - q))
         alpha = (1 - confidence) / 2
         l1 = sps.norm.ppf(alpha, mu, sd)
@@ -139,6 +140,8 @@ def mann_whitney_p(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndar
     vals, t = np.unique(xy, return_counts=True)
     if len(vals) == 1:
         return 1.0
+    from scipy import stats as sps
+
     ranks = sps.rankdata(xy)
     U1 = float(ranks[:n1].sum()) - n1 * (n1 + 1) / 2
     U2 = n1 * n2 - U1

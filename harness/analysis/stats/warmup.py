@@ -87,6 +87,77 @@ def changepoints_batch(Z: np.ndarray, pen: float | np.ndarray) -> list[list[int]
     return out
 
 
+#: series up to this long get the exact optimum over every split point (time n^2 per series);
+#: longer ones are segmented on block means and refined (`changepoints_blocks`: near-linear)
+EXACT_MAX = 600
+#: blocks a long series is cut into (the block DP costs BLOCKS^2 per series, whatever n)
+BLOCKS = 300
+
+
+def changepoints_blocks(Z: np.ndarray, pen: float | np.ndarray, block: int) -> list[list[int]]:
+    """Segment ends per row of Z like changepoints_batch, with split points first restricted to
+    multiples of `block`, then each moved to its best place within `block` of where it is.
+
+    The restricted optimum is exact: the L2 cost of a segment made of whole blocks is computed
+    from the same cumulative sums, so this is optimal partitioning over n / block candidate
+    points (cost (n / block)^2, not n^2). The refinement (for each split point, the best single
+    split between its neighbours within +-block) then finds the iteration where the level
+    changes, so a warm-up's end is not rounded to a block boundary, and a split point that no
+    longer pays its penalty is dropped (twice over). Time: O(n) for the sums,
+    O((n / block)^2) for the search, O(block) per split point.
+    """
+    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    m, n = Z.shape
+    pen = np.broadcast_to(np.asarray(pen, dtype=float), (m,))
+    s1 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z, axis=1)], axis=1)
+    s2 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z * Z, axis=1)], axis=1)
+    pos = np.unique(np.append(np.arange(0, n, block), n))
+    B = len(pos) - 1
+    p1, p2 = s1[:, pos], s2[:, pos]
+    F = np.empty((m, B + 1))
+    F[:, 0] = -pen
+    last = np.zeros((m, B + 1), dtype=np.int64)
+    rows = np.arange(m)
+    for t in range(1, B + 1):
+        length = pos[t] - pos[:t]
+        cost = (p2[:, t:t + 1] - p2[:, :t]) - (p1[:, t:t + 1] - p1[:, :t]) ** 2 / length
+        tot = F[:, :t] + cost + pen[:, None]
+        j = np.argmin(tot, axis=1)
+        F[:, t] = tot[rows, j]
+        last[:, t] = j
+
+    def seg_cost(r: int, a: int | np.ndarray, b: int | np.ndarray) -> np.ndarray:
+        return (s2[r, b] - s2[r, a]) - (s1[r, b] - s1[r, a]) ** 2 / (b - a)
+
+    out = []
+    for r in range(m):
+        ends = []
+        t = B
+        while t > 0:
+            ends.append(int(pos[t]))
+            t = int(last[r, t])
+        ends = ends[::-1]
+        for _ in range(2):
+            for i in range(len(ends) - 1):  # refine each split point between its neighbours
+                a = ends[i - 1] if i else 0
+                e = ends[i + 1]
+                cand = np.arange(max(a + 1, ends[i] - block), min(e - 1, ends[i] + block) + 1)
+                if len(cand):
+                    ends[i] = int(cand[np.argmin(seg_cost(r, a, cand) + seg_cost(r, cand, e))])
+            # a level change inside a block needed two block boundaries around it; once one of
+            # them has moved onto the change, the other no longer pays its penalty: drop it
+            i = 0
+            while i < len(ends) - 1:
+                a = ends[i - 1] if i else 0
+                e = ends[i + 1]
+                if seg_cost(r, a, e) <= seg_cost(r, a, ends[i]) + seg_cost(r, ends[i], e) + pen[r]:
+                    del ends[i]
+                else:
+                    i += 1
+        out.append(ends)
+    return out
+
+
 def changepoints(z: np.ndarray, pen: float) -> list[int]:
     """Segment ends of one series (see changepoints_batch)."""
     return changepoints_batch(np.asarray(z, dtype=float)[None, :], pen)[0]
@@ -135,7 +206,13 @@ def rankdata(x: np.ndarray) -> np.ndarray:
     """Average ranks (1-based; ties share their mean rank), as scipy.stats.rankdata, for short series
     (scipy's costs ~0.4 ms a call, and this runs for every process of a run)."""
     order = np.argsort(x, kind="mergesort")
-    _, inv, counts = np.unique(x[order], return_inverse=True, return_counts=True)
+    xs = x[order]
+    # runs of equal values in the sorted array (what np.unique would find, without sorting again)
+    new = np.empty(len(xs), dtype=bool)
+    new[:1] = True
+    np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    inv = new.cumsum() - 1
+    counts = np.bincount(inv)
     avg = np.cumsum(counts) - (counts - 1) / 2
     out = np.empty(len(x))
     out[order] = avg[inv]
@@ -176,7 +253,11 @@ def _trends(x: np.ndarray) -> bool:
     # spearmanr), computed directly: this runs once per process
     rx = rankdata(x) - (n + 1) / 2
     ri = np.arange(n) - (n - 1) / 2
-    rho = float(rx @ ri) / math.sqrt(float(rx @ rx) * float(ri @ ri))
+    # Plain sums, not BLAS dot products: rx and ri are half-integers, so every product is a
+    # multiple of 1/4 and every partial sum is exact in float64 (below 2**51): any order of
+    # summation gives the same float. BLAS spun a second thread per call above 10,000 values
+    # (~16 ms of CPU each on a busy machine).
+    rho = float((rx * ri).sum()) / math.sqrt(float((rx * rx).sum()) * float((ri * ri).sum()))
     if abs(rho) >= 1:
         return True
     t = rho * math.sqrt((n - 2) / (1 - rho * rho))
@@ -257,11 +338,17 @@ def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_t
             out[i] = (0, "flat")
         else:
             by_len.setdefault(len(x), []).append(i)
-    for n, idxs in by_len.items():
+    # batches of equal-length series (each row is computed alone: batching changes no value),
+    # at most ~2 million values each so that long runs need tens of MB, not gigabytes
+    batches = [(n, idxs[a:a + max(1, 2_000_000 // n)]) for n, idxs in by_len.items()
+               for a in range(0, len(idxs), max(1, 2_000_000 // n))]
+    for n, idxs in batches:
         X = np.stack([xs[i] for i in idxs])
         sig = _noise_sd_rows(X)
         Z = (X - np.median(X, axis=1, keepdims=True)) / sig[:, None]
-        ends = changepoints_batch(Z, pen_scale * math.log(n))
+        pen = pen_scale * math.log(n)
+        ends = (changepoints_batch(Z, pen) if n <= EXACT_MAX
+                else changepoints_blocks(Z, pen, math.ceil(n / BLOCKS)))
         for i, sg, e in zip(idxs, sig, ends):
             out[i] = _classify(xs[i], float(sg), e, rel_tol, min_tail)
     return out  # type: ignore[return-value]
@@ -271,8 +358,9 @@ def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel
                  min_tail: float = 0.25) -> tuple[int | None, str]:
     """(index where steady state starts or None, class) of one process's run sequence.
 
-    Changepoint analysis: penalised optimal partitioning (the optimum PELT finds) with an L2
-    cost on the series scaled by a robust noise estimate (the MAD of successive differences,
+    Changepoint analysis: penalised optimal partitioning (the optimum PELT finds; for series
+    longer than EXACT_MAX, the optimum over block boundaries, refined: `changepoints_blocks`,
+    near-linear in n) with an L2 cost on the series scaled by a robust noise estimate (the MAD of successive differences,
     which a level shift does not inflate), penalty pen_scale * log n per changepoint.
     A series whose residuals from its segment levels still drift (a trend, a periodic pattern:
     the rank von Neumann test, `_drifts`), whose levels go up and down twice or more

@@ -1,0 +1,101 @@
+"""Cost of `summary` as a run grows: a synthetic run of P processes x N iterations, timed cold.
+
+Writes a run with the store's own writer (`store.write_timings`, `store.write_process_record`)
+into a temporary directory: 40 cells (benchmark x engine) of P / 40 processes each, N
+iterations per process, lognormal times with a 5% warm-up (10% slower) in the first tenth of
+each process. Then runs `python -m harness summary RUN --format csv` in a subprocess (the
+analysis cache off, so nothing is read from an earlier run) and reports its wall time and peak
+resident memory (resource.getrusage(RUSAGE_CHILDREN).ru_maxrss, the largest child so far: run
+one size per invocation).
+
+  python benchmarks/bench_scale.py --iterations 22727        # 440 x 22,727 = 10 million rows
+  python benchmarks/bench_scale.py --iterations 2273 --tree /path/to/other/checkout
+
+--tree times another checkout's harness on the same data (before/after on one machine).
+Goal (issue 11 item 7): 10 million rows in <= 10 s and <= 1 GiB.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness import store
+from harness.fsutil import write_json_atomic
+from harness.protocol import SCHEMA_VERSION
+
+CELLS = 40
+
+
+def write_run(out: Path, processes: int, iterations: int, seed: int = 0) -> Path:
+    """A complete synthetic run (no plan: like an imported run) under `out`."""
+    rng = np.random.default_rng(seed)
+    run_dir = store.create_run_dir(out)
+    run_id = run_dir.name
+    write_json_atomic(run_dir / "manifest.json", {"schema_version": SCHEMA_VERSION, "run_id": run_id,
+                                                 "status": "complete", "imported": True, "synthetic": True})
+    per_cell = max(1, processes // CELLS)
+    seq = 0
+    for c in range(CELLS):
+        bench, engine = f"synthetic.b{c // 4:02d}", ("sqlite", "duckdb", "apsw", "postgres")[c % 4]
+        for p in range(per_cell):
+            level = 1e4 * (1 + 0.2 * c) * np.exp(0.02 * rng.standard_normal())
+            wall = level * np.exp(0.03 * rng.standard_normal(iterations))
+            wall[: iterations // 10] *= 1.1
+            n = iterations
+            rows = {"run_id": [run_id] * n, "seq": [seq] * n, "benchmark": [bench] * n, "params": [""] * n,
+                    "engine": [engine] * n, "driver": [engine] * n, "runtime": ["cpython3.11.7"] * n,
+                    "process": [p] * n, "iteration": list(range(n)), "pid": [1000 + seq] * n,
+                    "wall_ns": wall.tolist(), "cpu_ns": np.round(wall).astype(np.int64).tolist(),
+                    "check_ok": [True] * n, "crossings": [1] * n, "values_converted": [None] * n}
+            store.write_timings(run_dir, seq, rows)
+            store.write_process_record(run_dir, seq, {
+                "benchmark": bench, "params": "", "engine": engine, "runtime": "cpython3.11.7",
+                "process": p, "status": "ok", "reason": "", "timings_file": f"timings/{seq:06d}.parquet",
+                "rows": n})
+            seq += 1
+    return run_dir
+
+
+def time_summary(run_dir: Path, tree: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MiB) of `harness summary` of `tree` on the run, cold."""
+    env = dict(os.environ, PYTHONPATH=str(tree), CROSSINGS_ANALYSIS_CACHE="off")
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "harness", "summary", str(run_dir), "--format", "csv"], cwd=tree,
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t
+    return wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--processes", type=int, default=440)
+    ap.add_argument("--iterations", type=int, default=22727)
+    ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose harness is timed")
+    ap.add_argument("--keep", type=Path, default=None, help="write the run here and keep it")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.keep or Path(tmp)
+        t = time.perf_counter()
+        run_dir = write_run(out, args.processes, args.iterations)
+        made = time.perf_counter() - t
+        wall, rss = time_summary(run_dir, args.tree.resolve())
+    rows = (args.processes // CELLS) * CELLS * args.iterations
+    print(f"rows={rows} processes={(args.processes // CELLS) * CELLS} iterations={args.iterations} "
+          f"summary_s={wall:.2f} peak_rss_mib={rss:.0f} tree={args.tree} (run written in {made:.1f} s; "
+          f"load average {os.getloadavg()[0]:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""A content-addressed cache of what analysis derives from raw timings, under data/cache/.
+
+Why: every notebook, `summary` and `report` reloads the same runs and bootstraps the same cells;
+reading a thousand Parquet files and drawing 10,000 replicates per cell is most of their time.
+An entry is named by a hash of everything its value depends on (the input bytes or the cell's
+samples, the settings, the source of the code that computes it, numpy's version), so a stale
+entry is never found: a changed input or a changed statistic is a different name. Each entry carries that hash and a digest of its payload;
+one that is truncated, corrupt, from another version or for another key is ignored and
+recomputed, never trusted. Writes are atomic (`fsutil.write_bytes_atomic`, without fsync: a
+lost entry is only recomputed). CROSSINGS_ANALYSIS_CACHE names another directory, or `off`.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from harness.fsutil import PROJECT_ROOT, write_bytes_atomic
+
+#: bump when what is stored, or how it is computed, changes: older entries are then never read
+VERSION = 1
+_MAGIC = b"crossings-cache\n"
+
+
+def cache_dir(kind: str) -> Path | None:
+    """data/cache/<kind> (or $CROSSINGS_ANALYSIS_CACHE/<kind>); None when caching is off."""
+    env = os.environ.get("CROSSINGS_ANALYSIS_CACHE", "").strip()
+    if env.lower() == "off":
+        return None
+    return (Path(env) if env else PROJECT_ROOT / "data" / "cache") / kind
+
+
+#: the code an entry's value comes from: its source is part of every key, so editing the
+#: statistics, the store or the reduction can never leave a stale entry in use
+_SOURCES = ("protocol.py", "store.py", "analysis/cache.py", "analysis/series.py", "analysis/replicates.py",
+            "analysis/methods.py", "analysis/stats/*.py")
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of the source of the modules cached values are computed by."""
+    h = hashlib.blake2b(digest_size=20)
+    root = Path(__file__).resolve().parent.parent
+    for pattern in _SOURCES:
+        for path in sorted(root.glob(pattern)):
+            h.update(path.name.encode() + b"\x1f" + path.read_bytes())
+    return h.hexdigest()
+
+
+def hasher(*parts: object) -> hashlib._Hash:
+    """A blake2b hash seeded with this cache's version, the code's, numpy's and `parts`."""
+    h = hashlib.blake2b(digest_size=20)
+    for p in (VERSION, code_version(), np.__version__, *parts):
+        h.update(repr(p).encode() + b"\x1f")
+    return h
+
+
+def hash_files(paths: Iterable[Path], *parts: object) -> str:
+    """Hex hash of `parts` and the names and bytes of `paths` (every input of a derived value)."""
+    h = hasher(*parts)
+    for p in paths:
+        data = Path(p).read_bytes()
+        h.update(f"{Path(p).parent.name}/{Path(p).name}:{len(data)}\x1f".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def _path(kind: str, key: str, suffix: str = ".npz") -> Path | None:
+    d = cache_dir(kind)
+    return None if d is None else d / key[:2] / f"{key}{suffix}"
+
+
+def load(kind: str, key: str) -> dict[str, np.ndarray] | None:
+    """The arrays stored under `key`, or None (absent, or not a valid entry for this key)."""
+    path = _path(kind, key)
+    if path is None:
+        return None
+    try:
+        blob = path.read_bytes()
+        head, digest, payload = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 40], blob[len(_MAGIC) + 40:]
+        if head != _MAGIC or digest.decode() != hashlib.blake2b(payload, digest_size=20).hexdigest():
+            return None
+        with np.load(io.BytesIO(payload), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        if str(arrays.pop("__key__", "")) != key:
+            return None
+        return arrays
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError):
+        return None
+
+
+def load_array(kind: str, key: str) -> np.ndarray | None:
+    """A float64 array stored under `key` with `store_array` (no zip: a fraction of np.load's cost
+    per entry, which matters at one entry per cell), or None."""
+    path = _path(kind, key, ".f8")
+    if path is None:
+        return None
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    n = len(_MAGIC)
+    head, digest, name, payload = blob[:n], blob[n:n + 40], blob[n + 40:n + 80], blob[n + 80:]
+    if (head != _MAGIC or name != key.encode() or len(payload) % 8
+            or digest != hashlib.blake2b(payload, digest_size=20).hexdigest().encode()):
+        return None
+    return np.frombuffer(payload, dtype="<f8")
+
+
+def store_array(kind: str, key: str, array: np.ndarray) -> None:
+    """Write one float64 array under `key` (atomically; skipped if the cache cannot be written)."""
+    path = _path(kind, key, ".f8")
+    if path is None:
+        return
+    payload = np.ascontiguousarray(array, dtype="<f8").tobytes()
+    digest = hashlib.blake2b(payload, digest_size=20).hexdigest().encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, _MAGIC + digest + key.encode() + payload, sync=False)
+    except OSError:
+        pass
+
+
+def store(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
+    """Write an entry (atomically); a cache that cannot be written is silently skipped."""
+    path = _path(kind, key)
+    if path is None:
+        return
+    buf = io.BytesIO()
+    np.savez(buf, __key__=np.array(key), **arrays)
+    payload = buf.getvalue()
+    digest = hashlib.blake2b(payload, digest_size=20).hexdigest().encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, _MAGIC + digest + payload, sync=False)
+    except OSError:
+        pass

@@ -1,0 +1,159 @@
+"""The fast paths give the numbers the plain paths give: reduced reading, the caches, block
+changepoints, the runner's Parquet writer."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness import store
+from harness.analysis import simdata, stats
+from harness.analysis.runset import RunSet
+from harness.analysis.stats import warmup
+from harness.analysis.summary import attach_run_facts, cell_counts
+from harness.protocol import RAW_COLUMNS
+
+REFERENCE = sorted(p for p in (Path(__file__).resolve().parents[2] / "data" / "reference").glob("*")
+                   if (p / "manifest.json").exists())
+
+
+@pytest.fixture
+def small_run(tmp_path):
+    """Two runtimes, warm-up, invalid iterations, crossings on some rows, a 2-process cell."""
+    df = simdata.simulate_run(benchmarks=3, engines=("a", "b"), processes=4, iterations=20, warmup=4,
+                              invalid_rate=0.05, seed=3)
+    df["crossings"] = pd.array([None if i % 3 == 0 else int(i) for i in df["iteration"]], dtype="Int64")
+    extra = simdata.simulate_run(benchmarks=1, engines=("c",), processes=2, iterations=10, seed=4,
+                                 runtime="pypy3.9")
+    df = pd.concat([df, extra], ignore_index=True)
+    return store.write_imported_run(tmp_path / "runs", df, {"source": "test"})
+
+
+def _old_summary(run_dir: Path, **kw) -> pd.DataFrame:
+    """The plain path: every raw row in pandas, split and bootstrapped without any cache."""
+    raw = store.load_runs(run_dir)
+    return attach_run_facts(stats.summarize_cells(raw, **kw), cell_counts(raw), store.load_process_records(run_dir),
+                            [run_dir])
+
+
+@pytest.mark.parametrize("kw", [{}, {"steady_state": False}, {"method": "process-t"}, {"resamples": 500, "seed": 9}])
+def test_reduced_reading_and_caches_give_the_plain_numbers(small_run, tmp_path, monkeypatch, kw):
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    old = _old_summary(small_run, **kw)
+    cold = RunSet(small_run, **kw).summary          # reads the files, fills the caches
+    warm = RunSet(small_run, **kw).summary          # reads the caches
+    uncached = RunSet(small_run, use_cache=False, **kw).summary
+    for new in (cold, warm, uncached):
+        pd.testing.assert_frame_equal(new, old)
+    entries = list((tmp_path / "cache").rglob("*.npz")) + list((tmp_path / "cache").rglob("*.f8"))
+    assert entries, "nothing was cached"
+
+
+def test_ratio_rows_equal_the_plain_ratio_summary(small_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    raw = store.load_runs(small_run)
+    old = stats.ratio_summary(raw, "a")
+    runs = RunSet(small_run)
+    new = runs.ratio_rows(list(runs.samples), "a")
+    pd.testing.assert_frame_equal(new, old)
+
+
+def test_a_corrupt_or_foreign_cache_entry_is_recomputed_not_trusted(small_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    old = _old_summary(small_run)
+    _ = RunSet(small_run).summary
+    entries = sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file() and p.suffix in (".npz", ".f8"))
+    assert len(entries) > 2
+    for i, p in enumerate(entries):
+        blob = bytearray(p.read_bytes())
+        if i % 3 == 0:
+            p.write_bytes(bytes(blob[: len(blob) // 2]))          # truncated
+        elif i % 3 == 1:
+            blob[-3] ^= 0xFF                                      # a flipped byte in the payload
+            p.write_bytes(bytes(blob))
+        else:
+            p.write_bytes(entries[0].read_bytes() if p != entries[0] else b"")  # another key's entry
+    pd.testing.assert_frame_equal(RunSet(small_run).summary, old)
+
+
+def test_a_changed_timings_file_is_a_different_cache_entry(small_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    _ = RunSet(small_run).summary
+    path = min((small_run / "timings").glob("*.parquet"))
+    table = store._read_timings_file(path)
+    rows = table.to_pydict()
+    rows["wall_ns"] = [v * 2 for v in rows["wall_ns"]]
+    path.unlink()
+    store.write_timings(small_run, int(path.stem), rows)
+    pd.testing.assert_frame_equal(RunSet(small_run).summary, _old_summary(small_run))
+
+
+def test_write_timings_stores_what_from_pydict_would(tmp_path):
+    import pyarrow as pa
+
+    rows = {"run_id": ["r"] * 3, "seq": [1] * 3, "benchmark": ["b"] * 3, "params": ["", "n=1", "é"],
+            "engine": ["e"] * 3, "driver": ["d"] * 3, "runtime": ["cpython3.11"] * 3, "process": [0] * 3,
+            "iteration": [0, 1, 2], "pid": [5] * 3, "wall_ns": [1.5, 2.0, 3e9], "cpu_ns": [1, 2, 3],
+            "check_ok": [True, False, True], "crossings": [None, 2, None], "values_converted": [None] * 3}
+    path = store.write_timings(tmp_path, 1, rows)
+    want = pa.Table.from_pydict({k: rows[k] for k in RAW_COLUMNS}, schema=store._arrow_schema())
+    assert store._read_timings_file(path).equals(want)
+
+
+def _warmup_series(rng: np.random.Generator, n: int, start: int, step: float = 0.1) -> np.ndarray:
+    x = 1.0 + 0.02 * rng.standard_normal(n)
+    x[:start] += step
+    return x
+
+
+def test_long_series_find_the_simulated_end_of_warm_up():
+    rng = np.random.default_rng(5)
+    n, start = 6000, 757  # above EXACT_MAX: block means, then refined to the iteration
+    assert n > warmup.EXACT_MAX
+    found = stats.steady_states([_warmup_series(rng, n, start) for _ in range(20)]
+                                + [1.0 + 0.02 * rng.standard_normal(n) for _ in range(10)])
+    assert [c for _, c in found[:20]] == ["warm-up"] * 20
+    assert all(abs(s - start) <= 2 for s, _ in found[:20]), [s for s, _ in found[:20]]
+    assert sum(c == "flat" for _, c in found[20:]) >= 9
+
+
+def test_block_changepoints_agree_with_the_exact_optimum(monkeypatch):
+    rng = np.random.default_rng(6)
+    series = ([_warmup_series(rng, 900, s) for s in (40, 233, 451)] + [_warmup_series(rng, 900, 300, -0.1)]
+              + [1.0 + 0.02 * rng.standard_normal(900) for _ in range(4)])
+    monkeypatch.setattr(warmup, "EXACT_MAX", 10**9)
+    exact = stats.steady_states(series)
+    monkeypatch.setattr(warmup, "EXACT_MAX", 0)
+    blocks = stats.steady_states(series)
+    assert [c for _, c in blocks] == [c for _, c in exact]
+    assert all((a is None and b is None) or abs(a - b) <= math.ceil(900 / warmup.BLOCKS)
+               for (a, _), (b, _) in zip(blocks, exact))
+
+
+@pytest.mark.skipif(not REFERENCE, reason="no reference run in data/reference/")
+def test_reference_classes_do_not_change_with_block_changepoints(monkeypatch):
+    """Every reference process through the block path (blocks of 1 iteration: the optimum, then
+    the refinement and pruning steps) gets the class and start the exact path gives it."""
+    from harness.analysis.series import read_series
+
+    xs = read_series(REFERENCE).xs
+    monkeypatch.setattr(warmup, "EXACT_MAX", 10**9)
+    exact = stats.steady_states(xs)
+    monkeypatch.setattr(warmup, "EXACT_MAX", 0)
+    assert stats.steady_states(xs) == exact
+
+
+def test_two_runs_with_the_same_processes_read_as_the_plain_path_merges_them(small_run, tmp_path, monkeypatch):
+    """Process numbers repeat across runs: both paths merge them into one series per process
+    number, in iteration order (ties in load order)."""
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    df = simdata.simulate_run(benchmarks=3, engines=("a", "b"), processes=4, iterations=12, warmup=2,
+                              invalid_rate=0.1, seed=8)
+    other = store.write_imported_run(tmp_path / "runs2", df, {"source": "test"})
+    raw = store.load_runs([small_run, other])
+    old = attach_run_facts(stats.summarize_cells(raw), cell_counts(raw),
+                           store.load_process_records([small_run, other]), [small_run, other])
+    pd.testing.assert_frame_equal(RunSet([small_run, other]).summary, old)
