@@ -48,10 +48,10 @@ def plot_per_op(side: pd.DataFrame, path: Path | str, method: str = "") -> Path:
     ax.set_xlabel(f"time per operation ({unit}, log scale)")
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=colour(i), marker="o", ls="", label=e) for i, e in enumerate(engines)]
-    handles += [Line2D([], [], color="grey", marker=marker(i + 1), mfc="white" if i else "grey", ls="", label=n)
-                for i, n in enumerate(["worker (filled)", *(f"go test {s}" for s in SESSIONS)])]
-    handles[len(engines)] = Line2D([], [], color="grey", marker=marker(0), ls="", label="worker protocol")
+    handles = [Line2D([], [], color=colour(i), lw=3, label=e) for i, e in enumerate(engines)]
+    handles.append(Line2D([], [], color="grey", marker=marker(0), ls="", label="worker protocol"))
+    handles += [Line2D([], [], color="grey", marker=marker(i + 1), mfc="white", ls="", label=f"go test {s}")
+                for i, s in enumerate(SESSIONS)]
     ax.legend(handles=handles, loc="lower right", fontsize=6)
     ci = f"99% CI ({method})" if method else "99% CI"
     ax.set_title(f"E6: RamSQL vs SQLite in Go, per operation; error bars {ci}")
