@@ -13,7 +13,7 @@ import warnings
 
 from harness.errors import UserError
 
-COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks", "plan",
+COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "gobench", "data", "validate", "notebooks", "plan",
             "doctor", "report", "history"]
 
 

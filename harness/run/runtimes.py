@@ -1,9 +1,10 @@
 """Language runtimes that execute a cell's processes: CPython (the harness's own), PyPy, and C.
 
-A runtime family name (`cpython`, `pypy`, `c`) is what users type; the raw rows record the exact
+A runtime family name (`cpython`, `pypy`, `c`, `go`) is what users type; the raw rows record the exact
 version the worker reports (`cpython3.11.7`, `pypy3.9.16`). Each runtime knows how to probe an
 engine and how to start one process of a cell: the Python ones run `python -m harness.worker`,
-the C one builds and launches the native program (`harness.run.native.launcher`).
+the C one builds and launches the native program (`harness.run.native.launcher`), the Go one
+E6's Go program (`harness.run.go.launcher`).
 """
 from __future__ import annotations
 
@@ -85,10 +86,37 @@ class NativeRuntime(Runtime):
         return launcher.probe(engine)
 
 
+@dataclass(frozen=True)
+class GoRuntime(Runtime):
+    """E6's Go program (RamSQL and SQLite through database/sql), built on demand with `go`."""
+
+    def executable(self) -> str | None:
+        from harness.run.go import launcher
+
+        return launcher.go_executable()
+
+    def unavailable_reason(self) -> str | None:
+        from harness.run.go import launcher
+
+        return launcher.unavailable_reason()
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        from harness.run.go import launcher
+
+        return launcher.worker_argv(engine, spec_path, result_path)
+
+    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
+        from harness.run.go import launcher
+
+        return launcher.probe(engine)
+
+
 RUNTIMES: dict[str, Runtime] = {
     "cpython": PythonRuntime("cpython", "CPython running the harness (the venv's interpreter)"),
     "pypy": PythonRuntime("pypy", "PyPy 3.9 from Debian's pypy3; workers use only the stdlib and the driver"),
     "c": NativeRuntime("c", "native C programs linked against libsqlite3 (speed-of-light baseline)"),
+    "go": GoRuntime("go", "E6's Go program (RamSQL, SQLite via mattn/go-sqlite3 on the system libsqlite3), "
+                          "built on demand with the Go toolchain"),
 }
 
 

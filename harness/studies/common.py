@@ -28,6 +28,13 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
                 v = ", ".join(f"{k} {val}" for k, val in (info.get("versions") or {}).items())
                 engines.append(f"{key} ({v})")
         commit = (m.get("project") or {}).get("commit") or "unknown"
+        if m.get("imported"):
+            src = m.get("source") or {}
+            out.append(f"Run `{m['run_id']}`: imported from `{src.get('file')}` (format {src.get('format')}, engine "
+                       f"{src.get('engine')}; each process one sample as the tool reported it). Machine: "
+                       f"{cpu.get('model')}, {cpu.get('cores')} cores, kernel {m.get('machine', {}).get('kernel')}. "
+                       f"Project commit {commit[:12]}.")
+            continue
         out.append(
             f"Run `{m['run_id']}` (profile `{c.get('profile')}`): {c.get('processes')} fresh processes x "
             f"{c.get('iterations')} timed iterations per cell, processes of all cells interleaved in a random "

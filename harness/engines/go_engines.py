@@ -1,0 +1,39 @@
+"""RamSQL and SQLite through Go's database/sql (E6, seed 004): engines of the Go program.
+
+These engines have no Python worker. Their processes are the Go program of `harness/run/go/`
+(built and launched by `harness.run.go.launcher`) on runtime `go` only. SQLite is reached
+through mattn/go-sqlite3 built with the `libsqlite3` tag: cgo against the system's libsqlite3,
+the same library as the C baseline and Python's sqlite3, so E6's SQLite cells differ from the
+others by the driver and the language alone (the seed used a pure-Go translation of SQLite).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from harness.engines.base import Connection, Engine, NotApplicable
+
+
+class _GoEngine(Engine):
+    runtimes = ("go",)
+    #: processes are the Go program launched by harness.run.go.launcher, not harness.worker
+    native = True
+    storage = "in memory (RamSQL's engine; SQLite's :memory:), one connection, made by the Go program"
+
+    def _probe(self) -> Dict[str, Any]:
+        raise RuntimeError(f"{self.name} runs as a Go program on runtime go, not in a Python worker "
+                           "(the runner probes it through harness.run.go.launcher)")
+
+    def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
+        raise NotApplicable(f"{self.name} runs as a Go program on runtime go, not in a Python worker")
+
+
+class RamsqlGoEngine(_GoEngine):
+    name = "ramsql/go"
+    driver = "ramsql"
+    dialect = "ramsql"
+
+
+class SqliteGoEngine(_GoEngine):
+    name = "sqlite/go"
+    driver = "mattn/go-sqlite3"
+    dialect = "sqlite"

@@ -1,0 +1,91 @@
+"""E6 (seed 004): the Go program, the registry and the study agree on names; the study's pieces."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import ROOT
+
+from harness import workloads
+from harness.engines.base import NotApplicable
+from harness.run.go import launcher
+from harness.studies import ramsql
+
+GO_DIR = ROOT / "harness" / "run" / "go"
+SEED_BENCHSTAT = """\
+RamSQLSelect-8      287.8µ ±  4%   286.6µ ± 4%       ~ (p=0.818 n=6)
+RamSQLSelect10K-8   8.246m ±  5%   7.479m ± 6%  -9.30% (p=0.004 n=6)
+SQLiteSetup-8       844.1n ±  2%   811.1n ± 0%  -3.90% (p=0.002 n=6)
+geomean             46.84µ         44.61µ       -4.75%
+"""
+
+
+def e6_workloads() -> dict:
+    return {n: w for n, w in workloads.all_workloads().items() if n.startswith("ramsql.")}
+
+
+def test_every_e6_benchmark_is_implemented_by_the_go_program_and_go_test():
+    bench_go = (GO_DIR / "bench.go").read_text()
+    implemented = set(re.findall(r'"(ramsql\.\w+)"', bench_go))
+    assert implemented == set(e6_workloads())
+    test_go = (GO_DIR / "bench_test.go").read_text()
+    funcs = dict(re.findall(r'func Benchmark(\w+)\(b \*testing\.B\)\s*\{\s*runGoBench\(b, "[\w/]+", "([\w.]+)"\)\s*\}',
+                            test_go))
+    for name, w in e6_workloads().items():
+        for prefix in ("RamSQL", "SQLite"):
+            assert funcs.get(prefix + w.gotest) == name
+
+
+def test_go_test_names_map_back_to_our_cells():
+    assert ramsql._gotest_name("RamSQLSelect10K") == ("ramsql.select_10k", "ramsql/go")
+    assert ramsql._gotest_name("SQLiteSelect10KFixed") == ("ramsql.select_10k_fixed", "sqlite/go")
+    assert ramsql._gotest_name("SQLiteSetup") == ("ramsql.setup", "sqlite/go")
+    assert ramsql._gotest_name("PostgresSelect") is None
+
+
+def test_benchstat_p_values_are_read_from_its_table():
+    assert ramsql._benchstat_pvalues(SEED_BENCHSTAT) == {"RamSQLSelect": 0.818, "RamSQLSelect10K": 0.004,
+                                                         "SQLiteSetup": 0.002}
+
+
+def test_the_seeds_headline_ratios_follow_from_its_table():
+    sec = ramsql.SEED_SEC_PER_OP
+    assert round(sec["ramsql.select"]["ramsql/go"] / sec["ramsql.select"]["sqlite/go"]) == 27
+    assert round(sec["ramsql.select_10k"]["ramsql/go"] / sec["ramsql.select_10k"]["sqlite/go"], -1) == 680
+
+
+def test_go_only_benchmarks_refuse_a_python_worker():
+    with pytest.raises(NotApplicable, match="runtime go"):
+        e6_workloads()["ramsql.select"].setup(None, {"ops": 1}, {})
+
+
+def test_missing_or_old_go_is_a_reason_not_a_crash(monkeypatch):
+    monkeypatch.setenv("CROSSINGS_GO", "/nonexistent/go")
+    assert "CROSSINGS_GO=/nonexistent/go" in launcher.unavailable_reason()
+    assert launcher.probe("ramsql/go")["available"] is False
+    assert launcher.parse_go_version("go version go1.19.8 linux/amd64") == (1, 19) < launcher.MIN_GO
+    assert launcher.parse_go_version("go version go1.23.4 linux/amd64") >= launcher.MIN_GO
+    assert "no Go program" in launcher.probe("sqlite/sqlite3")["reason"]
+
+
+E6_REFERENCE = sorted(p for p in (ROOT / "data" / "reference").glob("*")
+                      if (p / "plan.json").exists() and "ramsql." in (p / "plan.json").read_text()
+                      ) if (ROOT / "data" / "reference").exists() else []
+
+
+@pytest.mark.skipif(not E6_REFERENCE, reason="no committed E6 reference run")
+def test_the_study_renders_every_block_of_its_paper_section_from_the_reference(tmp_path):
+    from harness.analysis.runset import RunSet
+
+    refs = sorted(p for p in (ROOT / "data" / "reference").glob("*") if (p / "manifest.json").exists())
+    runs = RunSet(refs, resamples=200)
+    result = ramsql.compute(runs, tmp_path)
+    blocks = result.blocks(tmp_path / "paper.md")
+    paper = (ROOT / "paper.md").read_text()
+    for name in blocks:
+        assert f"<!-- BEGIN generated:{name} -->" in paper
+    assert set(runs.boot_counts.values()) == {1}
+    seed = result.tables["seed"]
+    assert list(seed["seed (its table)"][:2]) == ["26.7x", "676.8x"]
+    assert "not measured" not in " ".join(seed["ours, seed's code"])
+    assert (result.tables["per_op"]["low_s"] > 0).all()
