@@ -196,7 +196,7 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         swept: dict[str, list[Any]] = {}
         for k, v in request.params.items():
             if k in w.default_params:
-                if k in w.sweep and "," in str(v):
+                if (k in w.sweep or k in w.param_choices) and "," in str(v):
                     swept[k] = [checked_value(w, b, k, x.strip()) for x in str(v).split(",") if x.strip()]
                     continue
                 params[k] = checked_value(w, b, k, v)
