@@ -126,8 +126,8 @@ class _Ratios:
 def _iv(r: tuple[float, float, float]) -> str:
     est, lo, hi = r
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{est:.2f}x (no CI)"
-    return f"{est:.2f}x [{lo:.2f}, {hi:.2f}]"
+        return f"{est:.3g}x (no CI)"
+    return f"{est:.3g}x [{lo:.3g}, {hi:.3g}]"
 
 
 def _verdict(held: int, failed: int, total: int) -> str:

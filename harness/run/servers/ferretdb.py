@@ -3,7 +3,7 @@
 MongoDB has no Debian package. FerretDB speaks MongoDB's wire protocol and stores each
 collection as a PostgreSQL table of `jsonb` documents, so what `ferretdb/pymongo` measures is
 the MongoDB protocol and a MongoDB driver (pymongo), not MongoDB's storage engine. The binary
-comes from `harness.run.servers.ferretdb_build` (data/cache/ferretdb/), or $CROSSINGS_FERRETDB.
+comes from `harness.run.ferretdb_build` (data/cache/ferretdb/), or $CROSSINGS_FERRETDB.
 
 Start: a throwaway PostgreSQL (harness.run.servers.postgresql, same named settings), then
 `ferretdb` on a Unix socket in a private 0700 directory (or, with CROSSINGS_SERVER_TRANSPORT=tcp,
@@ -24,10 +24,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from harness.run.ferretdb_build import BINARY_ENV, FERRETDB_VERSION, binary_path
 from harness.run.servers import postgresql
-from harness.run.servers.common import (ServerError, ThrowawayServer, free_port, private_dir, service_identity,
-                                    spawn, wait_until)
-from harness.run.servers.ferretdb_build import BINARY_ENV, FERRETDB_VERSION, binary_path
+from harness.run.servers.common import (
+    ServerError,
+    ThrowawayServer,
+    free_port,
+    private_dir,
+    service_identity,
+    spawn,
+    wait_until,
+)
 
 DSN_ENV = "CROSSINGS_FERRETDB_DSN"
 DATABASE = "crossings"
@@ -43,7 +50,7 @@ def find_binary() -> Path | None:
 
 def unavailable_reason() -> str | None:
     if find_binary() is None:
-        return (f"FerretDB not built: run `python -m harness.run.servers.ferretdb_build` (Go >= 1.24 or the Go "
+        return (f"FerretDB not built: run `python -m harness.run.ferretdb_build` (Go >= 1.24 or the Go "
                 f"module proxy; about 10 minutes), set ${BINARY_ENV}, or give --dsn ferretdb=mongodb://...")
     return postgresql.unavailable_reason()
 

@@ -10,7 +10,7 @@ downloads the exact module version (`go mod download`), copies its source, write
 FerretDB 1.24 needs Go >= 1.24. A `go` on PATH that is older (Debian 12's `golang-go` is 1.19)
 is replaced by the official toolchain, itself a module on the Go module proxy
 (`golang.org/toolchain`), unpacked into `data/cache/go/`. Run it as
-`python -m harness.run.servers.ferretdb_build` (`.ci/run` does); it prints the binary's path.
+`python -m harness.run.ferretdb_build` (`.ci/run` does); it prints the binary's path.
 """
 from __future__ import annotations
 
