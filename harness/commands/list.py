@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {name:10s} {'unavailable: ' + reason if reason else 'available'}  ({rt.description})")
     print("benchmarks:")
     for name, w in workloads.all_workloads().items():
-        params = ",".join(f"{k}={v}" for k, v in sorted(w.default_params.items()))
+        params = ",".join(f"{k}={'|'.join(map(str, w.sweep[k])) if k in w.sweep else v}"
+                          for k, v in sorted(w.default_params.items()))
         print(f"  {name:26s} {params:22s} {w.description}")
     print("profiles:")
     for name, prof in PROFILES.items():

@@ -10,6 +10,7 @@ from harness.engines.duckdb_engine import DuckdbEngine
 from harness.engines.go_engines import RamsqlGoEngine, SqliteGoEngine
 from harness.engines.mysqlclient_engine import MysqlclientEngine
 from harness.engines.psycopg_engine import PsycopgEngine
+from harness.engines.pymongo_engine import PymongoEngine
 from harness.engines.pymysql_engine import PymysqlEngine
 from harness.engines.native_c_engine import NativeCEngine
 from harness.engines.sqlite3_engine import Sqlite3Engine
@@ -22,7 +23,7 @@ def register(engine: Engine) -> None:
 
 
 for _engine in (Sqlite3Engine(), ApswEngine(), DuckdbEngine(), NativeCEngine(), PsycopgEngine(), PymysqlEngine(),
-                MysqlclientEngine(), RamsqlGoEngine(), SqliteGoEngine()):
+                MysqlclientEngine(), RamsqlGoEngine(), SqliteGoEngine(), PymongoEngine()):
     register(_engine)
 
 #: engines that run in-process with nothing to start (the README's `make run` uses these)

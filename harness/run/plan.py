@@ -103,6 +103,34 @@ def check_param(benchmark: str, key: str, value: Any) -> Any:
     return value
 
 
+def checked_value(w: Any, benchmark: str, key: str, value: Any) -> Any:
+    """One parameter value of `benchmark`, converted to its default's type and checked."""
+    kind = type(w.default_params[key])
+    try:
+        v = kind(value)
+    except ValueError:
+        raise UserError(f"parameter {key}={value!r}: {benchmark} expects a {kind.__name__}") from None
+    choices = w.param_choices.get(key)
+    if choices and v not in choices:
+        raise UserError(f"parameter {key}={value!r}: {benchmark} takes {', '.join(map(str, choices))}")
+    return check_param(benchmark, key, v)
+
+
+def profile_fixed(profile: Profile, benchmark: str) -> set[str]:
+    """The parameters a profile sets for `benchmark` (those are not swept)."""
+    from fnmatch import fnmatchcase
+
+    return {k for pattern, over in profile.params.items() if fnmatchcase(benchmark, pattern) for k in over}
+
+
+def expand_sweep(params: dict[str, Any], swept: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """One parameter set per combination of the swept values (in their order)."""
+    out = [dict(params)]
+    for k, values in swept.items():
+        out = [dict(p, **{k: v}) for p in out for v in values]
+    return out
+
+
 def split_globs(values: list[str] | str | None) -> list[str] | None:
     if values is None:
         return None
@@ -165,20 +193,25 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     for b in benchmarks:
         w = workloads.get(b)
         params = params_for(profile, b, w.default_params)
+        swept: dict[str, list[Any]] = {}
         for k, v in request.params.items():
             if k in w.default_params:
-                try:
-                    params[k] = type(w.default_params[k])(v)
-                except ValueError:
-                    raise UserError(f"parameter {k}={v!r}: {b} expects a {type(w.default_params[k]).__name__}") from None
-                params[k] = check_param(b, k, params[k])
-        for e in engines:
-            for r in runtimes:
-                # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
-                # kept even where it cannot run, so the run says why it was skipped
-                if r not in engine_registry.get(e).runtimes and e not in named:
+                if (k in w.sweep or k in w.param_choices) and "," in str(v):
+                    swept[k] = [checked_value(w, b, k, x.strip()) for x in str(v).split(",") if x.strip()]
                     continue
-                cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
+                params[k] = checked_value(w, b, k, v)
+        fixed = set(request.params) | profile_fixed(profile, b)
+        for k, values in w.sweep.items():
+            if k not in fixed:
+                swept[k] = list(values)
+        for cell_params in expand_sweep(params, swept):
+            for e in engines:
+                for r in runtimes:
+                    # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
+                    # kept even where it cannot run, so the run says why it was skipped
+                    if r not in engine_registry.get(e).runtimes and e not in named:
+                        continue
+                    cells.append({"benchmark": b, "params": cell_params, "engine": e, "runtime": r})
     if not cells:
         raise UserError(f"nothing to run: no engine of {', '.join(engines)} runs on {', '.join(runtimes)}")
     if len(cells) * processes > MAX_PLANNED:

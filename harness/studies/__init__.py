@@ -6,7 +6,7 @@ ACROSS_RUNS names the studies that read each run apart (a timeline of runs, `com
 figures_dir, ...)`) instead of one RunSet's cells of a benchmark family; views that pool runs (the
 HTML report, the explorer) leave them out.
 """
-STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "ramsql": "E6", "history": "E7"}
+STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "app": "E5", "ramsql": "E6", "history": "E7"}
 ACROSS_RUNS = {"history"}
 
 

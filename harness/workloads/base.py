@@ -5,7 +5,7 @@ else; `setup`, `check`, `counts` and `teardown` run outside the timed region.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 
 class Workload:
@@ -15,6 +15,11 @@ class Workload:
     default_params: Dict[str, Any] = {}
     #: name of a runner-side data set preparer in `harness.run.datasets` (None: set-up makes its own data)
     dataset: Optional[str] = None
+    #: parameter -> the values a run sweeps over (one cell each) when neither the command nor the
+    #: profile fixes it; `--param KEY=V1,V2` picks some of them
+    sweep: Dict[str, List[Any]] = {}
+    #: string parameter -> the values it may take (the plan rejects others, listing these)
+    param_choices: Dict[str, Tuple[Any, ...]] = {}
     #: benchmarks whose names start with "selftest." exist to test the harness and are never in a profile
     def not_applicable(self, db: Any) -> Optional[str]:
         """A reason this engine cannot run the benchmark, or None."""

@@ -24,15 +24,16 @@ from typing import Any, Iterator
 from harness import engines as engine_registry
 from harness.errors import UserError
 from harness.redaction import normalize_dsn
-from harness.run.servers import mariadb, postgresql
+from harness.run.servers import ferretdb, mariadb, postgresql
 from harness.run.servers.common import (DEFAULT_SETTINGS, SETTINGS_ENV, ServerError, ThrowawayServer,
                                     sweep_stale_dirs)
 
 #: server family -> its module: `unavailable_reason()`, `installed_version()`, `DSN_ENV` and a
 #: ThrowawayServer subclass named in SERVER_CLASSES. The engine registry names each engine's family.
-FAMILIES: dict[str, Any] = {"postgresql": postgresql, "mariadb": mariadb}
+FAMILIES: dict[str, Any] = {"postgresql": postgresql, "mariadb": mariadb, "ferretdb": ferretdb}
 SERVER_CLASSES: dict[str, type[ThrowawayServer]] = {"postgresql": postgresql.PostgresqlServer,
-                                                    "mariadb": mariadb.MariadbServer}
+                                                    "mariadb": mariadb.MariadbServer,
+                                                    "ferretdb": ferretdb.FerretdbServer}
 DSN_ENV = {family: module.DSN_ENV for family, module in FAMILIES.items()}
 
 

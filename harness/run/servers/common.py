@@ -109,7 +109,7 @@ def private_dir(prefix: str, ident: Identity) -> Path:
 
 
 OWNER_FILE = "harness.pid"
-DIR_PREFIXES = ("crossings-postgresql-", "crossings-mariadb-")
+DIR_PREFIXES = ("crossings-postgresql-", "crossings-mariadb-", "crossings-ferretdb-")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -190,15 +190,17 @@ def _child_setup(sig: int) -> Any:
     return setup
 
 
-def spawn(argv: list[str], ident: Identity, cwd: Path, log: Path, death_signal: int) -> subprocess.Popen:
-    """Start a process as `ident`, in its own session, output to `log`, killed if we die."""
+def spawn(argv: list[str], ident: Identity, cwd: Path, log: Path, death_signal: int,
+          extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start a process as `ident`, in its own session, output to `log`, killed if we die;
+    `extra_env` passes settings (a secret, say) that must not show on a command line."""
     kw: dict[str, Any] = {}
     if ident.switch:
         kw.update(user=ident.uid, group=ident.gid, extra_groups=[])
     with open(log, "ab") as out:
         if ident.switch:
             os.chown(log, ident.uid, ident.gid)
-        return subprocess.Popen(argv, cwd=cwd, env=server_env(cwd), stdin=subprocess.DEVNULL, stdout=out,
+        return subprocess.Popen(argv, cwd=cwd, env=dict(server_env(cwd), **(extra_env or {})), stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True,
                                 preexec_fn=_child_setup(death_signal), **kw)
 
