@@ -12,6 +12,7 @@ import pandas as pd
 from harness.analysis.figures.crossings import plot_ratio_vs_crossings
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
+from harness.studies import seed001_h2
 from harness.studies.common import StudyResult, family_table, figure_link
 
 PREFIX = "micro."
@@ -23,6 +24,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     summary = runs.summary
     counts = crossings_table(summary)
     table, table_md = family_table(runs, PREFIX, baseline)
+    h2 = seed001_h2.comparison(table, PREFIX, baseline)
     fig = None
     if table is not None:
         fig = plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline)
@@ -31,12 +33,12 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
         out = {"e2-crossings": to_markdown(counts) +
                "\n\nTable: crossings and values converted per operation, counted by instrumented replay; "
                "the last two columns are the SQPyte paper's Figure 15 at SF 1.",
-               "e2-table": table_md}
+               "e2-table": table_md, "e2-h2-seed001": h2}
         if fig is not None:
             out["e2-figure"] = figure_link(f"E2: time relative to {baseline} against crossings", fig, paper_path)
         return out
 
-    return StudyResult(tables={"crossings": counts, "ratios": table}, text={"ratios": table_md},
+    return StudyResult(tables={"crossings": counts, "ratios": table}, text={"ratios": table_md, "h2_seed001": h2},
                        figures={"ratio_vs_crossings": fig}, make_blocks=blocks)
 
 
