@@ -110,3 +110,11 @@ def test_missing_jdk_or_jar_skips_cells_with_the_reason(tmp_path, monkeypatch):
     p = store.load_process_records([Path(last_line(proc.stdout))])
     assert set(p["status"]) == {"skipped"} and "default-jdk-headless" in p["reason"].iloc[0]
     json.dumps(info)  # what the manifest stores is JSON
+
+
+def test_validate_runs_the_queries_in_the_java_worker(tmp_path):
+    need_jvm()
+    proc = harness("validate", "tpch", "--engine", "h2/jdbc", "--sf", "0.01", "--indexes", "off", "--queries", "6,13",
+                   timeout=SLOW)
+    assert "2/2 passed" in proc.stdout, proc.stdout
+    assert "engine h2/jdbc, sf 0.01, indexes=off" in proc.stdout

@@ -232,7 +232,7 @@ def _escape(value: str) -> str:
     return "\\" + out if out.startswith(" ") else out
 
 
-def task_properties(spec: dict[str, Any], result_path: str) -> dict[str, str]:
+def task_properties(spec: dict[str, Any], result_path: str, answers_dir: str | None = None) -> dict[str, str]:
     """What the Java program needs of the spec, plus a TPC-H query's text and expected answer."""
     params = spec.get("params") or {}
     data = spec.get("data") or {}
@@ -253,7 +253,7 @@ def task_properties(spec: dict[str, Any], result_path: str) -> dict[str, str]:
         for i, sql in enumerate(query.teardown):
             task[f"teardown.{i}"] = sql
         try:
-            expected = tpch_check.load_expected(number, params["sf"])
+            expected = tpch_check.load_expected(number, params["sf"], answers_dir)
         except LookupError as exc:
             task["not_applicable"] = f"answers cannot be checked: {exc}"
         else:
@@ -297,3 +297,23 @@ def run_script(url: str, statements: list[str], workdir: Path, timeout: float = 
         lines = [ln for ln in (proc.stderr or "").strip().splitlines() if ln.strip()]
         raise BuildError(f"H2 load failed: {' | '.join(lines[:2]) or 'no output'}")
     return json.loads(proc.stdout.strip().splitlines()[-1])["values"]
+
+
+def run_once(engine: str, spec: dict[str, Any], timeout: float | None = None,
+             answers_dir: str | None = None) -> dict[str, Any]:
+    """One Java process for `spec` (its workdir must exist), waited for; its result JSON, or an
+    error result saying why there is none. `validate tpch --engine h2/jdbc` runs the queries so."""
+    b = build_for(engine)
+    workdir = Path(spec["workdir"])
+    result_path = workdir / "result.json"
+    task_path = workdir / "task.properties"
+    write_task(task_path, task_properties(spec, str(result_path), answers_dir))
+    try:
+        proc = subprocess.run(java_argv(b, "run", str(task_path)), capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "reason": f"exceeded the {timeout:.0f} s timeout", "wall_ns": []}
+    if not result_path.exists():
+        tail = (proc.stderr or "").strip().splitlines()[-1:] or ["no output"]
+        return {"status": "error", "reason": f"the Java worker exited {proc.returncode} without a result: {tail[0]}",
+                "wall_ns": []}
+    return json.loads(result_path.read_text())
