@@ -25,7 +25,7 @@ SEED_GEOMEANS: dict[str, tuple[float, float, str]] = {
     "tpch.": (6.172, 0.1484, "Figure 11: 21 TPC-H queries at the 1.5 GiB scale (Q19 timed out), vs SQPyte"),
     "micro.": (30.283, 0.3563, "Figure 16: the six micro-benchmarks, vs SQPyte"),
 }
-SEED_SETUP = ("H2 1.4.191 on HotSpot (Java 8 era), i7-4790 with turbo and hyper-threading off, idle, "
+SEED_SETUP = ("H2 1.4.191 on HotSpot (version not stated), i7-4790 with turbo and hyper-threading off, idle, "
               "5 processes x 50 iterations, all iterations counted")
 
 
