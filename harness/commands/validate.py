@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(PostgreSQL) or database (MariaDB) tpch_sf<SF>[_idx]")
     t.add_argument("--sf", required=True, help="scale factor with an answer set: 0.01, 0.1 or 1")
     t.add_argument("--indexes", choices=["on", "off"], default="on",
-                   help="secondary indexes + ANALYZE on SQLite, PostgreSQL and MariaDB (default on; ignored by "
+                   help="secondary indexes + ANALYZE on SQLite, H2, PostgreSQL and MariaDB (default on; ignored by "
                         "DuckDB)")
     t.add_argument("--queries", default=None, help="comma-separated query numbers (default all 22)")
     t.add_argument("--timeout", type=float, default=None,

@@ -1,10 +1,10 @@
-"""Language runtimes that execute a cell's processes: CPython (the harness's own), PyPy, and C.
+"""Language runtimes that execute a cell's processes: CPython (the harness's own), PyPy, C, the JVM and Go.
 
-A runtime family name (`cpython`, `pypy`, `c`, `go`) is what users type; the raw rows record the exact
+A runtime family name (`cpython`, `pypy`, `c`, `jvm`, `go`) is what users type; the raw rows record the exact
 version the worker reports (`cpython3.11.7`, `pypy3.9.16`). Each runtime knows how to probe an
 engine and how to start one process of a cell: the Python ones run `python -m harness.worker`,
-the C one builds and launches the native program (`harness.run.native.launcher`), the Go one
-E6's Go program (`harness.run.go.launcher`).
+the C one builds and launches the native program (`harness.run.native.launcher`), the JVM one the
+Java worker (`harness.run.jvm.launcher`), the Go one E6's Go program (`harness.run.go.launcher`).
 """
 from __future__ import annotations
 
@@ -87,6 +87,29 @@ class NativeRuntime(Runtime):
 
 
 @dataclass(frozen=True)
+class JvmRuntime(Runtime):
+    """Java programs on the JDK's HotSpot JVM, built on demand (H2 embedded through JDBC)."""
+
+    def executable(self) -> str | None:
+        return shutil.which(os.environ.get("CROSSINGS_JAVA") or "java")
+
+    def unavailable_reason(self) -> str | None:
+        from harness.run.jvm import launcher
+
+        return launcher.unavailable_reason()
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        from harness.run.jvm import launcher
+
+        return launcher.worker_argv(engine, spec_path, result_path)
+
+    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
+        from harness.run.jvm import launcher
+
+        return launcher.probe(engine)
+
+
+@dataclass(frozen=True)
 class GoRuntime(Runtime):
     """E6's Go program (RamSQL and SQLite through database/sql), built on demand with `go`."""
 
@@ -115,6 +138,7 @@ RUNTIMES: dict[str, Runtime] = {
     "cpython": PythonRuntime("cpython", "CPython running the harness (the venv's interpreter)"),
     "pypy": PythonRuntime("pypy", "PyPy 3.9 from Debian's pypy3; workers use only the stdlib and the driver"),
     "c": NativeRuntime("c", "native C programs linked against libsqlite3 (speed-of-light baseline)"),
+    "jvm": JvmRuntime("jvm", "Java programs on the JDK's JVM, H2 embedded through JDBC (seed 001's third engine)"),
     "go": GoRuntime("go", "E6's Go program (RamSQL, SQLite via mattn/go-sqlite3 on the system libsqlite3), "
                           "built on demand with the Go toolchain"),
 }

@@ -2,12 +2,14 @@
 tables, figures and paper blocks it owns (`compute(runs, figures_dir, baseline) -> StudyResult`).
 
 STUDIES maps a study's name to its module name; each has a notebook of the same name.
-ACROSS_RUNS names the studies that read each run apart (a timeline of runs, `compute(run_dirs,
-figures_dir, ...)`) instead of one RunSet's cells of a benchmark family; views that pool runs (the
-HTML report, the explorer) leave them out.
+ACROSS_RUNS names the studies that read runs of their own instead of the main reference: a
+timeline of runs (`history`: `compute(run_dirs, figures_dir, ...)`), or runs whose baseline cells
+must not pool with the main runs' (`h2`, from data/reference-h2/); views that pool runs (the HTML
+report, the explorer) leave them out.
 """
-STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "app": "E5", "ramsql": "E6", "history": "E7"}
-ACROSS_RUNS = {"history"}
+STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "app": "E5", "ramsql": "E6", "history": "E7", "h2": "E2/E3 on H2"}
+#: studies that read runs of their own (not the main reference): the report and the explorer skip them
+ACROSS_RUNS = {"history", "h2"}
 
 
 def family_studies() -> dict[str, str]:

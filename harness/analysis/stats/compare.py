@@ -10,6 +10,7 @@ import pandas as pd
 from scipy import special
 
 from harness.analysis.stats.resample import CELL_KEYS
+from harness.analysis.stats.warmup import process_keys
 
 
 
@@ -211,7 +212,7 @@ def compare_samples(df: pd.DataFrame, samples: str = "process") -> dict[tuple, n
     # last bit, which decides the rounding of an exact half such as 819.95n -> "820.0n".
     secs = v["wall_ns"].astype(float) * 1e-9
     if samples == "process":
-        m = secs.groupby([v[c] for c in CELL_KEYS + ["process"]], sort=True).mean()
+        m = secs.groupby([v[c] for c in process_keys(v)], sort=True).mean()
         for key, g in m.groupby(level=list(range(4)), sort=True):
             out[tuple(key)] = g.to_numpy()
     else:

@@ -38,7 +38,7 @@ def flag_outliers(df: pd.DataFrame, k: float = 1.5) -> pd.Series:
     valid = df["check_ok"].astype(bool).to_numpy()
     x = df["wall_ns"].to_numpy(dtype=float)
     by_len: dict[int, list[np.ndarray]] = {}
-    for idx in df.groupby(CELL_KEYS + ["process"], sort=False, dropna=False).indices.values():
+    for idx in df.groupby(process_keys(df), sort=False, dropna=False).indices.values():
         idx = idx[valid[idx]]
         if len(idx):
             by_len.setdefault(len(idx), []).append(idx)
@@ -378,14 +378,22 @@ def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel
     return steady_states([x], pen_scale=pen_scale, rel_tol=rel_tol, min_tail=min_tail)[0]
 
 
+def process_keys(df: pd.DataFrame) -> list[str]:
+    """The columns naming one process: its cell, its number and its run. Two runs of the same
+    cell (say two reference runs) both number their processes from 0: without the run, process 0
+    of one and process 0 of the other would be taken for one process."""
+    return CELL_KEYS + ["process"] + (["run_id"] if "run_id" in df.columns else [])
+
+
 def _process_series(df: pd.DataFrame) -> tuple[list[tuple], list[np.ndarray], list[np.ndarray], pd.DataFrame]:
-    """(process keys, valid seconds per process, iteration numbers per process, sorted df)."""
-    df = df.sort_values(CELL_KEYS + ["process", "iteration"], kind="stable")
+    """(process keys (cell keys, process, run_id), valid seconds per process, iteration numbers per
+    process, sorted df)."""
+    df = df.sort_values(process_keys(df) + ["iteration"], kind="stable")
     valid = df["check_ok"].astype(bool).to_numpy()
     secs = _seconds(df)
     its = df["iteration"].to_numpy()
     keys, xs, itv = [], [], []
-    for key, idx in df.groupby(CELL_KEYS + ["process"], sort=True).indices.items():
+    for key, idx in df.groupby(process_keys(df), sort=True).indices.items():
         idx = np.sort(idx)
         idx = idx[valid[idx]]
         keys.append(tuple(key))
@@ -410,7 +418,7 @@ def warmup_analysis(df: pd.DataFrame, **kwargs: float) -> pd.DataFrame:
     for key, x, it, (start, cls) in zip(keys, xs, itv, res):
         if len(x) == 0:
             continue
-        rows.append((*key, len(x), np.nan if start is None else start,
+        rows.append((*key[:5], len(x), np.nan if start is None else start,
                      np.nan if start is None else it[start], cls))
     return pd.DataFrame(rows, columns=cols)
 

@@ -1,7 +1,8 @@
 """The runner's entry to TPC-H data: make sure an engine's database exists, say what it holds.
 
-Embedded engines get a cached database file (`harness.run.datasets.tpch`), server engines the
-data loaded into their server (`harness.run.datasets.tpch_servers`).
+Embedded engines get a cached database file (`harness.run.datasets.tpch`; H2's is made by the Java
+program, `harness.run.datasets.tpch_h2`), server engines the data loaded into their server
+(`harness.run.datasets.tpch_servers`).
 """
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from harness.errors import UserError
 from harness.run.datasets.tpch import BUILD_VERSION, ENGINE_FAMILIES, SERVER_FAMILIES, load
 from harness.run.datasets.tpch_servers import load_server
 
+#: engine families whose file the Java program loads (runtime jvm)
+JVM_FAMILIES = ("h2",)
+
 
 def engine_family(engine_name: str) -> str:
     """The engine's family (the registry's), if TPC-H data can be loaded for it."""
@@ -17,10 +21,10 @@ def engine_family(engine_name: str) -> str:
         family = engine_registry.get(engine_name).family
     except KeyError as exc:
         raise UserError(str(exc.args[0])) from None
-    if family not in ENGINE_FAMILIES + SERVER_FAMILIES:
+    if family not in ENGINE_FAMILIES + SERVER_FAMILIES + JVM_FAMILIES:
         raise UserError(
             f"TPC-H data cannot be prepared for engine {engine_name!r} yet "
-            f"(supported: sqlite/..., duckdb, postgresql/..., mariadb/...)"
+            f"(supported: sqlite/..., duckdb, h2/..., postgresql/..., mariadb/...)"
         )
     return family
 
@@ -50,6 +54,13 @@ def prepare(engine_name: str, sf: float, indexes: bool, progress: bool = True,
             "bulk_path": info.get("bulk_path"),
             "server_source": (engine_config or {}).get("source"),
         }
+    if family in JVM_FAMILIES:
+        from harness.run.datasets.tpch_h2 import load_h2
+
+        info = load_h2(sf, indexes, progress=progress)
+        return {"dataset": "tpch", "path": info["path"], "fingerprint": info["data_fingerprint"],
+                "sf": float(info["sf"]), "indexes": bool(indexes), "build_version": BUILD_VERSION,
+                "load_seconds": info.get("load_seconds")}
     info = load(family, sf, indexes, progress=progress)
     return {
         "dataset": "tpch",

@@ -26,11 +26,16 @@ from harness.run.datasets.tpch_prepare import prepare as prepare_tpch
 from harness.workloads import tpch_check, tpch_queries
 
 
+#: engines without a Python driver whose own worker checks the answers (the Java worker)
+FOREIGN_CHECKED = ("h2/jdbc",)
+
+
 def validatable_engines() -> list[str]:
-    """Engines whose TPC-H answers can be checked: a Python driver (not the C baseline) and a
-    dialect the 22 queries are written in. Derived from the engine registry."""
+    """Engines whose TPC-H answers can be checked: a Python driver (not the C baseline), or a
+    worker that checks them itself (H2's Java worker), and a dialect the 22 queries are written
+    in. Derived from the engine registry."""
     return [n for n, e in engine_registry.ENGINES.items()
-            if not e.native and e.dialect in tpch_queries.dialects()]
+            if (not e.native or n in FOREIGN_CHECKED) and e.dialect in tpch_queries.dialects()]
 
 
 @contextlib.contextmanager
@@ -120,6 +125,9 @@ def validate(engine: str, sf, *, indexes: bool = True, queries=None, answers_dir
     server `dsns` names ({family: DSN}), else on a throwaway one started for this validation."""
     if engine not in validatable_engines():
         raise UserError(unknown_engine_message(engine))
+    if engine in FOREIGN_CHECKED:
+        return _validate_foreign(engine, sf, indexes=indexes, queries=queries, answers_dir=answers_dir,
+                                 timeout=timeout, progress=progress)
     if engine_registry.get(engine).server_family:
         _check_request(sf, queries, answers_dir)
         with server_config(engine, dsns, progress) as config:
@@ -208,6 +216,42 @@ def _validate(engine: str, sf, *, indexes: bool, queries, answers_dir, timeout, 
     }
     if save:
         _save_answers(engine, applied_indexes, sf_text, data["fingerprint"], results)
+    return results, info
+
+
+def _validate_foreign(engine: str, sf, *, indexes: bool, queries, answers_dir, timeout,
+                      progress: bool) -> tuple[list[QueryResult], dict]:
+    """The queries run by the engine's own worker (one process each, one iteration), which checks
+    the answer against the answer set itself; no rows come back, so no cross-engine comparison."""
+    import tempfile
+
+    from harness.run.jvm import launcher
+
+    _check_request(sf, queries, answers_dir)
+    answers_dir = answers_dir or tpch_check.default_answers_dir()
+    sf_text = tpch_data.format_sf(sf)
+    data = prepare_tpch(engine, float(sf_text), indexes, progress=progress)
+    results = []
+    try:
+        for n in list(queries) if queries else list(tpch_queries.NUMBERS):
+            res = QueryResult(n)
+            with tempfile.TemporaryDirectory(prefix="validate-") as workdir:
+                spec = {"benchmark": "tpch.q%02d" % n, "params": {"sf": float(sf_text)}, "iterations": 1,
+                        "budget_s": 0, "min_iterations": 1, "workdir": workdir, "data": data}
+                t0 = time.perf_counter()
+                out = launcher.run_once(engine, spec, timeout, answers_dir)
+                res.seconds = (out["wall_ns"][0] / 1e9) if out.get("wall_ns") else time.perf_counter() - t0
+            res.ok = out.get("status") == "ok"
+            res.rows = int(out["crossings"][0]) - 1 if out.get("crossings") else 0
+            res.reason = None if res.ok else f"{out.get('status')}: {out.get('reason')}"
+            results.append(res)
+            _say(progress, res)
+    except launcher.BuildError as exc:
+        raise UserError(f"cannot validate {engine}: {exc}") from None
+    info = {"engine": engine, "sf": sf_text, "indexes": data["indexes"], "path": data["path"],
+            "fingerprint": data["fingerprint"], "answers": str(Path(answers_dir) / f"sf{sf_text}"),
+            "answer_kind": "official TPC-H kit answers" if sf_text == "1" else "DuckDB-computed answers",
+            "compared_with": []}
     return results, info
 
 

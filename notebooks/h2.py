@@ -1,0 +1,52 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+# ---
+
+# %% [markdown]
+# # H2 on the JVM (seed 001's third engine): E2 and E3
+#
+# `h2/jdbc` on runtime `jvm` (a Java worker running H2 embedded through JDBC) beside
+# `sqlite/sqlite3` on CPython measured in the same runs, interleaved. These runs are kept apart
+# from the main reference (`data/reference-h2/`), so H2 is compared only with SQLite processes that
+# ran beside it. Computed by `harness.studies.h2`, with seed 001's geometric means quoted by
+# `harness.studies.seed001_h2`.
+
+# %% tags=["parameters"]
+# Parameters (the harness injects a cell after this one when it runs the notebook headless)
+run_dirs = []            # the main runs (not used here: H2 has its own runs, below)
+h2_dirs = []             # H2 runs; empty: the committed runs in data/reference-h2/
+paper_path = None        # paper.md to update (None: do not touch the paper)
+figures_dir = "../figures"
+method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
+baseline = "sqlite/sqlite3@cpython"  # ENGINE or ENGINE@RUNTIME
+resamples = 10000
+
+# %%
+from pathlib import Path
+
+from IPython.display import Markdown, display
+
+from harness.analysis.runset import RunSet
+from harness.studies import h2, runfacts
+
+dirs = [Path(d) for d in h2_dirs] or h2.default_runs()
+print("H2 runs:", ", ".join(str(d) for d in dirs) or "none")
+if dirs:
+    runs = RunSet(dirs, method=method, resamples=resamples)
+    display(Markdown(runfacts.noise_block(runs)))
+    result = h2.compute(runs, Path(figures_dir), baseline)
+    for name in ("e3", "e2"):
+        display(Markdown(result.blocks(paper_path or "paper.md")[f"{name}-h2-seed001"]))
+        print(result.text[name])
+
+# %%
+if paper_path and dirs:
+    print("updated", paper_path, result.write_paper(paper_path))
