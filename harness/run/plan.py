@@ -7,7 +7,9 @@ run can be resumed from it.
 """
 from __future__ import annotations
 
+import itertools
 import math
+import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,12 +97,59 @@ def check_param(benchmark: str, key: str, value: Any) -> Any:
         if v is None:
             raise UserError(f"parameter indexes={value!r}: {benchmark} takes on or off")
         return v
+    if key == "datadir":
+        return check_datadir(str(value))
+    choices = getattr(workloads.all_workloads().get(benchmark), "param_choices", {}).get(key)
+    if choices is not None:
+        v = str(value).strip().lower()
+        if v not in choices:
+            raise UserError(f"parameter {key}={value!r}: {benchmark} takes {', '.join(choices)}")
+        return v
     bounds = PARAM_BOUNDS.get(key)
     if bounds and isinstance(value, (int, float)):
         lo, hi = bounds
         if not (math.isfinite(value) and lo <= value <= hi):
             raise UserError(f"parameter {key}={value!r}: {benchmark} takes {lo:g} to {hi:g}")
     return value
+
+
+def _values(value: Any) -> list[Any]:
+    """A parameter's values: a list (a sweep) or one value; duplicates dropped, order kept."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    return list(dict.fromkeys(values))
+
+
+def cell_params(profile: Profile, benchmark: str, defaults: dict[str, Any], engine: str,
+                overrides: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parameter sets of one benchmark on one engine: defaults, then the profile's values,
+    then the request's (`--param`); a list of values (`--param rows=10,100`, or a list in a
+    profile) is a sweep, and sweeps multiply: one cell per combination, in the order given."""
+    params = params_for(profile, benchmark, defaults, engine)
+    for k, v in overrides.items():
+        if k not in defaults:
+            continue
+        typed = []
+        for x in _values(v):
+            try:
+                x = type(defaults[k])(x)
+            except ValueError:
+                raise UserError(f"parameter {k}={x!r}: {benchmark} expects a {type(defaults[k]).__name__}") from None
+            typed.append(check_param(benchmark, k, x))
+        params[k] = typed if len(typed) > 1 else typed[0]
+    keys = list(params)
+    combos = itertools.product(*(_values(params[k]) for k in keys))
+    return [dict(zip(keys, combo)) for combo in combos]
+
+
+def check_datadir(value: str) -> str:
+    """`datadir` (where a benchmark's database files go): empty, or an existing writable directory."""
+    if not value:
+        return ""
+    path = Path(value).expanduser()
+    if "," in value or not path.is_dir() or not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"parameter datadir={value!r}: not a writable directory (give an existing one, e.g. "
+                        "--param datadir=/var/tmp, without commas)")
+    return str(path.resolve())
 
 
 def split_globs(values: list[str] | str | None) -> list[str] | None:
@@ -164,21 +213,14 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     cells = []
     for b in benchmarks:
         w = workloads.get(b)
-        params = params_for(profile, b, w.default_params)
-        for k, v in request.params.items():
-            if k in w.default_params:
-                try:
-                    params[k] = type(w.default_params[k])(v)
-                except ValueError:
-                    raise UserError(f"parameter {k}={v!r}: {b} expects a {type(w.default_params[k]).__name__}") from None
-                params[k] = check_param(b, k, params[k])
         for e in engines:
             for r in runtimes:
                 # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
                 # kept even where it cannot run, so the run says why it was skipped
                 if r not in engine_registry.get(e).runtimes and e not in named:
                     continue
-                cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
+                for params in cell_params(profile, b, w.default_params, e, request.params):
+                    cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
     if not cells:
         raise UserError(f"nothing to run: no engine of {', '.join(engines)} runs on {', '.join(runtimes)}")
     if len(cells) * processes > MAX_PLANNED:

@@ -40,11 +40,15 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-def params_for(profile: Profile, benchmark: str, defaults: dict[str, Any]) -> dict[str, Any]:
+def params_for(profile: Profile, benchmark: str, defaults: dict[str, Any], engine: str = "") -> dict[str, Any]:
+    """Defaults overridden by every profile entry whose pattern matches, in order. A pattern is a
+    benchmark glob, or `BENCHMARK_GLOB@ENGINE_GLOB` for one engine's values (e.g. a smaller N where
+    an engine is slow). A value may be a list: a sweep (one cell per value, see plan.cell_params)."""
     from fnmatch import fnmatchcase
 
     params = dict(defaults)
     for pattern, override in profile.params.items():
-        if fnmatchcase(benchmark, pattern):
+        bench_glob, _, engine_glob = pattern.partition("@")
+        if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
             params.update({k: v for k, v in override.items() if k in defaults})
     return params
