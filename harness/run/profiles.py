@@ -37,7 +37,7 @@ INSERTS_PARAMS: dict[str, dict[str, Any]] = {
     "inserts.transaction@sqlite/*": {"rows": _N[:3]},
     "inserts.prepared@sqlite/*": {"rows": _N},
     "inserts.multirow@sqlite/*": {"rows": _N},
-    "inserts.bulk@duckdb": {"rows": _N},
+    "inserts.bulk@duckdb": {"rows": _N[:3]},
     "inserts.bulk@postgresql/*": {"rows": _N[:3]},
     "inserts.prepared@duckdb": {"rows": [10, 100]},
 }

@@ -13,7 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.inserts import JOURNALS, STRATEGIES, SYNCS, plot_journal_grid, plot_scaling
+from harness.analysis.figures.inserts import (
+    JOURNALS,
+    STRATEGIES,
+    SYNCS,
+    plot_journal_grid,
+    plot_scaling,
+)
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios

@@ -13,7 +13,7 @@ from harness.workloads.inserts import check_checksum, expected_checksum, make_ro
 
 def test_every_double_is_exact_in_its_text_form():
     # the literal strategies write %.3f; the checksum compares exact sums: both need exact values
-    for r in make_rows(1_000_000)[::997]:
+    for r in make_rows(100_000)[::97]:
         for d in r[1:4]:
             assert float("%.3f" % d) == d
 
