@@ -92,7 +92,8 @@ def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") ->
                 ax.text(j, i, f"{v / 1e3:.0f}k", ha="center", va="center", fontsize=6,
                         color="white" if norm(v) < 0.6 else "black")
         ax.set_xticks(range(len(SYNCS)), SYNCS)
-        ax.set_yticks(range(len(JOURNALS)), JOURNALS)
+        first_column = list(axes.flat).index(ax) % ncols == 0
+        ax.set_yticks(range(len(JOURNALS)), JOURNALS if first_column else [""] * len(JOURNALS))
         ax.grid(False)
         ax.set_title(f"{engine}, N = {int(n):,}", fontsize=8)
         ax.set_xlabel("synchronous")
@@ -103,5 +104,5 @@ def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") ->
     if image is not None:
         fig.colorbar(image, ax=list(axes.flat), shrink=0.8, label="inserts/s (mean)")
     fig.suptitle(f"E4: inserts.prepared, journal_mode x synchronous (means; {method})" if method else
-                 "E4: journal_mode x synchronous")
+                 "E4: journal_mode x synchronous", y=1.03)
     return save(fig, path)
