@@ -237,9 +237,10 @@ def version_comparison(runs: RunSet, versions: dict[str, str]) -> tuple[pd.DataF
     warnings = [ln for ln in lines if ln.startswith("warning:")]
     kept = [ln for ln in lines if not ln.startswith("warning:")]
     if warnings:
-        kept.append(f"({len(warnings)} benchstat warnings: with {int(cmp['base_n'].min())} to "
-                    f"{int(cmp['base_n'].max())} processes per side no difference can reach alpha 0.05 and the "
-                    "medians get no bounded 95% CI; more processes would)")
+        lo, hi = int(cmp["base_n"].min()), int(cmp["base_n"].max())
+        n = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        kept.append(f"({len(warnings)} benchstat warnings, one per cell and kind: with {n} processes per side a "
+                    "difference cannot reach alpha 0.05 and the medians get no bounded 95% CI; more processes would)")
     return cmp, "\n".join(kept) + "\n"
 
 
