@@ -1,7 +1,7 @@
 """The worker: runs inside each fresh benchmark process (`python -m harness.worker SPEC RESULT`).
 
 Python 3.9 compatible, standard library only plus the driver under test, because it also runs
-on PyPy. It does untimed set-up, then times each iteration with `perf_counter_ns` (wall) and
+on PyPy. It does untimed set-up (and an untimed per-iteration reset where the workload has one), then times each iteration with `perf_counter_ns` (wall) and
 `process_time_ns` (CPU) around the operation alone, checks every result outside the timed
 region, counts crossings once by instrumented replay, and writes its timings atomically.
 """
@@ -55,6 +55,7 @@ def probe(engine_name: str, config_path: Optional[str] = None) -> Dict[str, Any]
 def run(spec: Dict[str, Any]) -> Dict[str, Any]:
     from harness import engines, workloads
     from harness.engines.base import NotApplicable
+    from harness.workloads.base import Workload
 
     out = empty_result(os.getpid(), runtime_name())
     workload = workloads.get(spec["benchmark"])
@@ -79,6 +80,8 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
             return out
         operation = workload.operation
         check = workload.check
+        # a per-iteration reset (an emptied table), untimed, only for workloads that define one
+        reset = workload.reset if type(workload).reset is not Workload.reset else None
         iterations = int(spec["iterations"])
         # optional time budget: stop after the iteration that spends it (at least min_iterations)
         budget_ns = int(float(spec.get("budget_s") or 0) * 1e9)
@@ -93,6 +96,8 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
         process_time_ns = time.process_time_ns
         gc.collect()
         for i in range(iterations):
+            if reset is not None:
+                reset(state)
             t0 = perf_counter_ns()
             c0 = process_time_ns()
             result = operation(state)

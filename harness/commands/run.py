@@ -18,15 +18,19 @@ RESUME_FIXED = {"profile": "profile", "benchmarks": "benchmarks", "engines": "en
                 "budget": "budget_s", "param": "params", "out": None}
 
 
-def _params(values: list[str]) -> dict[str, str]:
+def _params(values: list[str]) -> dict[str, str | list[str]]:
+    """`--param KEY=VALUE` options; `KEY=V1,V2,...` is a sweep (a list: one cell per value)."""
     from harness.errors import UserError
 
-    out = {}
+    out: dict[str, str | list[str]] = {}
     for v in values or []:
         k, sep, val = v.partition("=")
         if not sep or not k.strip():
-            raise UserError(f"--param takes KEY=VALUE, got {v!r}")
-        out[k.strip()] = val.strip()
+            raise UserError(f"--param takes KEY=VALUE or KEY=V1,V2,..., got {v!r}")
+        parts = [p.strip() for p in val.split(",")]
+        if len(parts) > 1 and not all(parts):
+            raise UserError(f"--param {v!r}: an empty value in the list")
+        out[k.strip()] = parts if len(parts) > 1 else val.strip()
     return out
 
 
@@ -45,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=float, metavar="SEC",
                    help="per-process budget of timed seconds; 0 = run every iteration (default: the profile's)")
     p.add_argument("--param", action="append", default=None, metavar="KEY=VALUE",
-                   help="override a benchmark parameter where it exists (e.g. n=100000, sf=0.1)")
+                   help="override a benchmark parameter where it exists (e.g. n=100000, sf=0.1); "
+                        "KEY=V1,V2,... sweeps: one cell per value (e.g. rows=10,100,1000)")
     p.add_argument("--dsn", action="append", default=[], metavar="ENGINE_FAMILY=DSN",
                    help="use your own server, e.g. postgresql=postgresql://user@host/db (never started or stopped)")
     p.add_argument("--out", type=Path, help="parent of the run directory (default data/runs)")
@@ -117,7 +122,8 @@ def _check_resume(args: argparse.Namespace) -> None:
         if dest == "param":
             cells = plan.get("cells") or []
             same = all(any(k in c["params"] for c in cells)
-                       and all(str(c["params"][k]) == v for c in cells if k in c["params"])
+                       and {str(c["params"][k]) for c in cells if k in c["params"]}
+                       == set(v if isinstance(v, list) else [v])
                        for k, v in _params(value).items())
             stored = sorted({f"{k}={c['params'][k]}" for c in cells for k in c["params"]})
         elif dest in ("benchmarks", "engines", "runtimes"):

@@ -139,7 +139,9 @@ class PymysqlEngine(ServerEngine):
         kw = parse_mysql_dsn(config["dsn"])
         if database:
             kw["database"] = database  # a data set's database (harness.run.datasets.tpch)
-        raw = pymysql.connect(autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4", **kw)
+        # local_infile: the client may send a file when asked (inserts.bulk's LOAD DATA LOCAL INFILE)
+        raw = pymysql.connect(autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, charset="utf8mb4", local_infile=True,
+                              **kw)
         return MysqlConnection(self, raw, pymysql.cursors.SSCursor)
 
     def _server_info(self, db: Connection) -> Dict[str, Any]:

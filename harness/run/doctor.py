@@ -142,6 +142,29 @@ def _fstype(path: Path) -> str | None:
     return fstype
 
 
+def _mount(path: Path) -> tuple[str, str, str]:
+    """(mount point, fstype, device) of the longest /proc/mounts entry holding `path`."""
+    best = ("", "unknown", "")
+    target = str(path.resolve())
+    for line in (_read("/proc/mounts") or "").splitlines():
+        parts = line.split()
+        if len(parts) > 2 and (target == parts[1] or target.startswith(parts[1].rstrip("/") + "/")) \
+                and len(parts[1]) >= len(best[0]):
+            best = (parts[1], parts[2], parts[0])
+    return best
+
+
+def filesystem(path: Path | str) -> dict[str, Any]:
+    """Where a benchmark's files live: the directory, its mount point, file system type, device,
+    and `kind` (memory for tmpfs/ramfs, else disk), as a process record stores it."""
+    d = Path(path)
+    while not d.exists() and d != d.parent:
+        d = d.parent
+    mount, fstype, device = _mount(d)
+    return {"path": str(Path(path)), "mount": mount, "fstype": fstype, "device": device,
+            "kind": "memory" if fstype in ("tmpfs", "ramfs") else "disk"}
+
+
 def storage(data_dir: Path) -> dict[str, Any]:
     d = Path(data_dir)
     while not d.exists() and d != d.parent:

@@ -7,7 +7,9 @@ run can be resumed from it.
 """
 from __future__ import annotations
 
+import itertools
 import math
+import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +97,14 @@ def check_param(benchmark: str, key: str, value: Any) -> Any:
         if v is None:
             raise UserError(f"parameter indexes={value!r}: {benchmark} takes on or off")
         return v
+    if key == "datadir":
+        return check_datadir(str(value))
+    choices = getattr(workloads.all_workloads().get(benchmark), "param_choices", {}).get(key)
+    if choices is not None:
+        v = str(value).strip().lower()
+        if v not in choices:
+            raise UserError(f"parameter {key}={value!r}: {benchmark} takes {', '.join(choices)}")
+        return v
     bounds = PARAM_BOUNDS.get(key)
     if bounds and isinstance(value, (int, float)):
         lo, hi = bounds
@@ -103,32 +113,65 @@ def check_param(benchmark: str, key: str, value: Any) -> Any:
     return value
 
 
-def checked_value(w: Any, benchmark: str, key: str, value: Any) -> Any:
-    """One parameter value of `benchmark`, converted to its default's type and checked."""
-    kind = type(w.default_params[key])
-    try:
-        v = kind(value)
-    except ValueError:
-        raise UserError(f"parameter {key}={value!r}: {benchmark} expects a {kind.__name__}") from None
-    choices = w.param_choices.get(key)
-    if choices and v not in choices:
-        raise UserError(f"parameter {key}={value!r}: {benchmark} takes {', '.join(map(str, choices))}")
-    return check_param(benchmark, key, v)
+def _values(value: Any) -> list[Any]:
+    """A parameter's values: a list (a sweep) or one value; duplicates dropped, order kept."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    return list(dict.fromkeys(values))
 
 
-def profile_fixed(profile: Profile, benchmark: str) -> set[str]:
-    """The parameters a profile sets for `benchmark` (those are not swept)."""
+def cell_params(profile: Profile, benchmark: str, w: Any, engine: str,
+                overrides: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parameter sets of one benchmark on one engine: defaults, then the profile's values,
+    then the request's (`--param`); a list of values (`--param rows=10,100`, or a list in a
+    profile) is a sweep, and sweeps multiply: one cell per combination, in the order given. A
+    workload's own `sweep` (e.g. E5's corpora) applies where neither the request nor the profile
+    sets that parameter; `param_choices` bounds what a parameter may take."""
+    defaults = w.default_params
+    params = params_for(profile, benchmark, defaults, engine)
+    for k, values in getattr(w, "sweep", {}).items():
+        if k not in overrides and k not in profile_fixed(profile, benchmark, engine):
+            params[k] = list(values)
+    for k, v in overrides.items():
+        if k not in defaults:
+            continue
+        typed = []
+        for x in _values(v):
+            try:
+                x = type(defaults[k])(x)
+            except ValueError:
+                raise UserError(f"parameter {k}={x!r}: {benchmark} expects a {type(defaults[k]).__name__}") from None
+            typed.append(check_param(benchmark, k, x))
+        params[k] = typed if len(typed) > 1 else typed[0]
+    for k, choices in getattr(w, "param_choices", {}).items():
+        bad = [x for x in _values(params.get(k)) if k in params and x not in choices]
+        if bad:
+            raise UserError(f"parameter {k}={bad[0]!r}: {benchmark} takes {', '.join(map(str, choices))}")
+    keys = list(params)
+    combos = itertools.product(*(_values(params[k]) for k in keys))
+    return [dict(zip(keys, combo)) for combo in combos]
+
+
+def profile_fixed(profile: Profile, benchmark: str, engine: str = "") -> set[str]:
+    """The parameters a profile sets for `benchmark` on `engine` (a workload's own sweep yields to them)."""
     from fnmatch import fnmatchcase
 
-    return {k for pattern, over in profile.params.items() if fnmatchcase(benchmark, pattern) for k in over}
-
-
-def expand_sweep(params: dict[str, Any], swept: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """One parameter set per combination of the swept values (in their order)."""
-    out = [dict(params)]
-    for k, values in swept.items():
-        out = [dict(p, **{k: v}) for p in out for v in values]
+    out: set[str] = set()
+    for pattern, over in profile.params.items():
+        bench_glob, _, engine_glob = pattern.partition("@")
+        if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
+            out.update(over)
     return out
+
+
+def check_datadir(value: str) -> str:
+    """`datadir` (where a benchmark's database files go): empty, or an existing writable directory."""
+    if not value:
+        return ""
+    path = Path(value).expanduser()
+    if "," in value or not path.is_dir() or not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"parameter datadir={value!r}: not a writable directory (give an existing one, e.g. "
+                        "--param datadir=/var/tmp, without commas)")
+    return str(path.resolve())
 
 
 def split_globs(values: list[str] | str | None) -> list[str] | None:
@@ -192,26 +235,14 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     cells = []
     for b in benchmarks:
         w = workloads.get(b)
-        params = params_for(profile, b, w.default_params)
-        swept: dict[str, list[Any]] = {}
-        for k, v in request.params.items():
-            if k in w.default_params:
-                if (k in w.sweep or k in w.param_choices) and "," in str(v):
-                    swept[k] = [checked_value(w, b, k, x.strip()) for x in str(v).split(",") if x.strip()]
+        for e in engines:
+            for r in runtimes:
+                # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
+                # kept even where it cannot run, so the run says why it was skipped
+                if r not in engine_registry.get(e).runtimes and e not in named:
                     continue
-                params[k] = checked_value(w, b, k, v)
-        fixed = set(request.params) | profile_fixed(profile, b)
-        for k, values in w.sweep.items():
-            if k not in fixed:
-                swept[k] = list(values)
-        for cell_params in expand_sweep(params, swept):
-            for e in engines:
-                for r in runtimes:
-                    # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
-                    # kept even where it cannot run, so the run says why it was skipped
-                    if r not in engine_registry.get(e).runtimes and e not in named:
-                        continue
-                    cells.append({"benchmark": b, "params": cell_params, "engine": e, "runtime": r})
+                for params in cell_params(profile, b, w, e, request.params):
+                    cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
     if not cells:
         raise UserError(f"nothing to run: no engine of {', '.join(engines)} runs on {', '.join(runtimes)}")
     if len(cells) * processes > MAX_PLANNED:

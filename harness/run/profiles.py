@@ -34,6 +34,22 @@ class Profile:
     max_time_s: float | None = None
 
 
+#: E4's N sweep (seed 003's log x axis: every other decade, 10 .. 1,000,000), capped where one
+#: iteration takes seconds on a busy 2-core machine: every autocommit row syncs the disk (tens of
+#: ms), DuckDB spends milliseconds per single-row statement, a server a round trip per statement.
+#: `run --param rows=10,100,...` gives any other sweep.
+_N = [10, 1000, 100_000, 1_000_000]
+INSERTS_PARAMS: dict[str, dict[str, Any]] = {
+    "inserts.*": {"rows": _N[:2]},
+    "inserts.autocommit": {"rows": [10, 100]},
+    "inserts.transaction@sqlite/*": {"rows": _N[:3]},
+    "inserts.prepared@sqlite/*": {"rows": _N},
+    "inserts.multirow@sqlite/*": {"rows": _N},
+    "inserts.bulk@duckdb": {"rows": _N[:3]},
+    "inserts.bulk@postgresql/*": {"rows": _N[:3]},
+    "inserts.prepared@duckdb": {"rows": [10, 100]},
+}
+
 PROFILES: dict[str, Profile] = {
     "smoke": Profile("smoke", 2, 3, 120.0, ("bindings.*",), ("sqlite/*", "duckdb"),
                      {"bindings.*": {"n": 1000}, "tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01},
@@ -49,14 +65,22 @@ PROFILES: dict[str, Profile] = {
     "sqpyte": Profile("sqpyte", 5, 50, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
                       {"tpch.*": {"sf": 1}, "micro.*": {"sf": 1}},
                       "the SQPyte paper's fixed protocol: 5 fresh processes x 50 iterations, SF 1"),
+    "inserts": Profile("inserts", 3, 3, 300.0, ("inserts.*",),
+                       ("sqlite/*", "duckdb*", "postgresql/*", "mariadb/*"), INSERTS_PARAMS,
+                       "E4 at quick size: N = 10 .. 1,000,000 for SQLite's fast strategies and the bulk paths, "
+                       "capped where one iteration takes seconds (autocommit at 100; see INSERTS_PARAMS)", budget_s=0.3),
 }
 
 
-def params_for(profile: Profile, benchmark: str, defaults: dict[str, Any]) -> dict[str, Any]:
+def params_for(profile: Profile, benchmark: str, defaults: dict[str, Any], engine: str = "") -> dict[str, Any]:
+    """Defaults overridden by every profile entry whose pattern matches, in order. A pattern is a
+    benchmark glob, or `BENCHMARK_GLOB@ENGINE_GLOB` for one engine's values (e.g. a smaller N where
+    an engine is slow). A value may be a list: a sweep (one cell per value, see plan.cell_params)."""
     from fnmatch import fnmatchcase
 
     params = dict(defaults)
     for pattern, override in profile.params.items():
-        if fnmatchcase(benchmark, pattern):
+        bench_glob, _, engine_glob = pattern.partition("@")
+        if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
             params.update({k: v for k, v in override.items() if k in defaults})
     return params

@@ -208,6 +208,8 @@ class Runner:
         reason = result.get("reason", "")
         extra = {"pid": result.get("pid", pid), "runtime": result.get("runtime"), "stderr_tail": tail,
                  "started": started, "ended": ended}
+        if "datadir" in cell.params:  # a benchmark that writes files: where they went (tmpfs or disk)
+            extra["storage"] = doctor.filesystem(cell.params["datadir"] or workdir)
         if status == "not_applicable":
             self.dead_cells[index] = ("not_applicable", f"not applicable: {reason}")
             self._record(seq, index, process, "not_applicable", f"not applicable: {reason}", **extra)

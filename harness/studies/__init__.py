@@ -7,7 +7,8 @@ timeline of runs (`history`: `compute(run_dirs, figures_dir, ...)`), or runs who
 must not pool with the main runs' (`h2`, from data/reference-h2/); views that pool runs (the HTML
 report, the explorer) leave them out.
 """
-STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "app": "E5", "ramsql": "E6", "history": "E7", "h2": "E2/E3 on H2"}
+STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "inserts": "E4", "app": "E5", "ramsql": "E6",
+           "history": "E7", "h2": "E2/E3 on H2"}
 #: studies that read runs of their own (not the main reference): the report and the explorer skip them
 ACROSS_RUNS = {"history", "h2"}
 

@@ -11,7 +11,7 @@ from typing import Dict, List
 
 from harness.workloads.base import Workload
 
-FAMILIES = ["bindings", "micro", "tpch", "app", "ramsql", "selftest"]
+FAMILIES = ["bindings", "micro", "tpch", "inserts", "app", "ramsql", "selftest"]
 
 _REGISTRY: Dict[str, Workload] = {}
 

@@ -1,7 +1,7 @@
 """Workloads, worker side: what one benchmark sets up, times, checks and counts.
 
 Python 3.9 compatible, standard library only. The worker times `operation(state)` and nothing
-else; `setup`, `check`, `counts` and `teardown` run outside the timed region.
+else; `setup`, `reset`, `check`, `counts` and `teardown` run outside the timed region.
 """
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ class Workload:
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
         """Untimed: create data, prepare statements; returns the state `operation` uses."""
         return None
+
+    def reset(self, state: Any) -> None:
+        """Untimed, before every iteration (only when a workload overrides it): e.g. an empty table
+        for a benchmark whose operation fills one."""
 
     def operation(self, state: Any) -> Any:
         """Timed: the operation under test, nothing else. Returns a result for `check`."""

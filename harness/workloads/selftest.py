@@ -2,7 +2,8 @@
 
 `selftest.sleep` sleeps, so a test can kill its worker mid-run; `selftest.wrong` returns a wrong
 answer, so a test sees the cell marked invalid; `selftest.crash` raises in the timed operation; `selftest.cpus` is invalid unless the worker is pinned
-to one CPU, so a test sees pinning from inside the worker.
+to one CPU, so a test sees pinning from inside the worker; `selftest.inserts_short` inserts one row too few, so a test sees
+the inserts family's checksum catch a wrong count.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 from typing import Any, Dict, Optional
 
 from harness.workloads.base import Workload
+from harness.workloads.inserts import Prepared
 
 
 class Sleep(Workload):
@@ -62,4 +64,19 @@ class Cpus(Workload):
         return None if len(result) == 1 else "worker may run on CPUs %s, expected one" % (result,)
 
 
-WORKLOADS = [Sleep(), Wrong(), Crash(), Cpus()]
+class InsertsShort(Prepared):
+    """inserts.prepared that inserts one row too few: the checksum after the clock must catch it."""
+
+    name = "selftest.inserts_short"
+    description = "harness self-test: inserts.prepared inserting N-1 rows where N are expected (invalid)"
+
+    def operation(self, state: Any) -> Any:
+        full = state["rows"]
+        state["rows"] = full[:-1]
+        try:
+            return Prepared.operation(self, state)
+        finally:
+            state["rows"] = full
+
+
+WORKLOADS = [Sleep(), Wrong(), Crash(), Cpus(), InsertsShort()]

@@ -1,11 +1,13 @@
 """The paper path computes once: each study reads one RunSet, and every cell is bootstrapped once."""
 from __future__ import annotations
 
-import pytest
+import importlib
 
+import pytest
 from conftest import ROOT
+
 from harness.analysis.runset import RunSet
-from harness.studies import STUDIES, bindings, micro, tpch
+from harness.studies import STUDIES
 
 REFERENCE = sorted(p for p in (ROOT / "data" / "reference").glob("*") if (p / "manifest.json").exists())
 
@@ -13,7 +15,8 @@ REFERENCE = sorted(p for p in (ROOT / "data" / "reference").glob("*") if (p / "m
 @pytest.mark.skipif(not REFERENCE, reason="no committed reference run")
 def test_every_study_bootstraps_each_cell_once(tmp_path):
     runs = RunSet(REFERENCE, resamples=200)
-    results = [m.compute(runs, tmp_path, "sqlite/sqlite3@cpython") for m in (bindings, micro, tpch)]
+    modules = [importlib.import_module(f"harness.studies.{name}") for name in STUDIES]
+    results = [m.compute(runs, tmp_path, "sqlite/sqlite3@cpython") for m in modules]
     assert runs.boot_counts, "nothing was bootstrapped"
     assert set(runs.boot_counts.values()) == {1}
     assert set(runs.boot_counts) == {k for k, s in runs.samples.items() if s.n}

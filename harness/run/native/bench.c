@@ -7,9 +7,11 @@
  *
  *   bench --probe
  *       prints one JSON line: sqlite3_libversion() of the linked library, compiler, runtime.
- *   bench BENCHMARK N ITERATIONS WORKDIR RESULT [DATABASE]
+ *   bench BENCHMARK N ITERATIONS WORKDIR RESULT [DATABASE [KEY=VALUE ...]]
  *       untimed set-up, then ITERATIONS timed operations, each checked; writes RESULT (the
  *       worker's result JSON, schema 1) atomically: RESULT.tmp.<pid> + fsync + rename.
+ *       DATABASE may be "" (none); KEY=VALUE options (inserts.* only): journal_mode=,
+ *       synchronous= ("default" leaves SQLite's own) and datadir= (where the database file goes).
  *       N is one integer, or "N:K" for a benchmark with a second size (bindings.point_query:
  *       n rows and K queries); the launcher writes "N:K" only for such benchmarks.
  *
@@ -30,6 +32,14 @@
  *   micro.filltable       DROP/CREATE filltable (a INTEGER, b VARCHAR(32)), BEGIN, N prepared
  *                         inserts of (i, "row i") made untimed beforehand, COMMIT, then read
  *                         back "SELECT a, b FROM filltable": count rows, sum a.
+ *   inserts.autocommit    (E4, harness/workloads/inserts.py, seed 003) N rows into an empty table
+ *   inserts.transaction   (a fresh database file before each iteration, untimed, with journal_mode
+ *   inserts.prepared      and synchronous applied and read back): sprintf + sqlite3_exec per row
+ *   inserts.multirow      (autocommit; or between BEGIN and COMMIT), a prepared INSERT with
+ *                         bind/step/reset per row in one transaction (the seed's code), or a
+ *                         prepared 500-row INSERT ... VALUES (...), ... in one transaction. Checked
+ *                         after the clock by the same checksum query as inserts.py.
+ *   selftest.inserts_short  inserts.prepared inserting N-1 rows: exercises the checksum.
  *   selftest.wrong        "SELECT 41" checked against 42: exercises the invalid path.
  * Anything else: status "not_applicable" (no C implementation), exit 0.
  * The micro.* results (row count, sum) are checked as micro.py checks them: the count exactly,
@@ -53,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -482,6 +493,235 @@ static op_out_t micro_filltable(sqlite3 *db) {
     return o;
 }
 
+/* ---------------------------------------------------------------- E4: inserts */
+
+/* The rows are those of harness/workloads/inserts.py's make_rows: ids made untimed beforehand,
+ * the numbers computed inline (each double a multiple of 1/8, exact in %.3f and in sums). */
+#define INS_TABLE "crossings_inserts"
+#define INS_BATCH 500
+static const char *const INS_CREATE =
+    "CREATE TABLE " INS_TABLE " (id TEXT, d1 REAL, d2 REAL, d3 REAL, i1 INTEGER, i2 INTEGER, i3 INTEGER)";
+static const char *const INS_LITERAL = "INSERT INTO " INS_TABLE " VALUES ('%s', %.3f, %.3f, %.3f, %lld, %lld, %lld)";
+static const char *const INS_CHECKSUM =
+    "SELECT COUNT(*), SUM(i1), SUM(i2), SUM(i3), SUM(d1 + d2 + d3), SUM(LENGTH(id)) FROM " INS_TABLE;
+static long ins_n = 0;       /* N, the rows expected */
+static long ins_rows = 0;    /* rows the operation inserts (N, or N-1 for selftest.inserts_short) */
+static char **ins_ids = NULL;
+static char ins_path[4096];
+static const char *ins_journal = "default";
+static const char *ins_sync = "default";
+static sqlite3 *ins_db = NULL;
+
+#define D1(i) ((double)(i) + 0.5)
+#define D2(i) ((double)(i) * 0.25)
+#define D3(i) ((double)((i) % 1000) * 0.125)
+#define V1(i) ((long long)(i))
+#define V2(i) ((long long)((i) % 1000))
+#define V3(i) ((long long)(((int64_t)(i) * 7) % 1009))
+
+static int ins_prepare_rows(long n) {
+    ins_n = n;
+    ins_ids = calloc((size_t)(n > 0 ? n : 1), sizeof *ins_ids);
+    if (!ins_ids) return -1;
+    for (long i = 0; i < n; i++) {
+        char buf[32];
+        int len = snprintf(buf, sizeof buf, "id%ld", i);
+        ins_ids[i] = malloc((size_t)len + 1);
+        if (!ins_ids[i]) return -1;
+        memcpy(ins_ids[i], buf, (size_t)len + 1);
+    }
+    return 0;
+}
+
+static void ins_unlink_files(void) {
+    static const char *const suffixes[] = {"", "-journal", "-wal", "-shm"};
+    char p[4200];
+    for (int k = 0; k < 4; k++) {
+        snprintf(p, sizeof p, "%s%s", ins_path, suffixes[k]);
+        unlink(p);
+    }
+}
+
+/* Untimed, before each iteration: a fresh database file, the pragmas applied and read back, the table. */
+static int ins_reset(result_t *r) {
+    if (ins_db) {
+        sqlite3_close(ins_db);
+        ins_db = NULL;
+    }
+    ins_unlink_files();
+    if (sqlite3_open_v2(ins_path, &ins_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        set_status(r, "error", "cannot open %s: %s", ins_path, ins_db ? sqlite3_errmsg(ins_db) : "out of memory");
+        return -1;
+    }
+    char sql[128];
+    sqlite3_stmt *st = NULL;
+    if (strcmp(ins_journal, "default") != 0) {
+        snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s", ins_journal);
+        if (sqlite3_prepare_v2(ins_db, sql, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+            set_status(r, "error", "%s: %s", sql, sqlite3_errmsg(ins_db));
+            sqlite3_finalize(st);
+            return -1;
+        }
+        const char *got = (const char *)sqlite3_column_text(st, 0);
+        int same = got && strcasecmp(got, ins_journal) == 0;
+        if (!same) set_status(r, "error", "%s left journal_mode %s", sql, got ? got : "NULL");
+        sqlite3_finalize(st);
+        if (!same) return -1;
+    }
+    if (strcmp(ins_sync, "default") != 0) {
+        static const char *const names[] = {"off", "normal", "full", "extra"};
+        snprintf(sql, sizeof sql, "PRAGMA synchronous=%s", ins_sync);
+        if (exec_sql(ins_db, sql, r)) return -1;
+        if (sqlite3_prepare_v2(ins_db, "PRAGMA synchronous", -1, &st, NULL) != SQLITE_OK ||
+            sqlite3_step(st) != SQLITE_ROW) {
+            set_status(r, "error", "PRAGMA synchronous: %s", sqlite3_errmsg(ins_db));
+            sqlite3_finalize(st);
+            return -1;
+        }
+        int code = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        if (code < 0 || code > 3 || strcmp(names[code], ins_sync) != 0) {
+            set_status(r, "error", "%s left synchronous %d", sql, code);
+            return -1;
+        }
+    }
+    return exec_sql(ins_db, INS_CREATE, r);
+}
+
+static int ins_literal_rows(sqlite3 *db) {
+    char buf[300];
+    int rc = SQLITE_OK;
+    for (long i = 0; i < ins_rows && rc == SQLITE_OK; i++) {
+        snprintf(buf, sizeof buf, INS_LITERAL, ins_ids[i], D1(i), D2(i), D3(i), V1(i), V2(i), V3(i));
+        rc = sqlite3_exec(db, buf, NULL, NULL, NULL);
+    }
+    return rc;
+}
+
+static op_out_t ins_autocommit(sqlite3 *db) {
+    op_out_t o = {0, 0.0, ins_rows, 7 * ins_rows, SQLITE_OK};
+    o.rc = ins_literal_rows(db);
+    return o;
+}
+
+static op_out_t ins_transaction(sqlite3 *db) {
+    op_out_t o = {0, 0.0, ins_rows + 2, 7 * ins_rows, SQLITE_OK};
+    if ((o.rc = sqlite3_exec(db, "BEGIN TRANSACTION", NULL, NULL, NULL)) != SQLITE_OK) return o;
+    if ((o.rc = ins_literal_rows(db)) != SQLITE_OK) return o;
+    o.rc = sqlite3_exec(db, "COMMIT TRANSACTION", NULL, NULL, NULL);
+    return o;
+}
+
+static void ins_bind_row(sqlite3_stmt *stmt, int base, long i) {
+    sqlite3_bind_text(stmt, base + 1, ins_ids[i], -1, SQLITE_STATIC);
+    sqlite3_bind_double(stmt, base + 2, D1(i));
+    sqlite3_bind_double(stmt, base + 3, D2(i));
+    sqlite3_bind_double(stmt, base + 4, D3(i));
+    sqlite3_bind_int64(stmt, base + 5, V1(i));
+    sqlite3_bind_int64(stmt, base + 6, V2(i));
+    sqlite3_bind_int64(stmt, base + 7, V3(i));
+}
+
+static op_out_t ins_prepared(sqlite3 *db) {
+    op_out_t o = {0, 0.0, ins_rows + 2, 7 * ins_rows, SQLITE_OK};
+    sqlite3_stmt *stmt = NULL;
+    if ((o.rc = sqlite3_exec(db, "BEGIN TRANSACTION", NULL, NULL, NULL)) != SQLITE_OK) return o;
+    if ((o.rc = sqlite3_prepare_v2(db, "INSERT INTO " INS_TABLE " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &stmt,
+                                   NULL)) != SQLITE_OK)
+        return o;
+    for (long i = 0; i < ins_rows; i++) {
+        ins_bind_row(stmt, 0, i);
+        if ((o.rc = sqlite3_step(stmt)) != SQLITE_DONE) {
+            sqlite3_finalize(stmt);
+            return o;
+        }
+        sqlite3_reset(stmt);
+    }
+    sqlite3_finalize(stmt);
+    o.rc = sqlite3_exec(db, "COMMIT TRANSACTION", NULL, NULL, NULL);
+    return o;
+}
+
+static char *ins_multirow_sql(long k) {
+    size_t len = strlen("INSERT INTO " INS_TABLE " VALUES ") + (size_t)k * 24 + 1;
+    char *sql = malloc(len);
+    if (!sql) return NULL;
+    size_t at = (size_t)snprintf(sql, len, "INSERT INTO " INS_TABLE " VALUES ");
+    for (long j = 0; j < k; j++) at += (size_t)snprintf(sql + at, len - at, "%s(?, ?, ?, ?, ?, ?, ?)", j ? ", " : "");
+    return sql;
+}
+
+/* Steps one multi-row statement of k rows starting at row `start`; prepares it if *stmt is NULL. */
+static int ins_multirow_step(sqlite3 *db, sqlite3_stmt **stmt, long start, long k) {
+    int rc;
+    if (!*stmt) {
+        char *sql = ins_multirow_sql(k);
+        if (!sql) return SQLITE_NOMEM;
+        rc = sqlite3_prepare_v2(db, sql, -1, stmt, NULL);
+        free(sql);
+        if (rc != SQLITE_OK) return rc;
+    }
+    for (long j = 0; j < k; j++) ins_bind_row(*stmt, (int)(7 * j), start + j);
+    rc = sqlite3_step(*stmt);
+    sqlite3_reset(*stmt);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static op_out_t ins_multirow(sqlite3 *db) {
+    long batches = (ins_rows + INS_BATCH - 1) / INS_BATCH;
+    op_out_t o = {0, 0.0, batches + 2, 7 * ins_rows, SQLITE_OK};
+    sqlite3_stmt *full = NULL, *tail = NULL;
+    if ((o.rc = sqlite3_exec(db, "BEGIN TRANSACTION", NULL, NULL, NULL)) != SQLITE_OK) return o;
+    long start = 0;
+    for (; start + INS_BATCH <= ins_rows && o.rc == SQLITE_OK; start += INS_BATCH)
+        o.rc = ins_multirow_step(db, &full, start, INS_BATCH);
+    if (o.rc == SQLITE_OK && start < ins_rows) o.rc = ins_multirow_step(db, &tail, start, ins_rows - start);
+    sqlite3_finalize(full);
+    sqlite3_finalize(tail);
+    if (o.rc != SQLITE_OK) return o;
+    o.rc = sqlite3_exec(db, "COMMIT TRANSACTION", NULL, NULL, NULL);
+    return o;
+}
+
+/* Untimed, after each iteration: the checksum of inserts.py's check_checksum. Returns 1 if right. */
+static int ins_verify(char *why, size_t why_len) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(ins_db, INS_CHECKSUM, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+        snprintf(why, why_len, "checksum query failed: %s", sqlite3_errmsg(ins_db));
+        sqlite3_finalize(st);
+        return 0;
+    }
+    long long got[6];
+    for (int c = 0; c < 6; c++) got[c] = c == 4 ? 0 : sqlite3_column_int64(st, c);
+    double dsum = sqlite3_column_double(st, 4);
+    sqlite3_finalize(st);
+    long long want[6] = {ins_n, 0, 0, 0, 0, 0};
+    double wdsum = 0.0;
+    for (long i = 0; i < ins_n; i++) {
+        want[1] += V1(i);
+        want[2] += V2(i);
+        want[3] += V3(i);
+        wdsum += D1(i) + D2(i) + D3(i);
+        want[5] += (long long)strlen(ins_ids[i]);
+    }
+    if (got[0] != want[0]) {
+        snprintf(why, why_len, "row count %lld != %lld", got[0], want[0]);
+        return 0;
+    }
+    static const char *const names[] = {"rows", "sum(i1)", "sum(i2)", "sum(i3)", "", "sum(length(id))"};
+    for (int c = 1; c < 6; c++) {
+        if (c != 4 && got[c] != want[c]) {
+            snprintf(why, why_len, "%s %lld != %lld", names[c], got[c], want[c]);
+            return 0;
+        }
+    }
+    if (!(fabs(dsum - wdsum) <= 1e-12 * (fabs(wdsum) > 1.0 ? fabs(wdsum) : 1.0))) {
+        snprintf(why, why_len, "sum(d1+d2+d3) %.17g != %.17g", dsum, wdsum);
+        return 0;
+    }
+    return 1;
+}
+
 static int query_count_sum(sqlite3 *db, const char *sql, int64_t *count, double *sum, result_t *r) {
     sqlite3_stmt *stmt;
     if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) {
@@ -503,6 +743,21 @@ static int close_enough(double a, double b) {
     double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
     if (m < 1.0) m = 1.0;
     return fabs(a - b) <= 1e-9 * m;
+}
+
+/* inserts.*: close the database and remove its directory (made by mkdtemp in main) */
+static void ins_finish(void) {
+    if (!ins_path[0]) return;
+    if (ins_db) sqlite3_close(ins_db);
+    ins_db = NULL;
+    ins_unlink_files();
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", ins_path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        rmdir(dir);
+    }
 }
 
 /* ---------------------------------------------------------------- main */
@@ -532,8 +787,9 @@ static int probe(void) {
 
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
-    if (argc != 6 && argc != 7) {
-        fprintf(stderr, "usage: %s --probe | BENCHMARK N[:K] ITERATIONS WORKDIR RESULT [DATABASE]\n", argv[0]);
+    if (argc < 6) {
+        fprintf(stderr, "usage: %s --probe | BENCHMARK N[:K] ITERATIONS WORKDIR RESULT [DATABASE [KEY=VALUE ...]]\n",
+                argv[0]);
         return 2;
     }
     const char *benchmark = argv[1];
@@ -544,7 +800,13 @@ int main(int argc, char **argv) {
     long iterations = strtol(argv[3], NULL, 10);
     const char *workdir = argv[4];
     const char *result_path = argv[5];
-    const char *database = argc == 7 && argv[6][0] ? argv[6] : NULL;
+    const char *database = argc >= 7 && argv[6][0] ? argv[6] : NULL;
+    const char *datadir = NULL;
+    for (int a = 7; a < argc; a++) {
+        if (strncmp(argv[a], "journal_mode=", 13) == 0) ins_journal = argv[a] + 13;
+        else if (strncmp(argv[a], "synchronous=", 12) == 0) ins_sync = argv[a] + 12;
+        else if (strncmp(argv[a], "datadir=", 8) == 0) datadir = argv[a] + 8;
+    }
 
     result_t r;
     memset(&r, 0, sizeof r);
@@ -608,6 +870,36 @@ int main(int argc, char **argv) {
         expected = n;
         expected_sum = (double)((int64_t)n * (n - 1) / 2);
         float_check = 1;
+    } else if (strncmp(benchmark, "inserts.", 8) == 0 || strcmp(benchmark, "selftest.inserts_short") == 0) {
+        const char *strategy = strchr(benchmark, '.') + 1;
+        if (strcmp(benchmark, "inserts.bulk") == 0) {
+            set_status(&r, "not_applicable", "%s", "SQLite has no bulk-load path in its API: its fastest is a prepared "
+                       "INSERT in one transaction (inserts.prepared)");
+            return write_result(result_path, &r) ? 1 : 0;
+        }
+        if (strcmp(strategy, "autocommit") == 0) operation = ins_autocommit;
+        else if (strcmp(strategy, "transaction") == 0) operation = ins_transaction;
+        else if (strcmp(strategy, "prepared") == 0 || strcmp(strategy, "inserts_short") == 0) operation = ins_prepared;
+        else if (strcmp(strategy, "multirow") == 0) operation = ins_multirow;
+        else {
+            set_status(&r, "not_applicable", "no C implementation of %s in harness/native/bench.c", benchmark);
+            return write_result(result_path, &r) ? 1 : 0;
+        }
+        if (n < 1 || ins_prepare_rows(n) != 0) {
+            set_status(&r, "error", "cannot prepare %ld rows (rows must be >= 1)", n);
+            write_result(result_path, &r);
+            return 1;
+        }
+        ins_rows = strcmp(strategy, "inserts_short") == 0 ? n - 1 : n;
+        char dirtmpl[4000];
+        snprintf(dirtmpl, sizeof dirtmpl, "%s/inserts-XXXXXX", datadir && datadir[0] ? datadir : workdir);
+        if (!mkdtemp(dirtmpl)) {
+            set_status(&r, "error", "cannot make a directory in %s: %s", datadir && datadir[0] ? datadir : workdir,
+                       strerror(errno));
+            write_result(result_path, &r);
+            return 1;
+        }
+        snprintf(ins_path, sizeof ins_path, "%s/bench.db", dirtmpl);
     } else if (strcmp(benchmark, "selftest.wrong") == 0) {
         operation = select_41;
         expected = 42;
@@ -650,14 +942,23 @@ int main(int argc, char **argv) {
     long first_failure = -1;
     int64_t first_value = 0;
     double first_sum = 0.0;
+    char ins_why[256] = "";
     for (long i = 0; i < iterations; i++) {
+        if (ins_path[0] && ins_reset(&r) != 0) { /* inserts.*: a fresh file, untimed */
+            ins_finish();
+            sqlite3_close(db);
+            write_result(result_path, &r);
+            return 1;
+        }
+        sqlite3 *opdb = ins_path[0] ? ins_db : db;
         int64_t t0 = now_ns(CLOCK_MONOTONIC);
         int64_t c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
-        op_out_t o = operation(db);
+        op_out_t o = operation(opdb);
         int64_t c1 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
         int64_t t1 = now_ns(CLOCK_MONOTONIC);
         if (o.rc != SQLITE_OK) {
-            set_status(&r, "error", "iteration %ld: %s: %s", i, sqlite3_errstr(o.rc), sqlite3_errmsg(db));
+            set_status(&r, "error", "iteration %ld: %s: %s", i, sqlite3_errstr(o.rc), sqlite3_errmsg(opdb));
+            ins_finish();
             sqlite3_finalize(pq_stmt);
             sqlite3_close(db);
             write_result(result_path, &r);
@@ -667,18 +968,26 @@ int main(int argc, char **argv) {
         r.cpu_ns[i] = c1 - c0;
         r.crossings[i] = o.crossings;
         r.values[i] = o.values;
-        r.check_ok[i] = o.value == expected && (!float_check || close_enough(o.sum, expected_sum));
+        char why[256] = "";
+        if (ins_path[0])
+            r.check_ok[i] = ins_verify(why, sizeof why);
+        else
+            r.check_ok[i] = o.value == expected && (!float_check || close_enough(o.sum, expected_sum));
         if (!r.check_ok[i] && first_failure < 0) {
             first_failure = i;
+            memcpy(ins_why, why, sizeof ins_why);
             first_value = o.value;
             first_sum = o.sum;
         }
         r.done = i + 1;
     }
     sqlite3_finalize(pq_stmt); /* NULL (a no-op) except for bindings.point_query */
+    ins_finish();
     sqlite3_close(db);
     if (first_failure >= 0) {
-        if (float_check)
+        if (ins_path[0])
+            set_status(&r, "invalid", "wrong result: iteration %ld: %s", first_failure, ins_why);
+        else if (float_check)
             set_status(&r, "invalid", "wrong result: iteration %ld: got (rows %lld, sum %.17g), expected (%lld, %.17g)",
                        first_failure, (long long)first_value, first_sum, (long long)expected, expected_sum);
         else if (point)

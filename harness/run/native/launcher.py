@@ -36,11 +36,16 @@ LDLIBS = ["-lsqlite3", "-lm"]
 PROGRAMS = {"sqlite/native-c": SOURCE}
 #: what the C program implements; other benchmarks come back "not_applicable" from the program itself
 IMPLEMENTED = ("bindings.select_fold", "bindings.select_all", "bindings.point_query", "micro.select",
-               "micro.innerjoin", "micro.filltable", "selftest.wrong")
+               "micro.innerjoin", "micro.filltable", "inserts.autocommit", "inserts.transaction", "inserts.prepared",
+               "inserts.multirow", "selftest.wrong", "selftest.inserts_short")
 #: which spec parameters make the C program's N argument, per benchmark, joined with ":" (so "N" or
 #: "N:K"); unlisted benchmarks pass "n" (micro.select/innerjoin read the TPC-H file instead)
 N_PARAM = {"bindings.select_fold": ("n",), "bindings.select_all": ("n",),
-           "bindings.point_query": ("n", "queries"), "micro.filltable": ("rows",)}
+           "bindings.point_query": ("n", "queries"), "micro.filltable": ("rows",), "inserts.autocommit": ("rows",),
+           "inserts.transaction": ("rows",), "inserts.prepared": ("rows",), "inserts.multirow": ("rows",),
+           "inserts.bulk": ("rows",), "selftest.inserts_short": ("rows",)}
+#: spec parameters passed as KEY=VALUE arguments after DATABASE (inserts.*: SQLite's file settings)
+OPTION_PARAMS = ("journal_mode", "synchronous", "datadir")
 
 
 class BuildError(Exception):
@@ -211,6 +216,7 @@ def worker_argv(engine: str, spec_path: str, result_path: str) -> list[str]:
     size = ":".join(str(int(params.get(name, 0) or 0)) for name in N_PARAM.get(benchmark, ("n",)))
     database = (spec.get("data") or {}).get("path") or ""
     argv = [str(b.binary), benchmark, size, str(int(spec["iterations"])), spec["workdir"], result_path]
-    if database:
+    options = [f"{k}={params[k]}" for k in OPTION_PARAMS if k in params]
+    if database or options:
         argv.append(str(database))
-    return argv
+    return argv + options

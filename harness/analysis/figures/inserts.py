@@ -1,0 +1,108 @@
+"""E4 figures (seed 003's charts): time and inserts/s against N on log axes, one line per
+strategy and one panel per engine; and the journal_mode x synchronous grid as heat maps."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis.figures.style import colour, marker, save, subplots
+
+STRATEGIES = ("autocommit", "transaction", "prepared", "multirow", "bulk")
+JOURNALS = ("delete", "truncate", "persist", "memory", "wal", "off")
+SYNCS = ("off", "normal", "full")
+
+
+def _engine_label(engine: str, runtime_family: str) -> str:
+    return f"{engine} ({runtime_family})"
+
+
+def plot_scaling(cells: pd.DataFrame, path: Path | str, value: str = "time", method: str = "") -> Path | None:
+    """Log-log lines against N, one per strategy, one panel per engine and runtime, with the
+    99% interval as error bars. `value`: "time" (seconds per operation) or "rate" (inserts/s).
+    `cells`: the study's cell table (columns strategy, rows, engine, runtime_family, mean_s,
+    ci_low_s, ci_high_s, inserts_per_s, inserts_per_s_low, inserts_per_s_high)."""
+    df = cells[cells["mean_s"].notna()]
+    if df.empty:
+        return None
+    panels = sorted(set(zip(df["engine"], df["runtime_family"])))
+    ncols = min(4, len(panels))
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axes = subplots(nrows, ncols, figsize=(2.6 * ncols + 0.6, 2.4 * nrows + 0.6), squeeze=False,
+                         sharex=True, sharey=True)
+    handles = {}
+    for ax, (engine, family) in zip(axes.flat, panels):
+        sub = df[(df["engine"] == engine) & (df["runtime_family"] == family)]
+        for i, strategy in enumerate(STRATEGIES):
+            s = sub[sub["strategy"] == strategy].sort_values("rows")
+            if s.empty:
+                continue
+            x = s["rows"].to_numpy(dtype=float)
+            if value == "time":
+                y, lo, hi = (s[c].to_numpy(dtype=float) for c in ("mean_s", "ci_low_s", "ci_high_s"))
+            else:
+                y, lo, hi = (s[c].to_numpy(dtype=float) for c in
+                             ("inserts_per_s", "inserts_per_s_low", "inserts_per_s_high"))
+            err = np.vstack([np.where(np.isfinite(lo), y - lo, 0), np.where(np.isfinite(hi), hi - y, 0)])
+            h = ax.errorbar(x, y, yerr=err, color=colour(i), marker=marker(i), label=strategy, capsize=2)
+            handles[strategy] = h
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(_engine_label(engine, family), fontsize=8)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("rows inserted (N)")
+    for row in axes:
+        row[0].set_ylabel("seconds per operation" if value == "time" else "inserts/s")
+    what = "time per operation" if value == "time" else "inserts per second"
+    fig.suptitle(f"E4: {what} against N per strategy (mean, 99% CI, {method})" if method else f"E4: {what}")
+    order = [s for s in STRATEGIES if s in handles]
+    fig.legend([handles[s] for s in order], order, loc="lower center", ncol=len(order), bbox_to_anchor=(0.5, -0.02))
+    fig.subplots_adjust(bottom=0.16)
+    return save(fig, path)
+
+
+def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") -> Path | None:
+    """Heat maps of inserts/s, journal_mode (rows) x synchronous (columns), one per engine and N,
+    each square labelled with its mean in thousands per second. `grid`: cells with columns
+    engine, rows, journal_mode, synchronous, inserts_per_s."""
+    df = grid[grid["inserts_per_s"].notna()]
+    if df.empty:
+        return None
+    panels = sorted(set(zip(df["engine"], df["rows"])))
+    ncols = min(3, len(panels))
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axes = subplots(nrows, ncols, figsize=(2.7 * ncols + 0.8, 2.6 * nrows + 0.4), squeeze=False)
+    import matplotlib.colors as mcolors
+
+    vals = df["inserts_per_s"].to_numpy(dtype=float)
+    norm = mcolors.LogNorm(vmin=float(vals.min()), vmax=float(vals.max()))
+    image = None
+    for ax, (engine, n) in zip(axes.flat, panels):
+        sub = df[(df["engine"] == engine) & (df["rows"] == n)]
+        m = np.full((len(JOURNALS), len(SYNCS)), np.nan)
+        for r in sub.itertuples():
+            if r.journal_mode in JOURNALS and r.synchronous in SYNCS:
+                m[JOURNALS.index(r.journal_mode), SYNCS.index(r.synchronous)] = r.inserts_per_s
+        image = ax.imshow(m, cmap="viridis", norm=norm, aspect="auto")
+        for (i, j), v in np.ndenumerate(m):
+            if np.isfinite(v):
+                ax.text(j, i, f"{v / 1e3:.0f}k", ha="center", va="center", fontsize=6,
+                        color="white" if norm(v) < 0.6 else "black")
+        ax.set_xticks(range(len(SYNCS)), SYNCS)
+        first_column = list(axes.flat).index(ax) % ncols == 0
+        ax.set_yticks(range(len(JOURNALS)), JOURNALS if first_column else [""] * len(JOURNALS))
+        ax.grid(False)
+        ax.set_title(f"{engine}, N = {int(n):,}", fontsize=8)
+        ax.set_xlabel("synchronous")
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for row in axes:
+        row[0].set_ylabel("journal_mode")
+    if image is not None:
+        fig.colorbar(image, ax=list(axes.flat), shrink=0.8, label="inserts/s (mean)")
+    fig.suptitle(f"E4: inserts.prepared, journal_mode x synchronous (means; {method})" if method else
+                 "E4: journal_mode x synchronous", y=1.03)
+    return save(fig, path)

@@ -1,0 +1,461 @@
+"""E4, bulk inserts and journal modes (seed 003): strategies against N, the journal_mode x
+synchronous grid, two SQLite versions side by side, and the seed's headlines beside ours.
+
+`compute(runs, figures_dir, baseline)` draws the figures and returns the tables, text and paper
+blocks; the notebook `notebooks/inserts.py` shows them. Only `inserts.*` cells are read, so runs
+of other families in the same run set change nothing here (and this study's runs nothing there).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from harness.analysis.figures.inserts import (
+    JOURNALS,
+    STRATEGIES,
+    SYNCS,
+    plot_journal_grid,
+    plot_scaling,
+)
+from harness.analysis.markdown import to_markdown
+from harness.analysis.runset import RunSet
+from harness.analysis.stats.intervals import combine_log_ratios
+from harness.analysis.stats.resample import CELL_KEYS
+from harness.studies.common import StudyResult, figure_link
+
+PREFIX = "inserts."
+
+#: Seed 003's headlines, quoted from its text (the seed's numbers, not ours). Its charts are not in
+#: the text, so the gains of a transaction and of a prepared statement have no number to quote.
+SEED = {
+    "even_up_to_rows": 100_000,  # "Up until about 100,000 insertions all the journal modes and synchronous
+                                 #  settings are about even."
+    "fastest": ("memory", "off"),  # "Journal mode set to memory and synchronous off offered the best performance"
+    "versions": ("3.6.23.1", "3.7.3"),  # "The specific versions compared here are 3.6.23.1 and 3.7.3."
+    "version_speedup_s": 3.0,  # "There is a speedup of about 3 seconds." (prepared statements benchmark)
+    "modes_compared": "default (delete), memory and wal, each with synchronous full and off",
+}
+
+
+def _param(params: str, key: str) -> str:
+    for part in str(params).split(","):
+        k, _, v = part.partition("=")
+        if k == key:
+            return v
+    return ""
+
+
+def cells(summary: pd.DataFrame) -> pd.DataFrame:
+    """The inserts.* cells with their parameters as columns and inserts/s with its interval
+    (N divided by the time bounds)."""
+    df = summary[summary["benchmark"].str.startswith(PREFIX)].copy()
+    if df.empty:
+        return df
+    df["strategy"] = df["benchmark"].str.slice(len(PREFIX))
+    df["rows"] = [int(float(_param(p, "rows") or 0)) for p in df["params"]]
+    for key in ("journal_mode", "synchronous", "datadir"):
+        df[key] = [_param(p, key) for p in df["params"]]
+    df["runtime_family"] = df.get("runtime_family", df["runtime"]).fillna(df["runtime"])
+    ok = df["status"] == "ok"
+    for col in ("mean_s", "ci_low_s", "ci_high_s"):
+        df[col] = df[col].where(ok)
+    df["inserts_per_s"] = df["rows"] / df["mean_s"]
+    df["inserts_per_s_low"] = df["rows"] / df["ci_high_s"]
+    df["inserts_per_s_high"] = df["rows"] / df["ci_low_s"]
+    return df.reset_index(drop=True)
+
+
+def default_settings(df: pd.DataFrame) -> pd.DataFrame:
+    """Cells with SQLite's own journal_mode and synchronous (the strategies' N sweep)."""
+    return df[(df["journal_mode"] == "default") & (df["synchronous"] == "default")]
+
+
+def grid_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """inserts.prepared cells with both journal_mode and synchronous set (the grid)."""
+    return df[(df["strategy"] == "prepared") & (df["journal_mode"] != "default") & (df["synchronous"] != "default")
+              & df["mean_s"].notna()]
+
+
+def fmt_rate(v: float) -> str:
+    if not np.isfinite(v):
+        return ""
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= scale:
+            return f"{v / scale:.3g}{unit}"
+    return f"{v:.3g}"
+
+
+def rate_text(m: float, lo: float, hi: float) -> str:
+    if not np.isfinite(m):
+        return ""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{fmt_rate(m)} (no CI)"
+    return f"{fmt_rate(m)} [{fmt_rate(lo)}, {fmt_rate(hi)}]"
+
+
+def ratio_text(r: tuple[float, float, float], digits: int = 3) -> str:
+    m, lo, hi = r
+    if not np.isfinite(m):
+        return ""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{m:.{digits}g}x (no CI)"
+    return f"{m:.{digits}g}x [{lo:.{digits}g}, {hi:.{digits}g}]"
+
+
+def scaling_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Inserts/s [99% CI] per engine, runtime and strategy (rows) and N (columns), SQLite's own
+    journal settings; cells not measured are empty."""
+    d = default_settings(df)
+    d = d[d["mean_s"].notna()]
+    if d.empty:
+        return pd.DataFrame()
+    d = d.assign(text=[rate_text(m, lo, hi) for m, lo, hi in
+                       zip(d["inserts_per_s"], d["inserts_per_s_low"], d["inserts_per_s_high"])])
+    d = d.assign(order=d["strategy"].map({s: i for i, s in enumerate(STRATEGIES)}))
+    t = d.pivot_table(index=["engine", "runtime_family", "order", "strategy"], columns="rows", values="text",
+                      aggfunc="first").fillna("")
+    t = t.reset_index().drop(columns=["order"]).rename(columns={"runtime_family": "runtime"})
+    t.columns = [f"N={c:,}" if isinstance(c, (int, np.integer)) else c for c in t.columns]
+    return t
+
+
+def _key(row: pd.Series) -> tuple:
+    return tuple(row[c] for c in CELL_KEYS)
+
+
+def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
+    """Per engine and runtime: the gain of a transaction (inserts/s of `transaction` over
+    `autocommit`) and of a prepared statement (`prepared` over `transaction`), each strategy at the
+    largest N it was measured at (the profile caps the slow ones lower), as ratios of inserts/s with
+    99% intervals (t on the log scale, each cell's variance from its bootstrap; N is a constant)."""
+    d = default_settings(df)
+    d = d[d["mean_s"].notna()]
+    rows = []
+    for (engine, family), g in d.groupby(["engine", "runtime_family"], sort=True):
+        out = {"engine": engine, "runtime": family}
+        for label, slow, fast in (("transaction gain", "autocommit", "transaction"),
+                                  ("prepared gain", "transaction", "prepared")):
+            a, b = g[g["strategy"] == slow], g[g["strategy"] == fast]
+            if a.empty or b.empty:
+                out[label] = ""
+                out[label + " at N"] = ""
+                continue
+            ra, rb = a.loc[a["rows"].idxmax()], b.loc[b["rows"].idxmax()]
+            ka, kb = _key(ra), _key(rb)
+            boots = runs.boots([ka, kb])
+            r = combine_log_ratios([(boots[ka], boots[kb])], runs.confidence) if ka in boots and kb in boots \
+                else (math.nan, math.nan, math.nan)
+            # inserts/s ratio = (N_fast / t_fast) / (N_slow / t_slow) = (t_slow / t_fast) x (N_fast / N_slow)
+            scale = float(rb["rows"]) / float(ra["rows"])
+            r = (r[0] * scale, r[1] * scale, r[2] * scale)
+            out[label] = ratio_text(r)
+            out[label + " at N"] = f"{int(ra['rows']):,} / {int(rb['rows']):,}"
+            out["_" + label] = r
+        rows.append(out)
+    return pd.DataFrame(rows)
+
+
+def grid_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The journal_mode x synchronous grid: inserts/s [99% CI] per engine, N and journal mode (rows)
+    and synchronous (columns)."""
+    g = grid_cells(df)
+    if g.empty:
+        return pd.DataFrame()
+    g = g.assign(text=[rate_text(m, lo, hi) for m, lo, hi in
+                       zip(g["inserts_per_s"], g["inserts_per_s_low"], g["inserts_per_s_high"])],
+                 jorder=g["journal_mode"].map({j: i for i, j in enumerate(JOURNALS)}))
+    t = g.pivot_table(index=["engine", "rows", "jorder", "journal_mode"], columns="synchronous", values="text",
+                      aggfunc="first").fillna("")
+    t = t[[s for s in SYNCS if s in t.columns]].reset_index().drop(columns=["jorder"])
+    t["rows"] = t["rows"].map(lambda n: f"{int(n):,}")
+    return t.rename(columns={"rows": "N", **{s: f"synchronous={s}" for s in SYNCS}})
+
+
+def grid_findings(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
+    """Per engine and N of the grid: the fastest setting, memory+off beside it (ratio of times with
+    its interval), the spread of the grid (slowest / fastest mean) and the cost of syncing
+    (synchronous=full / off under journal_mode=delete)."""
+    g = grid_cells(df)
+    rows = []
+    for (engine, n), s in g.groupby(["engine", "rows"], sort=True):
+        s = s.sort_values("mean_s")
+        best = s.iloc[0]
+        mo = s[(s["journal_mode"] == SEED["fastest"][0]) & (s["synchronous"] == SEED["fastest"][1])]
+        row = {"engine": engine, "rows": int(n), "fastest": f"{best['journal_mode']}+{best['synchronous']}",
+               "fastest_rate": best["inserts_per_s"], "settings": len(s),
+               "spread": float(s["mean_s"].max() / s["mean_s"].min())}
+        if len(mo) and mo.index[0] == best.name and len(s) > 1:
+            second = s.iloc[1]
+            kb, k2 = _key(best), _key(second)
+            boots = runs.boots([kb, k2])
+            row["runner_up"] = f"{second['journal_mode']}+{second['synchronous']}"
+            row["runner_up_vs_fastest"] = combine_log_ratios([(boots[k2], boots[kb])], runs.confidence) \
+                if kb in boots and k2 in boots else (math.nan, math.nan, math.nan)
+            row["memory_off_rate"] = best["inserts_per_s"]
+        elif len(mo):
+            kb, km = _key(best), _key(mo.iloc[0])
+            boots = runs.boots([kb, km])
+            row["memory_off_vs_fastest"] = combine_log_ratios([(boots[km], boots[kb])], runs.confidence) \
+                if kb in boots and km in boots else (math.nan, math.nan, math.nan)
+            row["memory_off_rate"] = mo.iloc[0]["inserts_per_s"]
+        full = s[(s["journal_mode"] == "delete") & (s["synchronous"] == "full")]
+        off = s[(s["journal_mode"] == "delete") & (s["synchronous"] == "off")]
+        if len(full) and len(off):
+            kf, ko = _key(full.iloc[0]), _key(off.iloc[0])
+            boots = runs.boots([kf, ko])
+            row["sync_cost"] = combine_log_ratios([(boots[kf], boots[ko])], runs.confidence) \
+                if kf in boots and ko in boots else (math.nan, math.nan, math.nan)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def version_comparison(runs: RunSet, versions: dict[str, str]) -> tuple[pd.DataFrame, str]:
+    """sqlite/sqlite3 (the system's SQLite) against sqlite/apsw (its bundled SQLite) on every
+    inserts cell both have, in benchstat's terms (`compare`: medians of process means, Mann-Whitney
+    U). The two differ in driver as well as in library version, and the text says so."""
+    from harness.analysis.stats.compare import compare_runs
+    from harness.analysis.tables import compare_text
+
+    raw = runs.raw
+    raw = raw[raw["benchmark"].str.startswith(PREFIX)]
+    a = raw[raw["engine"] == "sqlite/sqlite3"].assign(engine="")
+    b = raw[raw["engine"] == "sqlite/apsw"].assign(engine="")
+    if a.empty or b.empty:
+        return pd.DataFrame(), "_sqlite/sqlite3 and sqlite/apsw are not both in these runs._"
+    a = a.assign(runtime="", params=a["params"].map(short_params))
+    b = b.assign(runtime="", params=b["params"].map(short_params))
+    cmp = compare_runs(a, b)
+    if cmp.empty:
+        return cmp, "_sqlite/sqlite3 and sqlite/apsw share no inserts cell in these runs._"
+    base = f"sqlite3 (SQLite {versions.get('sqlite/sqlite3', '?')})"
+    new = f"apsw (SQLite {versions.get('sqlite/apsw', '?')})"
+    text = compare_text(cmp, base, new)
+    lines = text.rstrip().splitlines()
+    warnings = [ln for ln in lines if ln.startswith("warning:")]
+    kept = [ln for ln in lines if not ln.startswith("warning:")]
+    if warnings:
+        lo, hi = int(cmp["base_n"].min()), int(cmp["base_n"].max())
+        n = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        kept.append(f"({len(warnings)} benchstat warnings, one per cell and kind: with {n} processes per side a "
+                    "difference cannot reach alpha 0.05 and the medians get no bounded 95% CI; more processes would)")
+    return cmp, "\n".join(kept) + "\n"
+
+
+def short_params(params: str) -> str:
+    """`N=1000` (plus `wal+off` when journal_mode/synchronous are set, `datadir` when given) for labels."""
+    label = f"N={int(float(_param(params, 'rows') or 0))}"
+    j, y, d = _param(params, "journal_mode"), _param(params, "synchronous"), _param(params, "datadir")
+    if j != "default" or y != "default":
+        label += f" {j}+{y}"
+    return label + (f" in {d}" if d else "")
+
+
+def sqlite_versions(runs: RunSet) -> dict[str, str]:
+    """The SQLite library version each SQLite engine reported in the runs' manifests."""
+    from harness.store import read_manifest
+
+    out: dict[str, str] = {}
+    for d in runs.run_dirs:
+        for name, info in (read_manifest(d).get("engines") or {}).items():
+            engine = name.split("@")[0]
+            v = (info.get("versions") or {}).get("sqlite")
+            if engine.startswith("sqlite/") and v:
+                out.setdefault(engine, v)
+    return out
+
+
+def storage_text(runs: RunSet) -> str:
+    """Where the database files were (the file system each process record names)."""
+    p = runs.processes
+    if "storage" not in p:
+        return "_The process records name no storage._"
+    p = p[p["benchmark"].astype(str).str.startswith(PREFIX) & p["storage"].map(lambda v: isinstance(v, dict))]
+    if p.empty:
+        return "_The process records name no storage._"
+    seen = sorted({(s.get("fstype"), s.get("kind"), s.get("device"), s.get("mount")) for s in p["storage"]})
+    parts = [f"{fstype} on {device} mounted at {mount} ({kind})" for fstype, kind, device, mount in seen]
+    return (f"The embedded engines' database files lived on {'; '.join(parts)}, as each process record says "
+            f"(`storage`, read from /proc/mounts); {len(p)} process records. A run can put them elsewhere with "
+            "`--param datadir=DIR` (e.g. a disk directory under /var/tmp, or /dev/shm for memory).")
+
+
+def coverage_text(df: pd.DataFrame) -> str:
+    """Which N each strategy was measured at, per engine, from the cells themselves (caps said)."""
+    d = default_settings(df)
+    d = d[d["mean_s"].notna()]
+    if d.empty:
+        return "_No inserts cell measured._"
+    parts = []
+    for strategy in STRATEGIES:
+        s = d[d["strategy"] == strategy]
+        if s.empty:
+            continue
+        by = s.groupby("engine")["rows"].max()
+        caps = ", ".join(f"{e} {int(n):,}" for e, n in by.items())
+        parts.append(f"`{strategy}` up to N = {caps}")
+    na = df[(df["status"] == "not_applicable")]
+    na_text = ""
+    if len(na):
+        na_text = " Not applicable: " + "; ".join(sorted({f"{r.benchmark} on {r.engine}" for r in na.itertuples()})) + "."
+    return "Largest N measured per strategy and engine: " + "; ".join(parts) + "." + na_text
+
+
+def excluded_text(df: pd.DataFrame) -> str:
+    """The cells kept out of the tables and why, one entry per benchmark, engine and reason (the
+    parameter sets of a sweep share them)."""
+    bad = df[(df["status"] != "ok") & (df["status"] != "skipped")]
+    skipped = df[df["status"] == "skipped"]
+    parts = []
+    for (bench, engine, status, reason), g in bad.groupby(["benchmark", "engine", "status", "reason"], sort=True):
+        reason = str(reason).replace("not applicable: ", "")[:160]
+        parts.append(f"{bench} on {engine} ({status}, {len(g)} cells: {reason})")
+    text = "No cell was excluded." if not parts else "Excluded from the tables: " + "; ".join(parts) + "."
+    if len(skipped):
+        text += f" {len(skipped)} cells were skipped ({'; '.join(sorted(set(skipped['reason'].astype(str))))[:300]})."
+    return text
+
+
+def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, versions: dict[str, str]
+               ) -> pd.DataFrame:
+    """Seed 003's headlines (quoted constants) beside ours ([low, high]) and why they differ."""
+    rows = []
+    # 1. memory + off fastest above ~100,000 rows
+    big = findings[findings["rows"] > SEED["even_up_to_rows"]] if len(findings) else findings
+    if len(big) == 0 and len(findings):
+        big = findings[findings["rows"] == findings["rows"].max()]
+    for r in big.itertuples() if len(big) else []:
+        mo = getattr(r, "memory_off_vs_fastest", (math.nan,) * 3)
+        if not isinstance(mo, tuple):
+            mo = (math.nan,) * 3
+        within = np.isfinite(mo[1]) and mo[1] <= 1.0
+        sync = getattr(r, "sync_cost", (math.nan,) * 3)
+        if not isinstance(sync, tuple):
+            sync = (math.nan,) * 3
+        runner = getattr(r, "runner_up_vs_fastest", None)
+        if isinstance(runner, tuple):
+            ours = (f"N = {r.rows:,}: memory+off has the fastest mean ({fmt_rate(r.fastest_rate)}/s); the runner-up "
+                    f"{r.runner_up} takes {ratio_text(runner)} its time")
+            within = bool(np.isfinite(runner[1]) and runner[1] <= 1.0)
+        else:
+            ours = (f"N = {r.rows:,}: fastest {r.fastest} ({fmt_rate(r.fastest_rate)}/s); memory+off takes "
+                    f"{ratio_text(mo)} its time")
+        if np.isfinite(sync[1]) and sync[1] <= 1.0 <= sync[2]:
+            sync_text = f"no measurable cost of syncing here (delete+full / delete+off time = {ratio_text(sync)})"
+        else:
+            sync_text = f"syncing costs {ratio_text(sync)} here (delete+full / delete+off time)"
+        if isinstance(runner, tuple) and not within:
+            why = "agrees: memory+off is fastest and the runner-up's interval lies above it"
+        elif within:
+            why = (f"not significant here: the intervals overlap (the {r.settings} settings' means lie within "
+                   f"{r.spread:.2g}x of each other; 3 processes on a busy machine); {sync_text}")
+        else:
+            why = (f"disagrees: {sync_text}; the seed ran SQLite {SEED['versions'][1]} on its 2010 machine, we run "
+                   f"{versions.get(r.engine, '?')} on the file system the storage paragraph names")
+        rows.append({"headline": f"memory+off fastest above {SEED['even_up_to_rows']:,} rows ({r.engine})",
+                     "seed 003 (its numbers)": (f"memory+off best; settings about even up to ~"
+                                                f"{SEED['even_up_to_rows']:,} rows (SQLite {SEED['versions'][1]}, "
+                                                f"{SEED['modes_compared']})"),
+                     "ours [99% CI]": ours, "why they differ": why})
+    # 2, 3. the gains of a transaction and of a prepared statement
+    for label, what in (("transaction gain", "inserts/s of transaction / autocommit"),
+                        ("prepared gain", "inserts/s of prepared / transaction")):
+        for _, r in gain.iterrows():
+            text = r.get(label) or ""
+            if not isinstance(text, str) or not text:
+                continue
+            why = ("the seed gives no number in its text (its charts only); ours compares each strategy at the "
+                   "largest N it was run at (slow strategies are capped lower)")
+            if label == "transaction gain":
+                why += "; each autocommit row is its own transaction, committed (and synced) on its own"
+            else:
+                why += "; the prepared statement saves a parse per row (Python also the string formatting)"
+            rows.append({"headline": f"{label} ({r['engine']}, {r['runtime']})",
+                         "seed 003 (its numbers)": "faster; no number in its text (its charts are not in the text)",
+                         "ours [99% CI]": f"{what} = {text} at N = {r[label + ' at N']}", "why they differ": why})
+    # 4. the newer SQLite is faster on prepared statements
+    if len(cmp):
+        prep = cmp[(cmp["benchmark"] == "inserts.prepared") & ~cmp["params"].str.contains(r"\+", regex=True)]
+        if len(prep):
+            prep = prep.assign(n=[int(p.split()[0][2:]) for p in prep["params"]]).sort_values("n")
+            r = prep.iloc[-1]
+            def side(m: float, lo: float, hi: float) -> str:
+                ci = f" [{lo:.4g}, {hi:.4g}]" if np.isfinite(lo) and np.isfinite(hi) else " (too few processes for a CI)"
+                return f"{m:.4g} s{ci}"
+
+            ours = (f"N = {r.n:,}: sqlite3 {side(r.base_median_s, r.base_ci_low_s, r.base_ci_high_s)}, apsw "
+                    f"{side(r.new_median_s, r.new_ci_low_s, r.new_ci_high_s)} (medians of process means, 95% "
+                    f"distribution-free CI); apsw {r.base_median_s - r.new_median_s:+.3g} s faster, {r.delta} "
+                    f"(Mann-Whitney p = {r.p_value:.3f}, n = {int(r.base_n)}+{int(r.new_n)})")
+            rows.append({"headline": "a newer SQLite inserts faster (prepared statements)",
+                         "seed 003 (its numbers)": (f"{SEED['versions'][1]} about {SEED['version_speedup_s']:g} s "
+                                                    f"faster than {SEED['versions'][0]}"),
+                         "ours [99% CI]": ours,
+                         "why they differ": (f"our pair is SQLite {versions.get('sqlite/sqlite3', '?')} (sqlite3) vs "
+                                             f"{versions.get('sqlite/apsw', '?')} (apsw): the drivers differ too, so "
+                                             "the difference mixes library and binding; the seed changed only the "
+                                             "library under one C program")})
+    return pd.DataFrame(rows)
+
+
+def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+    figures_dir = Path(figures_dir)
+    method = runs.method
+    df = cells(runs.summary)
+    if df.empty:
+        empty = "_No inserts.* cells in these runs._"
+        return StudyResult(text={"empty": empty}, make_blocks=lambda p: {
+            k: empty for k in ("e4-scaling", "e4-figures", "e4-gains", "e4-grid", "e4-versions", "e4-seed",
+                               "e4-storage")})
+    sweep = default_settings(df)
+    time_fig = plot_scaling(sweep, figures_dir / "e4_time_vs_n.png", "time", method)
+    rate_fig = plot_scaling(sweep, figures_dir / "e4_inserts_per_s.png", "rate", method)
+    grid = grid_cells(df)
+    grid_fig = plot_journal_grid(grid, figures_dir / "e4_journal_grid.png", method)
+    scaling = scaling_table(df)
+    gain = gains(runs, df)
+    gtable = grid_table(df)
+    findings = grid_findings(runs, df)
+    versions = sqlite_versions(runs)
+    cmp, cmp_text = version_comparison(runs, versions)
+    seed = seed_table(gain, findings, cmp, versions)
+    storage = storage_text(runs)
+    coverage = coverage_text(df)
+    excluded = excluded_text(df)
+    gain_view = gain[[c for c in gain.columns if not c.startswith("_")]] if len(gain) else gain
+
+    def blocks(paper_path: Path) -> dict[str, str]:
+        figs = [figure_link(f"E4 {w} against N per strategy, 99% CI ({method})", f, paper_path)
+                for w, f in (("time", time_fig), ("inserts/s", rate_fig)) if f is not None]
+        return {
+            "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
+            + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}; bounds are N divided by the "
+              "time bounds), SQLite's own journal_mode and synchronous. " + coverage + " " + excluded,
+            "e4-figures": "\n\n".join(figs) or "_No figure: nothing measured._",
+            "e4-gains": (to_markdown(gain_view) if len(gain_view) else "_No pair of strategies to compare._")
+            + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
+              "prepared statement (`prepared` over `transaction`), each strategy at the largest N it was measured at "
+              "(column `at N`: slow / fast), ratio [99% CI] (t on the log scale, each cell's variance from its "
+              "process bootstrap).",
+            "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
+                         f"synchronous, inserts/s mean [99% CI] ({method}).")
+                        if len(gtable) else "_No journal_mode x synchronous grid in these runs._")
+            + ("\n\n" + figure_link("E4 journal_mode x synchronous heat maps", grid_fig, paper_path)
+               if grid_fig is not None else ""),
+            "e4-versions": "```\n" + cmp_text.rstrip() + "\n```\n\nTwo SQLite versions side by side in benchstat's "
+            "terms (`harness compare`: medians of process means with distribution-free 95% CIs, Mann-Whitney U, "
+            "`~` when p > 0.05); the native C baseline links the same system SQLite as sqlite3."
+            if len(cmp) else cmp_text,
+            "e4-seed": (to_markdown(seed) if len(seed) else "_Nothing in these runs to set beside the seed._")
+            + "\n\nTable: seed 003's headlines, its numbers quoted from its text, beside ours from these runs.",
+            "e4-storage": storage,
+        }
+
+    return StudyResult(
+        tables={"cells": df, "scaling": scaling, "gains": gain_view, "grid": gtable, "grid_findings": findings,
+                "versions": cmp, "seed": seed},
+        text={"versions": cmp_text, "storage": storage, "coverage": coverage, "excluded": excluded},
+        figures={"time_vs_n": time_fig, "inserts_per_s": rate_fig, "journal_grid": grid_fig},
+        make_blocks=blocks)
