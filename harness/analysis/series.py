@@ -32,7 +32,7 @@ class RunSeries:
     """Per process (sorted by cell and process number) its valid times in seconds, and per cell
     (sorted) the bookkeeping the summary shows."""
 
-    keys: list[tuple]              # (benchmark, params, engine, runtime, process)
+    keys: list[tuple]              # (benchmark, params, engine, runtime, process, run_id)
     xs: list[np.ndarray]           # valid wall times in seconds, in iteration order
     cells: list[tuple]             # every cell with at least one row
     invalid: np.ndarray            # per cell: iterations whose check failed
@@ -98,6 +98,9 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
     for _, table in store.iter_timings(run_dirs):
         rows += table.num_rows
         head = {c: table.column(c)[0].as_py() for c in ("benchmark", "params", "engine", "process")}
+        # a process is its cell, its number and its run (`warmup.process_keys`): two runs of one
+        # cell both number their processes from 0
+        run_id = table.column("run_id")[0].as_py() if "run_id" in table.column_names else ""
         runtimes = table.column("runtime").to_numpy(zero_copy_only=False)
         its = table.column("iteration").to_numpy()
         wall = table.column("wall_ns").to_numpy()
@@ -112,7 +115,7 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
             # only the valid times are kept, with their iteration numbers only when they are not
             # simply 0..n-1 in order (the usual file): memory is 8 bytes per valid iteration
             plain = bool(valid.all()) and np.array_equal(it, np.arange(len(it)))
-            parts.setdefault((*cell, head["process"]), []).append(
+            parts.setdefault((*cell, head["process"], run_id), []).append(
                 (None if plain else it[order][valid[order]], np.asarray(w, dtype=float)[order][valid[order]]))
             c = cell_counts.setdefault(cell, [0, None, None])
             c[0] += int((~ok[sel]).sum())
@@ -131,8 +134,8 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
         if len(ps) == 1:
             xs_ns.append(ps[0][1])
             continue
-        # one process number in several files (several runs): every iteration in the order
-        # load_runs + a stable sort by iteration gives (files in load order within an iteration)
+        # one process in several files (an imported run may split one): every iteration in the
+        # order load_runs + a stable sort by iteration gives (files in load order within an iteration)
         it = np.concatenate([np.arange(len(w)) if i is None else i for i, w in ps])
         w = np.concatenate([w for _, w in ps])
         xs_ns.append(w[np.argsort(it, kind="stable")])

@@ -146,9 +146,9 @@ def test_reference_classes_do_not_change_with_block_changepoints(monkeypatch):
     assert stats.steady_states(xs) == exact
 
 
-def test_two_runs_with_the_same_processes_read_as_the_plain_path_merges_them(small_run, tmp_path, monkeypatch):
-    """Process numbers repeat across runs: both paths merge them into one series per process
-    number, in iteration order (ties in load order)."""
+def test_two_runs_with_the_same_process_numbers_stay_apart_on_both_paths(small_run, tmp_path, monkeypatch):
+    """Process numbers repeat across runs: both paths keep process 0 of one run and process 0 of
+    the other apart (a process is its cell, number and run), so the counts are the sum."""
     monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
     df = simdata.simulate_run(benchmarks=3, engines=("a", "b"), processes=4, iterations=12, warmup=2,
                               invalid_rate=0.1, seed=8)
