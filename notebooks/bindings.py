@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -45,8 +50,8 @@ result.tables["cells"][["benchmark", "params", "engine", "runtime", "processes",
 # ## Native C vs bindings, and every engine and driver (seed 000's two charts)
 #
 # Bars: rows/s = N / mean time per operation; error bars: the 99% CI of the mean, inverted.
-# The first chart keeps SQLite only, reached from C (the speed of light) and through each Python binding
-# and runtime; the second puts every engine, driver and runtime side by side.
+# The first chart keeps SQLite only, reached from C (the speed of light) and through each binding (Python,
+# Haskell) and runtime; the second puts every engine, driver and runtime side by side.
 
 # %%
 for name in ("native_vs_bindings", "rows_per_s"):
@@ -57,6 +62,17 @@ for name in ("native_vs_bindings", "rows_per_s"):
 print(result.text["cycles"])
 print(result.text["socket"])
 result.tables["e1"]
+
+# %% [markdown]
+# ## Seed 000 beside ours
+#
+# The seed's rows/s on its machine (constants, labelled as the seed's) next to the cell that measures the
+# same operation here (Haskell bindings on the `-O2` build, C, CPython's sqlite3), with its interval, or why
+# no cell does (direct-sqlite, sqlite-simple and mysql-simple are not packaged in Debian).
+
+# %%
+print(result.text["seed000"])
+result.tables["seed000"]
 
 # %% [markdown]
 # ## Ratios against the baseline, with intervals

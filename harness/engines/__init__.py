@@ -7,6 +7,7 @@ from typing import Dict, List
 from harness.engines.apsw_engine import ApswEngine
 from harness.engines.base import Connection, Engine, NotApplicable
 from harness.engines.duckdb_engine import DuckdbEngine
+from harness.engines.haskell_engines import HASKELL_ENGINES
 from harness.engines.mysqlclient_engine import MysqlclientEngine
 from harness.engines.psycopg_engine import PsycopgEngine
 from harness.engines.pymysql_engine import PymysqlEngine
@@ -21,7 +22,7 @@ def register(engine: Engine) -> None:
 
 
 for _engine in (Sqlite3Engine(), ApswEngine(), DuckdbEngine(), NativeCEngine(), PsycopgEngine(), PymysqlEngine(),
-                MysqlclientEngine()):
+                MysqlclientEngine(), *HASKELL_ENGINES):
     register(_engine)
 
 #: engines that run in-process with nothing to start (the README's `make run` uses these)

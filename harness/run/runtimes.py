@@ -1,9 +1,11 @@
-"""Language runtimes that execute a cell's processes: CPython (the harness's own), PyPy, and C.
+"""Language runtimes that execute a cell's processes: CPython (the harness's own), PyPy, C, Haskell.
 
-A runtime family name (`cpython`, `pypy`, `c`) is what users type; the raw rows record the exact
-version the worker reports (`cpython3.11.7`, `pypy3.9.16`). Each runtime knows how to probe an
-engine and how to start one process of a cell: the Python ones run `python -m harness.worker`,
-the C one builds and launches the native program (`harness.run.native.launcher`).
+A runtime family name (`cpython`, `pypy`, `c`, `haskell`, `haskell-O0`) is what users type; the raw
+rows record the exact version the worker reports (`cpython3.11.7`, `pypy3.9.16`,
+`haskell-O2-ghc9.0.2`). Each runtime knows how to probe an engine and how to start one process of
+a cell: the Python ones run `python -m harness.worker`, the C one builds and launches the native
+program (`harness.run.native.launcher`), the Haskell ones build and launch the Haskell worker
+(`harness.run.haskell.launcher`), which reads the spec and writes the result itself.
 """
 from __future__ import annotations
 
@@ -37,6 +39,10 @@ class Runtime:
 
     def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
         raise NotImplementedError
+
+    def annotate_probe(self, engine: str, info: dict[str, Any]) -> dict[str, Any]:
+        """What the runtime adds to a probe run through `probe_argv` (e.g. its build record)."""
+        return info
 
 
 @dataclass(frozen=True)
@@ -85,11 +91,51 @@ class NativeRuntime(Runtime):
         return launcher.probe(engine)
 
 
+@dataclass(frozen=True)
+class HaskellRuntime(Runtime):
+    """The Haskell worker compiled by Debian's ghc (`-O2`, or `-O0` for seed 002's comparison),
+    built on demand; a missing ghc or library makes the runtime unavailable with the reason."""
+
+    def unavailable_reason(self) -> str | None:
+        from harness.run.haskell import launcher
+
+        return launcher.unavailable_reason(self.name)
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        from harness.run.haskell import launcher
+
+        return launcher.worker_argv(self.name, engine, spec_path, result_path)
+
+    def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
+        from harness.run.haskell import launcher
+
+        return launcher.probe_argv(self.name, engine, config_path)
+
+    def annotate_probe(self, engine: str, info: dict[str, Any]) -> dict[str, Any]:
+        from harness.run.haskell import launcher
+
+        return launcher.annotate(self.name, info)
+
+
 RUNTIMES: dict[str, Runtime] = {
     "cpython": PythonRuntime("cpython", "CPython running the harness (the venv's interpreter)"),
     "pypy": PythonRuntime("pypy", "PyPy 3.9 from Debian's pypy3; workers use only the stdlib and the driver"),
     "c": NativeRuntime("c", "native C programs linked against libsqlite3 (speed-of-light baseline)"),
+    "haskell": HaskellRuntime("haskell", "the Haskell worker built by Debian's ghc -O2 (HDBC, persistent-sqlite, "
+                                         "postgresql-simple, acid-state)"),
+    "haskell-O0": HaskellRuntime("haskell-O0", "the same Haskell worker built with ghc -O0 (seed 002's "
+                                               "unoptimised build)"),
 }
+
+
+def runtime_family(runtime: str) -> str:
+    """The family of a runtime as the raw rows record it: `cpython3.11.7` -> `cpython`,
+    `c-gcc12.2.0` -> `c`, `haskell-O0-ghc9.0.2` -> `haskell-O0`, `haskell-O2-ghc9.0.2` -> `haskell`."""
+    text = str(runtime)
+    prefixed = [name for name in RUNTIMES if text == name or text.startswith(name + "-")]
+    if prefixed:
+        return max(prefixed, key=len)
+    return text.rstrip("0123456789.").split("-", 1)[0]
 
 
 def worker_env() -> dict[str, str]:

@@ -15,6 +15,7 @@ from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.run import cpuclock
+from harness.studies import seed000
 from harness.studies.common import StudyResult, family_table, figure_link, protocol_text
 
 PREFIX = "bindings."
@@ -36,6 +37,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
     seq_fig = plot_run_sequences(runs.raw, figures_dir / "e1_run_sequence.png", "bindings.select_fold")
     protocol = protocol_text(runs.run_dirs)
+    seed_table = seed000.seed_table(e1)
+    seed_text = seed000.seed_paragraph(seed_table)
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and rows/s, mean with 99% CI ({method} method; "
@@ -45,15 +48,16 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
             figs.insert(0, figure_link(f"E1 native C vs bindings, rows/s, 99% CI ({method})", native_fig, paper_path))
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
-               "e1-ratios": ratio_md}
+               "e1-ratios": ratio_md,
+               "e1-seed000": "\n\n".join([to_markdown(seed_table), seed000.CAPTION, seed_text, seed000.WHY])}
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process", seq_fig, paper_path)
         return out
 
     return StudyResult(
-        tables={"cells": e1, "e1": table, "ratios": ratio_table},
+        tables={"cells": e1, "e1": table, "ratios": ratio_table, "seed000": seed_table},
         text={"clock": f"clock: {clock.get('hz')} Hz from {clock.get('source')}", "cycles": cycles_text,
-              "socket": socket_text, "ratios": ratio_md},
+              "socket": socket_text, "ratios": ratio_md, "seed000": seed_text},
         figures={"native_vs_bindings": native_fig, "rows_per_s": rates_fig, "run_sequence": seq_fig},
         make_blocks=blocks)
 

@@ -19,6 +19,7 @@ import pandas as pd
 
 from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
+from harness.run.runtimes import runtime_family
 from harness.studies import STUDIES
 
 
@@ -99,11 +100,6 @@ def select(table: pd.DataFrame, engines: Iterable[str], runtimes: Iterable[str])
     `cpython3.11.7`, `c` for `c-gcc12.2.0`)."""
     keep = table["engine"].isin(set(engines)) & table["runtime"].astype(str).map(runtime_family).isin(set(runtimes))
     return table[keep]
-
-
-def runtime_family(runtime: str) -> str:
-    """`cpython3.11.7` -> `cpython`, `pypy3.9.16` -> `pypy`, `c-gcc12.2.0` -> `c`."""
-    return str(runtime).rstrip("0123456789.").split("-", 1)[0]
 
 
 def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, engines: Iterable[str] | None = None,
