@@ -11,7 +11,7 @@ where they run, so plans, the manifest and `list` treat them like every other en
   sqlite-simple are not packaged.
 - `postgresql/hdbc`: HDBC with HDBC-postgresql (libpq).
 - `postgresql/simple`: postgresql-simple (libpq; the seed's postgresql-simple row).
-- `acid-state`: seed 002's AcidState back-end (E5 only): an IxSet of accounts in memory, each
+- `acidstate/acid-state`: seed 002's AcidState back-end (E5 only): an IxSet of accounts in memory, each
   update written to acid-state's on-disk event log (fsynced) before it returns. `sqlite/hdbc`
   and `postgresql/hdbc` run E5 too, as the seed's HDBC back-ends.
 """
@@ -71,7 +71,7 @@ class PostgresqlSimpleEngine(HaskellEngine):
 
 
 class AcidStateEngine(HaskellEngine):
-    name = "acid-state"
+    name = "acidstate/acid-state"
     driver = "acid-state"
     dialect = "acid-state"
     storage = "in-memory state with its event log and checkpoints in the process's private temp dir"

@@ -49,13 +49,14 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
                "e1-ratios": ratio_md,
-               "e1-seed000": "\n\n".join([to_markdown(seed_table), seed000.CAPTION, seed_text, seed000.WHY])}
+               "e1-seed000": "\n\n".join([to_markdown(seed000.markdown_table(seed_table)), seed000.CAPTION,
+                                           seed_text, seed000.WHY])}
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process", seq_fig, paper_path)
         return out
 
     return StudyResult(
-        tables={"cells": e1, "e1": table, "ratios": ratio_table, "seed000": seed_table},
+        tables={"cells": e1, "e1": table, "ratios": ratio_table, "seed000": seed000.markdown_table(seed_table)},
         text={"clock": f"clock: {clock.get('hz')} Hz from {clock.get('source')}", "cycles": cycles_text,
               "socket": socket_text, "ratios": ratio_md, "seed000": seed_text},
         figures={"native_vs_bindings": native_fig, "rows_per_s": rates_fig, "run_sequence": seq_fig},

@@ -96,6 +96,19 @@ def test_haskell_build_cache_is_reused():
     assert meta["flags"] == "-O0" and meta["ghc_version"] and meta["packages"]["acid-state"]
 
 
+def test_haskell_probe_reports_versions_of_each_engine():
+    need_haskell()
+    acid = probe("acidstate/acid-state", "haskell")
+    assert acid["available"], acid["reason"]
+    assert "acid-state" in acid["versions"]["driver"] and "ixset" in acid["versions"]["driver"]
+    assert set(acid["capabilities"]["benchmarks"]) == {"app.insert_user", "app.list_users", "app.insert_item",
+                                                       "app.query_user"}
+    hdbc = probe("sqlite/hdbc", "haskell")
+    assert hdbc["available"] and hdbc["versions"]["sqlite"] and hdbc["build"]["ghc_version"]
+    assert "app.list_users" in hdbc["capabilities"]["benchmarks"]
+    assert "bindings.select_fold" in hdbc["capabilities"]["benchmarks"]
+
+
 def test_missing_ghc_makes_haskell_cells_skip_with_the_reason(monkeypatch, tmp_path):
     monkeypatch.setenv("CROSSINGS_GHC", "/nonexistent/ghc")
     monkeypatch.setenv("CROSSINGS_HASKELL_CACHE", str(tmp_path))
@@ -105,7 +118,7 @@ def test_missing_ghc_makes_haskell_cells_skip_with_the_reason(monkeypatch, tmp_p
     assert "libghc-hdbc-sqlite3-dev" in info["reason"]
 
 
-@pytest.mark.parametrize("engine, runtime", [("sqlite/hdbc", "cpython"), ("acid-state", "pypy"),
+@pytest.mark.parametrize("engine, runtime", [("sqlite/hdbc", "cpython"), ("acidstate/acid-state", "pypy"),
                                              ("sqlite/sqlite3", "haskell"), ("sqlite/native-c", "haskell-O0")])
 def test_haskell_impossible_pairs_are_unavailable_with_a_reason(engine, runtime):
     info = probe(engine, runtime)
@@ -127,7 +140,7 @@ def _worker(tmp_path: Path, engine: str, benchmark: str, params: dict, iteration
     return json.loads((workdir / "result.json").read_text())
 
 
-@pytest.mark.parametrize("engine", ["acid-state", "sqlite/hdbc"])
+@pytest.mark.parametrize("engine", ["acidstate/acid-state", "sqlite/hdbc"])
 @pytest.mark.parametrize("benchmark", ["app.insert_user", "app.list_users", "app.insert_item", "app.query_user"])
 def test_haskell_e5_operations_pass_their_checks(tmp_path, engine, benchmark):
     need_haskell()
@@ -141,7 +154,7 @@ def test_haskell_e5_operations_pass_their_checks(tmp_path, engine, benchmark):
 
 def test_haskell_e5_scrypt_hash_is_made_and_verified(tmp_path):
     need_haskell()
-    out = _worker(tmp_path, "acid-state", "app.insert_user", {"corpus": "SM", "hash": "on"}, iterations=2)
+    out = _worker(tmp_path, "acidstate/acid-state", "app.insert_user", {"corpus": "SM", "hash": "on"}, iterations=2)
     assert out["status"] == "ok", out["reason"]
     plain = _worker(tmp_path, "sqlite/hdbc", "app.insert_user", {"corpus": "LG2", "hash": "off"}, iterations=2)
     assert plain["status"] == "ok", plain["reason"]

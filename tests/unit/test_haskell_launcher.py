@@ -41,7 +41,7 @@ def test_a_missing_library_names_the_debian_packages():
 
 
 def test_haskell_engines_run_only_in_the_haskell_worker():
-    names = {"sqlite/hdbc", "sqlite/persistent", "postgresql/hdbc", "postgresql/simple", "acid-state"}
+    names = {"sqlite/hdbc", "sqlite/persistent", "postgresql/hdbc", "postgresql/simple", "acidstate/acid-state"}
     for name in names:
         e = engines.get(name)
         assert e.native and set(e.runtimes) == {"haskell", "haskell-O0"}

@@ -119,7 +119,7 @@ $(makeAcidic ''GoGet ['newAccount, 'getAccounts, 'addItem, 'accountById])
 data AppBench = forall a. NFData a => AppBench (IO a) (a -> IO (Maybe String)) (a -> IO (Maybe Int64, Maybe Int64))
 
 engineNames :: [String]
-engineNames = ["acid-state"]
+engineNames = ["acidstate/acid-state"]
 
 -- | Bindings engines that also run E5 (through HDBC, as the seed did).
 hdbcEngines :: [String]
@@ -129,7 +129,7 @@ benchmarks :: [String]
 benchmarks = ["app.insert_user", "app.list_users", "app.insert_item", "app.query_user"]
 
 driverVersion :: String -> String
-driverVersion "acid-state" = "acid-state " ++ VERSION_acid_state ++ ", ixset " ++ VERSION_ixset ++ ", safecopy "
+driverVersion "acidstate/acid-state" = "acid-state " ++ VERSION_acid_state ++ ", ixset " ++ VERSION_ixset ++ ", safecopy "
                              ++ VERSION_safecopy
 driverVersion _ = ""
 
@@ -265,7 +265,7 @@ splitOn c s = case break (== c) s of
 -- ---------------------------------------------------------------- the stores
 
 openStore :: String -> FilePath -> Maybe String -> Integer -> Integer -> IO Store
-openStore "acid-state" workdir _ n target = do
+openStore "acidstate/acid-state" workdir _ n target = do
   let ids = corpusIds n target
       acct i = let (_, nm, pw) = userRow i
                in Account i nm pw (if i == target then [itemRow j | j <- [1 .. itemsPerTarget]] else [])

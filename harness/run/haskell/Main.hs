@@ -83,6 +83,7 @@ probe engine configPath = do
           unavailable ("no Haskell implementation of " ++ engine ++ " (Haskell engines: "
                        ++ unwords (engineNames ++ App.engineNames) ++ ")")
       | server, Just why <- configString "unavailable" config -> unavailable why
+      | engine `elem` App.engineNames -> return (base [] [])  -- in-process store: nothing to connect to
       | server, Nothing <- configString "dsn" config ->
           -- `list` without a server: the program is built; a run starts a server or takes --dsn
           return (base [("server", maybe "no server connected" id (configString "note" config))] [])
