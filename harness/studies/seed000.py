@@ -30,6 +30,8 @@ class SeedRow:
     note: str
 
 
+NOT_PACKAGED = "not measured: sqlite-simple is not packaged in Debian"
+
 #: the seed's "Database/library comparison (rows/s)" chart data, N = 10,000 rows
 SEED_ROWS = (
     SeedRow("native sqlite (C)", 6891798, "bindings.select_fold", "sqlite/native-c", "c",
@@ -37,8 +39,8 @@ SEED_ROWS = (
     SeedRow("direct-sqlite", 3600395, "bindings.select_fold", "sqlite/persistent", "haskell",
             "substitute: direct-sqlite is not packaged in Debian; persistent-sqlite's Database.Sqlite "
             "(step + column, which converts through PersistValue) is the lowest-level binding Debian has"),
-    SeedRow("sqlite-simple (fold_)", 2208862, None, None, None, "not measured: sqlite-simple is not packaged in Debian"),
-    SeedRow("sqlite-simple (query_)", 1808292, None, None, None, "not measured: sqlite-simple is not packaged in Debian"),
+    SeedRow("sqlite-simple (fold_)", 2208862, None, None, None, NOT_PACKAGED),
+    SeedRow("sqlite-simple (query_)", 1808292, None, None, None, NOT_PACKAGED),
     SeedRow("Python", 2500000, "bindings.select_all", "sqlite/sqlite3", "cpython",
             "same: sqlite3 fetchall then a sum (the seed's bench.py; its Python 2, ours CPython 3)"),
     SeedRow("mysql-simple", 944227, None, None, None,
@@ -74,6 +76,8 @@ def seed_table(summary: pd.DataFrame) -> pd.DataFrame:
                 ratio = r["rows_per_s"] / s.rows_per_s
                 rlo = "" if pd.isna(lo) else f" [{lo / s.rows_per_s:.2f}, {hi / s.rows_per_s:.2f}]"
                 row["ours / seed"] = f"{ratio:.2f}{rlo}"
+                row["_noisy"] = int(r["noisy"]) if "noisy" in r and not pd.isna(r["noisy"]) else 0
+                row["_processes"] = int(r["processes"]) if "processes" in r and not pd.isna(r["processes"]) else 0
                 row["_verdict"] = ("no interval (too few processes)" if pd.isna(lo) else
                                    "more rows/s here" if lo > s.rows_per_s else
                                    "fewer rows/s here" if hi < s.rows_per_s else
@@ -111,6 +115,12 @@ def seed_paragraph(table: pd.DataFrame) -> str:
     text = "Against the seed's own numbers, rows/s ours over the seed's: " + "; ".join(parts) + "."
     if missing:
         text += " Not measured here: " + ", ".join(missing) + " (see the last column)."
+    if "_noisy" in measured:
+        noisy, procs = int(measured["_noisy"].fillna(0).sum()), int(measured["_processes"].fillna(0).sum())
+        if noisy:
+            text += (f" {noisy} of the {procs} processes behind our cells ran while other programs used more than "
+                     "the noise threshold of CPU (the summary's `noisy` column): their times include waiting for "
+                     "the CPU, more so the longer the operation, so these rows/s understate this machine's.")
     return text
 
 

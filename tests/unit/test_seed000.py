@@ -12,7 +12,8 @@ def _summary(rows):
     for bench, params, engine, runtime, mean, lo, hi in rows:
         n = int(params.split("=")[1])
         out.append({"benchmark": bench, "params": params, "engine": engine, "runtime": runtime, "mean_s": mean,
-                    "ci_low_s": lo, "ci_high_s": hi, "rows_per_s": n / mean, "cycles_per_row": 2.6e9 * mean / n})
+                    "ci_low_s": lo, "ci_high_s": hi, "rows_per_s": n / mean, "cycles_per_row": 2.6e9 * mean / n,
+                    "processes": 5, "noisy": 2 if engine == "sqlite/hdbc" else 0})
     return pd.DataFrame(out)
 
 
@@ -38,6 +39,7 @@ def test_seed_rows_meet_our_cells_of_the_same_n_with_a_verdict_from_the_interval
         assert "not packaged in Debian" in t.loc[system, "what it is here"] and t.loc[system, "our cell"] == ""
     text = seed000.seed_paragraph(seed000.seed_table(s))
     assert "HDBC-sqlite3" in text and "more rows/s here" in text and "Not measured here" in text
+    assert "2 of the 15 processes behind our cells ran while other programs used more" in text
     assert "_verdict" not in seed000.markdown_table(seed000.seed_table(s)).columns
 
 
