@@ -13,7 +13,7 @@ help:
 	@echo "make test-fast    set up and run the unit tests only (no subprocess, no server; seconds)"
 	@echo "make notebooks-sync  bring each notebooks/*.py and its .ipynb back in step (jupytext)"
 	@echo "make lab          register the venv as the Jupyter kernel 'crossings' and open JupyterLab on notebooks/"
-	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/"
+	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
 	@echo "make bench        bench-stats, and the harness's timed region against a bare timeit"
@@ -59,7 +59,8 @@ lab: setup
 	cd notebooks && PYTHONPATH=$(CURDIR) ../$(VENV)/bin/jupyter lab
 
 paper: setup
-	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks
+	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks \
+	  --history data/reference-history
 
 reference: setup
 	@last=$$(tail -n 1 $(RUNS)/.last-run.txt) && rm -rf data/reference/* && cp -r $$last data/reference/ \

@@ -14,7 +14,7 @@ import warnings
 from harness.errors import UserError
 
 COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "data", "validate", "notebooks", "plan",
-            "doctor", "report"]
+            "doctor", "report", "history"]
 
 
 class OneLineParser(argparse.ArgumentParser):

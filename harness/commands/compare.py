@@ -44,9 +44,16 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.95")
     base = load_runs([args.base])
     new = load_runs([args.new])
-    cmp = stats.compare_runs(base, new, alpha=args.alpha, confidence=args.confidence, samples=args.samples)
+    a, b = stats.compare_samples(base, args.samples), stats.compare_samples(new, args.samples)
+    cmp = stats.compare_cells(a, b, alpha=args.alpha, confidence=args.confidence)
     if cmp.empty:
         raise UserError("the two runs have no cell (benchmark, params, engine, runtime) in common")
+    for name, side, other in ((args.base.name, a, b), (args.new.name, b, a)):
+        lost = sorted(set(side) - set(other))
+        if lost:  # a gate must not pass quietly because a cell stopped measuring
+            shown = ", ".join(f"{k[0]}/{k[2]}" + (f" [{k[1]}]" if k[1] else "") for k in lost[:3])
+            print(f"warning: {len(lost)} cell(s) of {name} are not in the other run, so not compared: {shown}"
+                  + (" ..." if len(lost) > 3 else ""), file=sys.stderr)
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 

@@ -19,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                               "the project's)")
     p.add_argument("--figures", type=Path, help="folder for the figures (default RUN_DIR/report/figures)")
     p.add_argument("--executed", type=Path, help="folder for executed copies (default RUN_DIR/report/notebooks)")
+    p.add_argument("--history", type=Path, nargs="+", metavar="RUN",
+                   help="runs (or folders of runs) for the history notebook's timeline (default: the committed "
+                        "data/reference-history/)")
     p.set_defaults(func=run)
 
 
@@ -50,7 +53,12 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"cannot write the report in {report}: {exc.strerror or exc}") from None
     elif not paper.is_file():
         raise UserError(f"--paper: {paper} does not exist (give a copy of paper.md to render into)")
-    for path in execute_all(args.runs, paper, figures, out, names):
+    extra = None
+    if args.history:
+        from harness.analysis.history import expand_run_dirs
+
+        extra = {"history_dirs": [str(d.resolve()) for d in expand_run_dirs(args.history)]}
+    for path in execute_all(args.runs, paper, figures, out, names, extra):
         print(path)
     print(f"report: {paper}  figures: {figures}", file=sys.stderr)
     return 0

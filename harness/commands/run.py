@@ -54,9 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-pin", action="store_true", help="do not pin each worker to one CPU")
     a = p.add_argument_group("adaptive protocol", "run each cell until its 99%% interval meets a target: a pilot "
                              "(--processes, default 3), then rounds of processes sized by the planner")
-    a.add_argument("--target-ci", type=float, metavar="PCT", help="relative half-width to reach, in percent (3 = +-3%%)")
-    a.add_argument("--max-time", type=float, default=600.0, metavar="SEC",
-                   help="machine seconds a cell may take (default 600)")
+    a.add_argument("--target-ci", type=float, metavar="PCT",
+                   help="relative half-width to reach, in percent (3 = +-3%%; default: the profile's, which "
+                        "only `paper` sets; 0 = the fixed protocol)")
+    a.add_argument("--max-time", type=float, metavar="SEC",
+                   help="machine seconds a cell may take (default: the profile's, else 600)")
     a.add_argument("--max-run-time", type=float, metavar="SEC", help="machine seconds the whole run may take")
     p.set_defaults(func=run)
 
@@ -194,14 +196,23 @@ def _adaptive(args: argparse.Namespace):
     """The adaptive protocol's driver for `start_run`, or None without --target-ci."""
     from harness.errors import UserError
 
-    if args.target_ci is None:
-        if args.max_run_time is not None:
-            raise UserError("--max-run-time needs --target-ci")
-        return None
+    from harness.run.profiles import PROFILES
+
     if args.resume:
-        raise UserError("--target-ci starts a run; --resume finishes the recorded order of one")
-    if not 0 < args.target_ci < 100:
+        if args.target_ci is not None or args.max_time is not None or args.max_run_time is not None:
+            raise UserError("--target-ci starts a run; --resume finishes the recorded order of one")
+        return None
+    profile = PROFILES[args.profile or "quick"]
+    target = args.target_ci if args.target_ci is not None else profile.target_ci_pct
+    if not target:  # None, or 0: the fixed protocol
+        if args.max_run_time is not None or args.max_time is not None:
+            raise UserError("--max-time and --max-run-time need a target: --target-ci PCT (or --profile paper)")
+        return None
+    if not 0 < target < 100:
         raise UserError("--target-ci is a percentage between 0 and 100, e.g. 3")
+    args.target_ci = target
+    if args.max_time is None:
+        args.max_time = profile.max_time_s or 600.0
     if args.max_time <= 0 or (args.max_run_time is not None and args.max_run_time <= 0):
         raise UserError("--max-time and --max-run-time must be positive numbers of seconds")
     if args.processes is not None and args.processes < 2:

@@ -11,8 +11,9 @@ estimates are refined before large commitments, and no more than its remaining b
 shuffles the new processes of all cells together and appends them to the plan's order, which
 `plan.json` stores, so drift of the machine still spreads over all cells and `resume` can
 finish an interrupted round (it does not start new rounds: its cells then have no stop reason). A cell stops when its interval meets the target (`met`), its
-budget or the run's is spent (`budget`), or its processes show no steady state
-(`no steady state`).
+budget or the run's is spent (`budget`; the run's budget bounds the pilot too: processes
+not started in time are recorded as skipped), its processes show no steady state
+(`no steady state`), or a process exceeded the per-process timeout (`timeout`).
 
 The statistics live in the analysis layer; the caller hands them in as `assess` (see
 `harness.analysis.planner.assess_run`), so this module only schedules.
@@ -74,6 +75,8 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
     planned: set[int] = set()  # cells that have run processes of the planned length
     last: dict[int, dict[str, Any]] = {}
     rng = random.Random(plan["seed"])
+    if settings.max_run_time_s is not None:  # the run's budget bounds the pilot too
+        runner.deadline = t0 + settings.max_run_time_s
     runner.execute()
     plan["budget_s"] = None  # after the pilot, processes run the planned iterations, no per-process cut
     for round_no in range(1, settings.max_rounds + 1):
@@ -147,9 +150,13 @@ def _processes_needed(a: dict[str, Any], target: float) -> int:
 
 def _stop_reason(i: int, a: dict[str, Any] | None, plan: dict[str, Any], runner: Any, settings: Settings,
                  run_spent: float, planned: bool) -> str | None:
+    if i in runner.dead_cells and runner.dead_cells[i][0] == "timeout":
+        return "timeout"  # a process exceeded the per-process timeout: the cell is too slow for it
     if str(i) in plan["unavailable"] or i in runner.dead_cells:
         return "not run"
     if a is None:
+        if settings.max_run_time_s is not None and run_spent >= settings.max_run_time_s:
+            return "budget"  # the run's budget ran out before the cell's pilot
         return "no timings"
     if math.isfinite(a["half_width"]) and a["half_width"] <= settings.target:
         return "met"

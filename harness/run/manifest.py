@@ -40,7 +40,21 @@ def git_commit() -> dict[str, Any]:
 
     commit = git("rev-parse", "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no")
-    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+    date = git("show", "-s", "--format=%cI", "HEAD") if commit else None
+    return {"commit": commit, "dirty": bool(status) if status is not None else None, "commit_date": date}
+
+
+def commit_date(commit: str, root: Path = PROJECT_ROOT) -> str | None:
+    """The committer date (ISO 8601) of `commit` in the checkout at `root`, or None when git or
+    the commit is not there: runs made before manifests recorded it are placed by it in a history."""
+    if not commit or not all(c in "0123456789abcdef" for c in commit.lower()):
+        return None
+    try:
+        out = subprocess.run(["git", "show", "-s", "--format=%cI", commit], cwd=root, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def cpu_info() -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """Named protocols: how many processes and iterations, which benchmarks and engines by default.
 
 `smoke` takes seconds and exists for tests; `quick` takes minutes and is what `make run` does on
-the embedded engines; `paper` is the SQPyte paper's full protocol (5 fresh processes x 50
-iterations). `params` override workloads' default parameters, per benchmark glob.
+the embedded engines; `paper` runs the adaptive protocol: a pilot of 3 processes per cell, then
+processes and iterations chosen by the planner until each cell's 99% interval is within +-2% of
+its mean or the cell has spent its machine time. `params` override workloads' default
+parameters, per benchmark glob.
 """
 from __future__ import annotations
 
@@ -24,6 +26,11 @@ class Profile:
     #: (after at least 2 iterations), so one slow cell cannot hold a quick run for an hour.
     #: None: every process runs all its iterations (the paper protocol).
     budget_s: float | None = None
+    #: the adaptive protocol's target relative half-width in percent (None: a fixed protocol of
+    #: `processes` x `iterations`); with a target, `processes` x `iterations` is the pilot
+    target_ci_pct: float | None = None
+    #: machine seconds one cell may take under the adaptive protocol
+    max_time_s: float | None = None
 
 
 PROFILES: dict[str, Profile] = {
@@ -34,9 +41,13 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile("quick", 5, 10, 300.0, ("bindings.*", "micro.*", "tpch.*"), ("sqlite/*", "duckdb"),
                      {"tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}, "micro.filltable": {"rows": 10000}},
                      "minutes: the README's `make run` on the embedded engines", budget_s=2.0),
-    "paper": Profile("paper", 5, 50, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
-                     {"tpch.*": {"sf": 1}, "micro.*": {"sf": 1}},
-                     "the SQPyte paper's protocol: 5 fresh processes x 50 iterations"),
+    "paper": Profile("paper", 3, 10, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
+                     {"tpch.*": {"sf": 0.1}, "micro.*": {"sf": 0.1}},
+                     "adaptive: until each cell's 99% interval is within +-2%, at most 300 s per cell",
+                     budget_s=2.0, target_ci_pct=2.0, max_time_s=300.0),
+    "sqpyte": Profile("sqpyte", 5, 50, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
+                      {"tpch.*": {"sf": 1}, "micro.*": {"sf": 1}},
+                      "the SQPyte paper's fixed protocol: 5 fresh processes x 50 iterations, SF 1"),
 }
 
 

@@ -37,6 +37,8 @@ STDERR_TAIL_BYTES = 4000
 #: errors of the storage itself: they stop the run (resumable) rather than fail a cell
 STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO}
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+#: the reason recorded for a process not started because the run's time budget was spent
+BUDGET_SPENT = "not started: the run's time budget (--max-run-time) was spent"
 
 
 def worker_argv(cell: Cell, spec_path: str, result_path: str) -> list[str]:
@@ -80,6 +82,9 @@ class Runner:
         self.current: subprocess.Popen | None = None
         self.datasets: dict[str, dict[str, Any]] = {}
         self.dead_cells: dict[int, tuple[str, str]] = {}
+        #: time.monotonic() after which no process starts (the adaptive protocol's --max-run-time);
+        #: the processes left are recorded as skipped, so the run stays complete and says why
+        self.deadline: float | None = None
         self.counts: dict[str, int] = {}
         self.worker_cpu = (cpus or {}).get("worker_cpu")
         self._before: noise.Snapshot | None = None  # /proc read just before the running worker started
@@ -175,6 +180,10 @@ class Runner:
                 self._record(seq, index, process, "timeout",
                              f"process exceeded the {self.plan['timeout_s']:.0f} s timeout and was killed",
                              pid=self.current.pid, stderr_tail=_tail(log_path), started=started, ended=time.time())
+                # its other processes would time out too: a cell too slow for the timeout costs one
+                # timeout, not one per process (at SF 0.1 an unindexed SQLite q17 takes minutes)
+                self.dead_cells[index] = ("timeout", f"not started: process {process} of this cell exceeded the "
+                                                     f"{self.plan['timeout_s']:.0f} s timeout")
                 self.current = None
                 return "timeout"
             except BaseException:
@@ -251,7 +260,11 @@ class Runner:
             for seq, index, process in todo:
                 if bar is not None:
                     bar.set_description_str(self.cells[index].label()[:60])
-                status = self.run_one(seq, index, process)
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    self._record(seq, index, process, "skipped", BUDGET_SPENT)
+                    status = "skipped"
+                else:
+                    status = self.run_one(seq, index, process)
                 if bar is not None:
                     bar.update(1)
                     if status in ("failed", "timeout", "error", "invalid"):

@@ -20,7 +20,7 @@ import pandas as pd
 from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
 from harness.run.runtimes import runtime_family
-from harness.studies import STUDIES
+from harness.studies import family_studies
 
 
 def available_runs(root: Path = PROJECT_ROOT) -> dict[str, Path]:
@@ -152,7 +152,7 @@ def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bin
     chosen = [k for k, v in known.items() if Path(v).resolve() in wanted]
     runs_w = w.SelectMultiple(options=list(known), value=tuple(chosen or list(known)[:1]), description="runs",
                               rows=min(6, max(2, len(known))), layout=w.Layout(width="420px"))
-    study_w = w.Dropdown(options=list(STUDIES), value=study, description="study")
+    study_w = w.Dropdown(options=list(family_studies()), value=study, description="study")
     method_w = w.Dropdown(options=list(METHODS), value=method, description="method")
     steady_w = w.Checkbox(value=True, description="steady state only")
     baseline_w = w.Dropdown(options=[baseline], value=baseline, description="baseline")  # kept if in the runs

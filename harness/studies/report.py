@@ -19,7 +19,7 @@ from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.methods import METHOD_NAMES
 from harness.analysis.runset import RunSet
 from harness.store import read_manifest
-from harness.studies import STUDIES
+from harness.studies import family_studies
 from harness.studies.common import excluded_cells, protocol_text
 
 NOT_OK = ("failed", "timeout", "error", "invalid")
@@ -144,7 +144,7 @@ def studies_section(runs: RunSet, baseline: str, figures_dir: Path) -> str:
 
     benchmarks = set(runs.summary["benchmark"])
     out = []
-    for name, label in STUDIES.items():
+    for name, label in family_studies().items():
         module = importlib.import_module(f"harness.studies.{name}")
         if not any(b.startswith(module.PREFIX) for b in benchmarks):
             continue

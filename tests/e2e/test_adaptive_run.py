@@ -32,7 +32,20 @@ def test_adaptive_run_stops_when_met_and_records_why(tmp_path):
 
 
 def test_adaptive_options_are_checked(tmp_path):
-    p = harness("run", "--profile", "smoke", "--target-ci", "0", "--out", str(tmp_path), check=False)
+    p = harness("run", "--profile", "smoke", "--target-ci", "150", "--out", str(tmp_path), check=False)
     assert p.returncode == 2 and "--target-ci" in p.stderr and "Traceback" not in p.stderr
     p = harness("run", "--profile", "smoke", "--max-run-time", "10", "--out", str(tmp_path), check=False)
-    assert p.returncode == 2 and "needs --target-ci" in p.stderr
+    assert p.returncode == 2 and "need a target: --target-ci" in p.stderr
+
+
+def test_the_run_budget_stops_the_pilot_and_says_so(tmp_path):
+    from harness.run.runner import BUDGET_SPENT
+
+    p = harness("run", "--profile", "smoke", "--benchmarks", "selftest.sleep", "--engines", "sqlite/sqlite3",
+                "--param", "seconds=0.4", "--processes", "4", "--target-ci", "1", "--max-run-time", "1",
+                "--out", str(tmp_path), "--no-progress", check=False)
+    run = Path(last_line(p.stdout))
+    recs = store.load_process_records([run])
+    assert len(recs) == 4 and (recs["reason"] == BUDGET_SPENT).sum() >= 2, recs[["status", "reason"]]
+    (cell,) = store.read_manifest(run)["adaptive"]["cells"]
+    assert cell["stop"] == "budget"

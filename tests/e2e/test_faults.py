@@ -48,6 +48,10 @@ def _run(args: list[str], tmp: Path, **kw) -> subprocess.CompletedProcess:
 def test_exit_status_says_what_was_measured(case, args, exit_status, summary, tmp_path):
     proc = _run(SMOKE + ["--out", str(tmp_path / "runs"), *args], tmp_path / "tmp")
     assert proc.returncode == exit_status, proc.stderr
+    if case == "every process times out":  # the first timeout ends the cell: its second process never starts
+        recs = store.load_process_records([Path(proc.stdout.strip().splitlines()[-1])]).sort_values("seq")
+        assert list(recs["status"]) == ["timeout", "timeout"]
+        assert "killed" in recs["reason"].iloc[0] and recs["reason"].iloc[1].startswith("not started: process 0")
     assert "Traceback" not in proc.stderr
     run_dir = Path(last_line(proc.stdout))
     assert (run_dir / "manifest.json").exists(), "the last stdout line is the run directory"

@@ -84,3 +84,39 @@ def test_skipped_cells_are_not_run(tmp_path):
     r.plan["unavailable"] = {"1": "no server"}
     rec = drive(r, Settings(target=0.5), scripted(r, [lambda P: (0.1, True), lambda P: (math.nan, True)]))
     assert [c["stop"] for c in rec["cells"]] == ["met", "not run"]
+
+
+def test_the_paper_profile_is_adaptive_and_a_zero_target_is_the_fixed_protocol():
+    """`--profile paper` runs the adaptive protocol with the profile's target and per-cell time;
+    options override it, and `--target-ci 0` gives the fixed protocol."""
+    import argparse
+
+    from harness.commands.run import _adaptive
+    from harness.run.profiles import PROFILES
+
+    def args(**kw):
+        base = dict(profile=None, target_ci=None, max_time=None, max_run_time=None, resume=None,
+                    processes=None, iterations=None, no_progress=True)
+        base.update(kw)
+        return argparse.Namespace(**base)
+
+    paper = args(profile="paper")
+    assert _adaptive(paper) is not None
+    assert paper.target_ci == PROFILES["paper"].target_ci_pct and paper.max_time == PROFILES["paper"].max_time_s
+    override = args(profile="paper", target_ci=5.0, max_time=60.0)
+    assert _adaptive(override) is not None and (override.target_ci, override.max_time) == (5.0, 60.0)
+    assert _adaptive(args(profile="paper", target_ci=0.0)) is None
+    assert _adaptive(args(profile="quick")) is None
+    quick = args(profile="quick", target_ci=3.0)
+    assert _adaptive(quick) is not None and quick.max_time == 600.0
+
+
+def test_the_run_budget_bounds_the_pilot(tmp_path):
+    """--max-run-time is handed to the runner as a deadline before the pilot, so a pilot too big
+    for the run's budget cannot run past it (the runner records what it did not start)."""
+    r = FakeRunner(tmp_path, 1)
+    seen = []
+    r.execute = lambda: (seen.append(r.deadline), FakeRunner.execute(r))[1]
+    r.deadline = None
+    drive(r, Settings(target=0.5, max_run_time_s=100.0), scripted(r, [lambda P: (0.1, True)]))
+    assert seen and seen[0] is not None

@@ -60,8 +60,8 @@ from __future__ import annotations
 from harness.analysis.stats.cells import (RATIO_COLUMNS, SUMMARY_COLUMNS, cell_samples, disagree, is_baseline,
                                          parse_baseline, ratio_rows, ratio_summary, split_cells, summarize_cells,
                                          summary_rows)
-from harness.analysis.stats.compare import (COMPARE_COLUMNS, compare_runs, compare_samples, mann_whitney_p, median_ci,
-                                           pct_range, quantile_ci_orders)
+from harness.analysis.stats.compare import (COMPARE_COLUMNS, compare_cells, compare_runs, compare_samples,
+                                           mann_whitney_p, median_ci, pct_range, quantile_ci_orders)
 from harness.analysis.stats.intervals import (CellBoot, boot_cells, cell_boot, cell_interval, combine_log_ratios,
                                              effective_df, geomean_ratio_ci, log_interval, mean_ci, pairs_note,
                                              ratio_ci, t_interval, too_few_note)
@@ -73,7 +73,7 @@ from harness.analysis.stats.warmup import (WARMUP_CLASSES, changepoints, changep
 __all__ = ["CELL_KEYS", "COMPARE_COLUMNS", "METHODS", "RATIO_COLUMNS", "SUMMARY_COLUMNS", "WARMUP_CLASSES", "CellBoot",
            "CellSample", "boot_cells", "cell_interval", "disagree", "effective_df", "log_interval",
            "pairs_note", "split_cells", "too_few_note", "bootstrap_means", "cell_boot", "cell_samples", "cell_seed", "changepoints",
-           "changepoints_batch", "combine_log_ratios", "compare_runs", "compare_samples", "flag_outliers",
+           "changepoints_batch", "combine_log_ratios", "compare_cells", "compare_runs", "compare_samples", "flag_outliers",
            "geomean_ratio_ci", "is_baseline", "mann_whitney_p", "mean_ci", "median_ci", "parse_baseline", "pct_range",
            "quantile_ci_orders", "ratio_ci", "ratio_rows", "ratio_summary", "summary_rows", "steady_state", "steady_states", "summarize_cells",
            "t_interval", "uniform_indices", "warmup_analysis"]

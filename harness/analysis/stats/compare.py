@@ -227,8 +227,12 @@ def compare_runs(base: pd.DataFrame, new: pd.DataFrame, alpha: float = 0.05, con
     warning: benchstat's "need >= n samples" when the samples are too small to ever reach alpha.
     The geomean row compares the geometric means of the medians over the rows.
     """
-    a = compare_samples(base, samples)
-    b = compare_samples(new, samples)
+    return compare_cells(compare_samples(base, samples), compare_samples(new, samples), alpha, confidence)
+
+
+def compare_cells(a: dict[tuple, np.ndarray], b: dict[tuple, np.ndarray], alpha: float = 0.05,
+                  confidence: float = 0.95) -> pd.DataFrame:
+    """`compare_runs` on samples already split (`compare_samples`): the cells of `a` also in `b`."""
     rows = []
     for key in [k for k in a if k in b]:
         x, y = a[key], b[key]

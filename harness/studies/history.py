@@ -1,0 +1,107 @@
+"""E7, history across runs (seed 003's nightly benchmarks tracked in Codespeed).
+
+Unlike the other studies this one does not pool its runs into one RunSet: each run is one point
+on the timeline, estimated alone, and consecutive runs are compared (`analysis.history`).
+`compute(run_dirs, figures_dir, ...)` draws the timeline figure and returns the tables, the
+generated sentences and the paper blocks; the notebook `notebooks/history.py` shows them.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from harness.analysis import history
+from harness.analysis.figures.history import plot_history
+from harness.analysis.markdown import to_markdown
+from harness.fsutil import PROJECT_ROOT
+from harness.studies.common import StudyResult, figure_link
+
+#: the committed history runs `make paper` renders E7 from (data/reference/ holds the main runs)
+REFERENCE_HISTORY = PROJECT_ROOT / "data" / "reference-history"
+
+
+def default_runs() -> list[Path]:
+    """The committed history runs, in run-id order (the timeline orders them by commit)."""
+    return sorted(d for d in REFERENCE_HISTORY.glob("*") if (d / "manifest.json").is_file())
+
+
+def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks: str | None = None,
+            engines: str | None = None, method: str | None = None, confidence: float = 0.99,
+            resamples: int = 10000, alpha: float = 0.05) -> StudyResult:
+    figures_dir = Path(figures_dir)
+    table, tags = history.timeline(run_dirs, benchmarks, engines, method=method, confidence=confidence,
+                                   resamples=resamples, alpha=alpha)
+    runs = history.runs_table(tags, table)
+    fig = plot_history(table, figures_dir / "e7_history.png", alpha=alpha)
+    text = findings(table, tags, alpha)
+    shown = history.display_table(table)
+    caption = "Table: E7, " + history.caption(table, alpha)
+
+    def blocks(paper_path: Path) -> dict[str, str]:
+        out = {"e7-history-text": text,
+               "e7-history-runs": to_markdown(runs) + "\n\nTable: E7, the runs on the timeline (noisy: processes "
+                                  "during which other programs used more than their threshold of CPU; load: median "
+                                  "1-minute load average before each process; not measured: the run's code did "
+                                  "not record them).",
+               "e7-history-table": to_markdown(shown) + "\n\n" + caption}
+        if fig is not None:
+            out["e7-history-figure"] = figure_link(
+                f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked",
+                fig, paper_path)
+        return out
+
+    return StudyResult(tables={"timeline": table, "runs": runs, "shown": shown}, text={"findings": text},
+                       figures={"timeline": fig}, make_blocks=blocks)
+
+
+def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.05) -> str:
+    """Generated sentences: what was run, how many changes were significant, and between which
+    runs; every number read from the timeline."""
+    cells = table.drop_duplicates(history.CELL)
+    commits = [t.commit for t in tags]
+    distinct = list(dict.fromkeys(commits))
+    compared = table[table["p_value"].notna()]
+    first, last = tags[0], tags[-1]
+    parts = [(f"{len(tags)} runs of the same {len(cells)} cells, measuring {len(distinct)} commits from "
+              f"{(first.commit or '?')[:7]} ({history.short_date(first.commit_date)}) to {(last.commit or '?')[:7]} "
+              f"({history.short_date(last.commit_date)}); the runs were made between "
+              f"{history.short_date(min(t.started or '' for t in tags))} and "
+              f"{history.short_date(max(t.started or '' for t in tags))} UTC.")]
+    same = compared["changed"].str.startswith("same commit")
+    other = compared[~same]
+    n_other = int(other["significant"].astype(bool).sum())
+    parts.append(f"Between consecutive runs of different commits, {n_other} of {len(other)} comparisons "
+                 f"{'is' if n_other == 1 else 'are'} significant at alpha = {alpha:g} (largest: "
+                 + (", ".join(f"{r.benchmark} on {r.engine} {r.delta_pct:+.0f}% at {(r.commit or '?')[:7]}"
+                              for r in other[other["significant"].astype(bool)]
+                              .assign(a=lambda d: d["delta_pct"].abs()).nlargest(2, "a").itertuples())
+                    or "none") + ").")
+    if same.any():
+        twice = compared[same]
+        n_sig = int(twice["significant"].astype(bool).sum())
+        parts.append(f"Between runs of the same commit, where nothing changed but the time they ran at, {n_sig} "
+                     f"of {len(twice)} {'is' if n_sig == 1 else 'are'} significant"
+                     + (f" (up to {twice[twice['significant'].astype(bool)]['delta_pct'].abs().max():.0f}%): on this machine a change of that size is "
+                        "run-to-run variation, and the test cannot tell a commit's effect from when its run was made."
+                        if n_sig else "."))
+    noisy = table["noisy"].dropna()
+    if len(noisy) and noisy.sum() > 0:
+        measured = table[table["noisy"].notna()]
+        parts.append(f"{int(noisy.sum())} of the {int(measured['processes'].sum())} processes whose runs watched "
+                     f"for it ran while other programs were busy.")
+    loads = table.drop_duplicates("run_id")["loadavg"].dropna()
+    cpus = sorted({t.cpus for t in tags if t.cpus})
+    if len(loads):
+        parts.append(f"Before each process the 1-minute load average was, per run, a median of {loads.min():.1f} to "
+                     f"{loads.max():.1f} on a machine of {', '.join(map(str, cpus)) or '?'} CPUs "
+                     f"({len(loads)} of {len(tags)} runs recorded it).")
+    widest = table[table["mean_s"].notna() & table["ci_high_s"].notna()]
+    if len(widest):
+        half = (widest["ci_high_s"] - widest["ci_low_s"]) / 2 / widest["mean_s"] * 100
+        parts.append(f"The intervals' half-widths range from {half.min():.0f}% to {half.max():.0f}% of the mean "
+                     f"(median {half.median():.0f}%).")
+    if compared.empty:
+        parts.append("No cell was measured twice, so no change could be tested.")
+    return " ".join(parts)

@@ -1,0 +1,192 @@
+"""E7 history: runs on a timeline in commit order, significant changes marked, bad input in one line."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from harness import store
+from harness.analysis import history, simdata
+from harness.cli import main
+from harness.errors import UserError
+
+BENCH = ("bench00", "bench01")
+
+
+def _run(out, mean: float, commit: str | None, commit_date: str | None, started: str, seed: int, **extra):
+    """A stored run of two cells: bench00 with a known true mean, bench01 the same timings every time."""
+    import pandas as pd
+
+    step = simdata.simulate_run(benchmarks=["bench00"], engines=("e",), processes=8, iterations=10, seed=seed,
+                                between=0.01, within=0.01, true_means={("bench00", "e"): mean})
+    # bench01: the same timings in every run (nothing changed, so nothing may be marked)
+    flat = simdata.simulate_run(benchmarks=["bench01"], engines=("e",), processes=8, iterations=10, seed=0,
+                                between=0.01, within=0.01, true_means={("bench01", "e"): 0.02})
+    df = pd.concat([step, flat.assign(seq=flat.seq + 8)], ignore_index=True).drop(columns=["run_id"])
+    project = {"commit": commit, "dirty": False}
+    if commit_date:
+        project["commit_date"] = commit_date
+    manifest = {"project": project, "started": started, "python": {"version": "3.11.7 (main)"},
+                "engines": {"e@cpython": {"available": True, "versions": {"driver": "e 1.0", "lib": "2.0"}}}, **extra}
+    return store.write_imported_run(out, df, manifest)
+
+
+@pytest.fixture(scope="module")
+def step_runs(tmp_path_factory):
+    """Five runs made in a shuffled order; by commit date bench00 is 10, 10, 20, 20, 20 ms (a step
+    at the third commit) and bench01 is flat."""
+    out = tmp_path_factory.mktemp("history")
+    plan = [  # (mean of bench00, commit, commit date, run started)
+        (0.020, "c" * 40, "2026-01-03T10:00:00+00:00", "2026-02-01T09:00:00+0000"),
+        (0.010, "a" * 40, "2026-01-01T10:00:00+00:00", "2026-02-01T09:05:00+0000"),
+        (0.020, "d" * 40, "2026-01-04T10:00:00+02:00", "2026-02-01T09:01:00+0000"),
+        (0.010, "b" * 40, "2026-01-02T10:00:00+00:00", "2026-02-01T09:03:00+0000"),
+        (0.020, "e" * 40, "2026-01-04T09:00:00+00:00", "2026-02-01T09:02:00+0000"),
+    ]
+    for i, (mean, commit, date, started) in enumerate(plan):
+        _run(out, mean, commit, date, started, seed=10 + i)
+    return out
+
+
+@pytest.fixture(scope="module")
+def step_timeline(step_runs):
+    return history.timeline([step_runs], resamples=200)
+
+
+def test_runs_are_ordered_by_commit_date_in_utc(step_timeline):
+    table, tags = step_timeline
+    # d's 10:00+02:00 is 08:00 UTC, before e's 09:00 UTC
+    assert [t.commit[0] for t in tags] == ["a", "b", "c", "d", "e"]
+    cell = table[table.benchmark == "bench00"]
+    assert list(cell.position) == [1, 2, 3, 4, 5]
+    assert list(cell.commit.str[0]) == ["a", "b", "c", "d", "e"]
+    assert list(cell.commit_date) == sorted(cell.commit_date)
+
+
+def test_the_known_step_is_the_only_significant_change(step_runs, step_timeline):
+    table, _ = step_timeline
+    b0 = table[table.benchmark == "bench00"].set_index("position")
+    assert b0.loc[3, "significant"] and b0.loc[3, "delta_pct"] == pytest.approx(100, rel=0.15)
+    assert b0.loc[3, "change"].startswith("+")
+    assert not b0.loc[[2, 4, 5], "significant"].any()
+    assert list(b0.loc[[2, 4, 5], "change"]) == ["~", "~", "~"]
+    assert b0.loc[1, "change"] == "" and math.isnan(b0.loc[1, "p_value"])  # the first run has no previous
+    assert not table[table.benchmark == "bench01"].significant.any()
+    # the change is compare's: the same p-value as comparing the two runs directly
+    from harness.analysis import stats
+
+    runs = {t.commit[0]: t.run_dir for t in history.order_runs(history.run_tag(d) for d in
+                                                                  history.expand_run_dirs([step_runs]))}
+    cmp = stats.compare_runs(store.load_runs(runs["b"]), store.load_runs(runs["c"]))
+    row = cmp[cmp.benchmark == "bench00"].iloc[0]
+    assert b0.loc[3, "p_value"] == pytest.approx(row.p_value)
+    assert b0.loc[3, "delta_pct"] == pytest.approx(row.delta_pct)
+    # each point's interval is its own run's, and holds the mean
+    assert (b0.ci_low_s < b0.mean_s).all() and (b0.mean_s < b0.ci_high_s).all()
+    assert "commit bbbbbbb -> ccccccc" in b0.loc[3, "changed"]
+    assert b0.loc[3, "versions"] == "e 1.0, lib 2.0"
+
+
+def test_a_run_without_a_commit_date_is_placed_by_lookup_or_its_start(tmp_path):
+    _run(tmp_path, 0.01, "f" * 40, None, "2026-03-01T00:00:00+0000", seed=1)
+    _run(tmp_path, 0.01, "1" * 40, "2026-02-01T00:00:00+00:00", "2026-03-02T00:00:00+0000", seed=2)
+    _run(tmp_path, 0.01, None, None, "2026-01-15T00:00:00+0000", seed=3)
+    _, tags = history.timeline([tmp_path], resamples=100, lookup=lambda c: "2026-01-01T00:00:00+00:00")
+    assert [t.commit[:1] if t.commit else None for t in tags] == ["f", None, "1"]
+    _, tags = history.timeline([tmp_path], resamples=100, lookup=lambda c: None)
+    assert [t.commit[:1] if t.commit else None for t in tags] == [None, "1", "f"]
+
+
+def test_same_commit_twice_says_so(tmp_path):
+    _run(tmp_path, 0.01, "a" * 40, "2026-01-01T00:00:00+00:00", "2026-02-01T00:00:00+0000", seed=1)
+    _run(tmp_path, 0.01, "a" * 40, "2026-01-01T00:00:00+00:00", "2026-02-02T00:00:00+0000", seed=2)
+    table, tags = history.timeline([tmp_path], resamples=100)
+    assert (table[table.position == 2].changed == "same commit").all()
+    from harness.studies import history as study
+
+    text = study.findings(table, tags)
+    assert "2 runs of the same 2 cells" in text and "Between runs of the same commit" in text
+
+
+def test_globs_select_cells_and_unknown_globs_fail(step_runs):
+    table, _ = history.timeline([step_runs], benchmarks="bench01", resamples=100)
+    assert set(table.benchmark) == {"bench01"}
+    with pytest.raises(UserError, match=r"--benchmarks 'nope\*' matches nothing.*bench00, bench01"):
+        history.timeline([step_runs], benchmarks="nope*", resamples=100)
+    with pytest.raises(UserError, match=r"--engines 'x' matches nothing.*engines: e"):
+        history.timeline([step_runs], engines="x", resamples=100)
+
+
+def test_command_outputs_and_figure(step_runs, tmp_path, capsys):
+    assert main(["history", str(step_runs), "--resamples", "100", "--benchmarks", "bench00"]) == 0
+    out = capsys.readouterr().out
+    assert "bench00 [] e cpython3.11" in out and "+" in out and "~ (p=" in out and "Mann-Whitney" in out
+    assert main(["history", str(step_runs), "--resamples", "100", "--format", "csv"]) == 0
+    csv = capsys.readouterr().out
+    assert csv.splitlines()[0].split(",") == history.HISTORY_COLUMNS and len(csv.splitlines()) == 11
+    assert main(["history", str(step_runs), "--resamples", "100", "--format", "json"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["command"] == "history" and len(doc["rows"]) == 10 and sum(r["significant"] for r in doc["rows"]) == 1
+    fig = tmp_path / "figs" / "timeline.svg"
+    assert main(["history", str(step_runs), "--resamples", "100", "--figure", str(fig)]) == 0
+    assert fig.read_text().lstrip().startswith("<?xml") and fig.with_suffix(".png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("case", ["empty folder", "not a run", "missing", "unknown glob", "figure suffix"])
+def test_bad_input_is_one_line(step_runs, tmp_path, capsys, case):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "stray").mkdir()
+    (tmp_path / "stray" / "notes.txt").write_text("x")
+    args = {"empty folder": [str(empty)], "not a run": [str(tmp_path / "stray" / "notes.txt")],
+            "missing": [str(tmp_path / "nope")], "unknown glob": [str(step_runs), "--benchmarks", "tpch.*"],
+            "figure suffix": [str(step_runs), "--figure", str(tmp_path / "x.pdf")]}[case]
+    assert main(["history", *args, "--resamples", "50"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and len(err.splitlines()) == 1
+    want = {"empty folder": "holds no runs", "not a run": "no such run directory", "missing": "no such run directory",
+            "unknown glob": "benchmarks: bench00, bench01", "figure suffix": ".svg or .png"}[case]
+    assert want in err
+
+
+def test_no_run_at_all_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["history"])
+    assert exc.value.code == 2 and capsys.readouterr().err.startswith("error: ")
+
+
+def test_study_blocks_and_figure(step_runs, tmp_path):
+    from harness.studies import history as study
+
+    result = study.compute([step_runs], tmp_path / "figures", resamples=100)
+    blocks = result.blocks(tmp_path / "paper.md")
+    assert set(blocks) == {"e7-history-text", "e7-history-runs", "e7-history-table", "e7-history-figure"}
+    import re
+
+    found = re.search(r"Between consecutive runs of different commits, 1 of 8 comparisons is significant at "
+                      r"alpha = 0\.05 \(largest: bench00 on e \+(\d+)% at ccccccc\)", blocks["e7-history-text"])
+    assert found and 85 <= int(found.group(1)) <= 115  # the true step is +100%
+    assert "(figures/e7_history.png)" in blocks["e7-history-figure"]
+    assert (tmp_path / "figures" / "e7_history.svg").exists() and (tmp_path / "figures" / "e7_history.png").exists()
+
+
+def test_compare_gate_fails_on_the_known_step_only(step_runs, capsys):
+    runs = {t.commit[0]: str(t.run_dir) for t in history.order_runs(
+        history.run_tag(d) for d in history.expand_run_dirs([step_runs]))}
+    assert main(["compare", runs["a"], runs["b"], "--fail-on-regression", "10"]) == 0
+    assert main(["compare", runs["b"], runs["c"], "--fail-on-regression", "10"]) == 1
+    assert "regression over 10.0%: bench00/e +" in capsys.readouterr().err
+    assert main(["compare", runs["b"], runs["c"], "--fail-on-regression", "150"]) == 0  # +100% is under 150%
+    assert main(["compare", runs["c"], runs["b"], "--fail-on-regression", "10"]) == 0  # a speed-up never fails
+
+
+def test_compare_warns_about_cells_only_one_run_has(tmp_path, capsys):
+    a = _run(tmp_path, 0.01, "a" * 40, None, "2026-01-01T00:00:00+0000", seed=1)
+    df = simdata.simulate_run(benchmarks=["bench00"], engines=("e",), processes=8, iterations=10, seed=2,
+                              between=0.01, within=0.01, true_means={("bench00", "e"): 0.01}).drop(columns=["run_id"])
+    b = store.write_imported_run(tmp_path, df, {"project": {"commit": "b" * 40}})
+    assert main(["compare", str(a), str(b), "--fail-on-regression", "10"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: 1 cell(s) of {a.name} are not in the other run, so not compared: bench01/e" in err
