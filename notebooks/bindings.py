@@ -33,16 +33,14 @@ resamples = 10000
 # %%
 from pathlib import Path
 
-from IPython.display import Image, Markdown, display
+from IPython.display import Image, display
 
 from harness import store
 from harness.analysis.runset import RunSet
-from harness.studies import runfacts
 from harness.studies import bindings
 
 runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
 print("runs:", ", ".join(str(d) for d in runs.run_dirs))
-display(Markdown(runfacts.noise_block(runs)))  # a warning when the run was noisy
 result = bindings.compute(runs, Path(figures_dir), baseline)
 print(result.text["clock"])
 result.tables["cells"][["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
@@ -52,8 +50,8 @@ result.tables["cells"][["benchmark", "params", "engine", "runtime", "processes",
 # ## Native C vs bindings, and every engine and driver (seed 000's two charts)
 #
 # Bars: rows/s = N / mean time per operation; error bars: the 99% CI of the mean, inverted.
-# The first chart keeps SQLite only, reached from C (the speed of light) and through each Python binding
-# and runtime; the second puts every engine, driver and runtime side by side.
+# The first chart keeps SQLite only, reached from C (the speed of light) and through each binding (Python,
+# Haskell) and runtime; the second puts every engine, driver and runtime side by side.
 
 # %%
 for name in ("native_vs_bindings", "rows_per_s"):
@@ -64,25 +62,6 @@ for name in ("native_vs_bindings", "rows_per_s"):
 print(result.text["cycles"])
 print(result.text["socket"])
 result.tables["e1"]
-
-# %% [markdown]
-# ## Findings, worded by their intervals, and seed 000 beside ours
-#
-# "Faster" or "slower" only where the 99% interval of the time ratio excludes 1
-# (`harness.studies.findings`); the seed's numbers are quoted constants (`harness.studies.seeds`).
-
-# %%
-display(Markdown(result.text["findings"]))
-display(Markdown(result.text["seed"]))
-
-# %% [markdown]
-# ## Precision achieved
-#
-# Per benchmark family: the target (adaptive runs), the median and 90th-percentile relative half-width
-# achieved, and how many cells stopped for which reason; a fixed-protocol run shows its half-widths only.
-
-# %%
-display(Markdown(runfacts.precision_block(runs)))
 
 # %% [markdown]
 # ## Ratios against the baseline, with intervals

@@ -9,6 +9,7 @@ from harness.engines.base import Connection, Engine, NotApplicable
 from harness.engines.duckdb_engine import DuckdbEngine
 from harness.engines.go_engines import RamsqlGoEngine, SqliteGoEngine
 from harness.engines.h2_engine import H2JdbcEngine
+from harness.engines.haskell_engines import HASKELL_ENGINES
 from harness.engines.mysqlclient_engine import MysqlclientEngine
 from harness.engines.psycopg_engine import PsycopgEngine
 from harness.engines.pymongo_engine import PymongoEngine
@@ -24,7 +25,8 @@ def register(engine: Engine) -> None:
 
 
 for _engine in (Sqlite3Engine(), ApswEngine(), DuckdbEngine(), NativeCEngine(), PsycopgEngine(), PymysqlEngine(),
-                MysqlclientEngine(), RamsqlGoEngine(), SqliteGoEngine(), PymongoEngine(), H2JdbcEngine()):
+                MysqlclientEngine(), RamsqlGoEngine(), SqliteGoEngine(), PymongoEngine(), H2JdbcEngine(),
+                *HASKELL_ENGINES):
     register(_engine)
 
 #: engines that run in-process with nothing to start (the README's `make run` uses these)

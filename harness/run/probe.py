@@ -79,7 +79,7 @@ def _run_probe(rt: Any, runtime: str, engine: str, config_path: str | None, time
         info["reason"] = redact(str(info["reason"]))
     if not info.get("available") and runtime != "cpython":
         info["reason"] = f"not available on {runtime}: {info.get('reason')}"
-    return info
+    return rt.annotate_probe(engine, info)
 
 
 def probe_all(plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],

@@ -19,6 +19,7 @@ import pandas as pd
 
 from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
+from harness.run.runtimes import runtime_family
 from harness.studies import family_studies
 
 

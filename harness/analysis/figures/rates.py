@@ -62,4 +62,4 @@ def plot_native_vs_bindings(summary: pd.DataFrame, path: Path | str, method: str
     if sqlite.empty:
         return None
     return plot_rows_per_s(sqlite, path, method=method,
-                           title="E1, native C vs bindings: SQLite from C and through each Python binding")
+                           title="E1, native C vs bindings: SQLite from C and through each binding")
