@@ -100,10 +100,10 @@ def check_param(benchmark: str, key: str, value: Any) -> Any:
     if key == "datadir":
         return check_datadir(str(value))
     choices = getattr(workloads.all_workloads().get(benchmark), "param_choices", {}).get(key)
-    if choices is not None:
-        v = str(value).strip().lower()
-        if v not in choices:
-            raise UserError(f"parameter {key}={value!r}: {benchmark} takes {', '.join(choices)}")
+    if choices is not None:  # matched without regard to case, returned as the workload spells it
+        v = {str(c).lower(): c for c in choices}.get(str(value).strip().lower())
+        if v is None:
+            raise UserError(f"parameter {key}={value!r}: {benchmark} takes {', '.join(map(str, choices))}")
         return v
     bounds = PARAM_BOUNDS.get(key)
     if bounds and isinstance(value, (int, float)):
@@ -114,7 +114,10 @@ def check_param(benchmark: str, key: str, value: Any) -> Any:
 
 
 def _values(value: Any) -> list[Any]:
-    """A parameter's values: a list (a sweep) or one value; duplicates dropped, order kept."""
+    """A parameter's values: a list or a comma-separated string (a sweep), or one value;
+    duplicates dropped, order kept."""
+    if isinstance(value, str) and "," in value:
+        value = [v.strip() for v in value.split(",") if v.strip()]
     values = list(value) if isinstance(value, (list, tuple)) else [value]
     return list(dict.fromkeys(values))
 
@@ -125,7 +128,7 @@ def cell_params(profile: Profile, benchmark: str, w: Any, engine: str,
     then the request's (`--param`); a list of values (`--param rows=10,100`, or a list in a
     profile) is a sweep, and sweeps multiply: one cell per combination, in the order given. A
     workload's own `sweep` (e.g. E5's corpora) applies where neither the request nor the profile
-    sets that parameter; `param_choices` bounds what a parameter may take."""
+    sets that parameter; `check_param` holds each requested value to the workload's `param_choices`."""
     defaults = w.default_params
     params = params_for(profile, benchmark, defaults, engine)
     for k, values in getattr(w, "sweep", {}).items():
@@ -142,10 +145,6 @@ def cell_params(profile: Profile, benchmark: str, w: Any, engine: str,
                 raise UserError(f"parameter {k}={x!r}: {benchmark} expects a {type(defaults[k]).__name__}") from None
             typed.append(check_param(benchmark, k, x))
         params[k] = typed if len(typed) > 1 else typed[0]
-    for k, choices in getattr(w, "param_choices", {}).items():
-        bad = [x for x in _values(params.get(k)) if k in params and x not in choices]
-        if bad:
-            raise UserError(f"parameter {k}={bad[0]!r}: {benchmark} takes {', '.join(map(str, choices))}")
     keys = list(params)
     combos = itertools.product(*(_values(params[k]) for k in keys))
     return [dict(zip(keys, combo)) for combo in combos]

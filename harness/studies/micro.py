@@ -24,7 +24,6 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     summary = runs.summary
     counts = crossings_table(summary)
     table, table_md = family_table(runs, PREFIX, baseline)
-    h2 = seed001_h2.comparison(table, PREFIX, baseline)
     fig = None
     if table is not None:
         fig = plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline)

@@ -12,7 +12,8 @@ PKGS = {"HDBC": "2.4.0.4", "acid-state": "0.16.1.1"}
 
 def test_runtime_family_of_each_recorded_runtime():
     recorded = {"cpython3.11.7": "cpython", "pypy3.9.16": "pypy", "c-gcc12.2.0": "c",
-                "haskell-O2-ghc9.0.2": "haskell", "haskell-O0-ghc9.0.2": "haskell-O0"}
+                "haskell-O2-ghc9.0.2": "haskell", "haskell-O0-ghc9.0.2": "haskell-O0", "jvm-17.0.15": "jvm",
+                "go1.26.8": "go"}
     assert {r: runtime_family(r) for r in recorded} == recorded
     assert set(recorded.values()) == set(RUNTIMES)
 

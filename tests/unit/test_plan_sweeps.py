@@ -51,7 +51,9 @@ def test_single_values_keep_every_existing_cell_key():
         again = build_plan(RunRequest(profile=stored["profile"], benchmarks=stored["benchmarks"],
                                       engines=engines, runtimes=stored["runtimes"]), "again")
         key = lambda c: (c["benchmark"], canonical_params(c["params"]), c["engine"], c["runtime"])
-        assert [key(c) for c in again["cells"]] == [key(c) for c in stored["cells"]]
+        # engines registered since then (a glob matches them now) make cells of their own
+        known = set(stored["engines"])
+        assert [key(c) for c in again["cells"] if c["engine"] in known] == [key(c) for c in stored["cells"]]
     one = _cells(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/sqlite3"],
                  params={"n": "500"})
     assert [canonical_params(c["params"]) for c in one] == ["n=500"]
