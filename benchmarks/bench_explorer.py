@@ -4,7 +4,7 @@ The first load (read the runs, bootstrap every cell) happens once per (runs, met
 state) and is reported separately; the goal is that every later change redraws in under a
 second: another baseline, another engine selection, another benchmark for the run sequences,
 another study, and back to a view seen before. "Redraw" is `explorer.views(...)`: the ratio table
-as HTML and both figures as PNG, what the widgets display. Wall-clock times; the load average is
+as HTML and both plots as inline SVG, what the widgets display. Wall-clock times; the load average is
 printed, since other jobs on a shared machine slow everything.
 Run: python benchmarks/bench_explorer.py [RUN_DIR ...]
 """

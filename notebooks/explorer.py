@@ -20,7 +20,8 @@
 # method; the ratio table (every interval `[low, high]`), the ratio plot and the run sequences redraw.
 # Loading runs and bootstrapping their cells happens once per (runs, method, steady state): the
 # `Explorer` keeps every RunSet it built, so switching back and forth, or changing engines, runtimes,
-# baseline or benchmark, redraws from memory. Open this in JupyterLab (`make lab`). Run headless (as
+# baseline or benchmark, redraws from memory; the plots are inline SVG (run sequences longer than 300
+# iterations per process are thinned for display only, and say so in their title). Open this in JupyterLab (`make lab`). Run headless (as
 # `harness notebooks` does, with `interactive = False`) it shows the same views without widgets; it
 # never writes the paper.
 

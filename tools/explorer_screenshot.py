@@ -27,8 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-#: the page is ready when a widget's plot image is shown (the run sequences come last)
-READY_JS = ("document.querySelectorAll('.jupyter-widgets img, .widget-output img').length >= 2 && "
+#: the page is ready when the widgets' plots are shown (inline SVG; the run sequences come last)
+READY_JS = ("document.querySelectorAll('.widget-output svg text').length >= 2 && "
             "document.querySelectorAll('.widget-select-multiple').length >= 1")
 
 

@@ -3,11 +3,14 @@ method, and see the ratio table, the ratio plot and run sequences.
 
 Why a cache: loading a run and bootstrapping its cells is the slow part (seconds to a minute on
 the reference run); the views are cheap. `Explorer` keeps one RunSet per (runs, method,
-steady state), which itself keeps each cell's bootstrap, and one ratio table per (that, study,
-baseline), so changing the engines, runtimes or benchmark redraws from memory and changing the
-baseline only recombines replicates already drawn. Widgets are built only by `ui()`, so headless
-execution (`harness notebooks`, no browser) shows `views()` without widgets: widget messages
-can stall nbclient (jupyter/nbclient#312), and nobody is there to click.
+steady state), which itself keeps each cell's bootstrap replicates, and one ratio table per
+(that, study, baseline), so a new baseline only recombines replicates already drawn. The plots
+are inline SVG written as text (`figures.svgplot`, milliseconds; a matplotlib panel took up to a
+second on a loaded machine): one ratio plot per view with the chosen engines and runtimes as
+series filtered from the cached table, and run sequences only for the chosen benchmark, one
+panel per cell; each is kept, so going back to a view draws nothing. Widgets are built only by
+`ui()`, so headless execution (`harness notebooks`, no browser) shows `views()` without widgets:
+widget messages can stall nbclient (jupyter/nbclient#312), and nobody is there to click.
 """
 from __future__ import annotations
 
@@ -57,7 +60,8 @@ class Explorer:
         self.confidence = confidence
         self._runsets: dict[tuple, RunSet] = {}
         self._ratios: dict[tuple, tuple[pd.DataFrame | None, str]] = {}
-        self._pngs: dict[tuple, bytes | None] = {}
+        self._figures: dict[tuple, str | None] = {}
+        self._warmup: dict[tuple, pd.DataFrame] = {}
         self._html: dict[tuple, str] = {}
         self._raw: dict[tuple, pd.DataFrame] = {}
 
@@ -93,23 +97,21 @@ class Explorer:
             self._raw[key] = raw.assign(runtime_family=raw["runtime"].astype(str).map(runtime_family))
         return self._raw[key]
 
-    def png(self, key: tuple, draw: Any) -> bytes | None:
-        """The PNG of the figure `draw()` returns (None: no figure), rendered once per key."""
-        if key not in self._pngs:
-            import io
+    def figure(self, key: tuple, draw: Any) -> str | None:
+        """The SVG text `draw()` returns (None: no figure), drawn once per key."""
+        if key not in self._figures:
+            self._figures[key] = draw()
+        return self._figures[key]
 
-            import matplotlib.pyplot as plt
+    def warmup_of(self, runs: RunSet, benchmark: str) -> pd.DataFrame:
+        """Warm-up class and steady-state start of every process of the benchmark's valid rows, once."""
+        from harness.analysis.stats import warmup_analysis
 
-            fig = draw()
-            if fig is None:
-                self._pngs[key] = None
-            else:
-                buf = io.BytesIO()
-                # one draw: bbox_inches="tight" would lay the figure out twice (half the redraw time)
-                fig.savefig(buf, format="png", dpi=90)
-                plt.close(fig)
-                self._pngs[key] = buf.getvalue()
-        return self._pngs[key]
+        key = (id(runs), benchmark)
+        if key not in self._warmup:
+            raw = self.raw_of(runs, benchmark)
+            self._warmup[key] = warmup_analysis(raw[raw["check_ok"].astype(bool)].drop(columns=["runtime_family"]))
+        return self._warmup[key]
 
 
 def select(table: pd.DataFrame, engines: Iterable[str], runtimes: Iterable[str]) -> pd.DataFrame:
@@ -124,85 +126,62 @@ def runtime_family(runtime: str) -> str:
     return str(runtime).rstrip("0123456789.").split("-", 1)[0]
 
 
-def _grid(pngs: list[bytes], width: int) -> Any:
+def _grid(svgs: list[str]) -> Any:
     """Panels side by side (wrapping), as one HTML object; None when there are none."""
-    import base64
-
     from IPython.display import HTML
 
-    if not pngs:
+    if not svgs:
         return None
-    imgs = "".join(f'<img style="width:{width}px;margin:2px" src="data:image/png;base64,'
-                   f'{base64.b64encode(p).decode()}"/>' for p in pngs)
-    return HTML(f'<div style="display:flex;flex-wrap:wrap">{imgs}</div>')
+    return HTML('<div style="display:flex;flex-wrap:wrap;gap:4px">' + "".join(f"<div>{s}</div>" for s in svgs) + "</div>")
 
 
 def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, engines: Iterable[str] | None = None,
           runtimes: Iterable[str] | None = None, benchmark: str | None = None) -> tuple[Any, Any, Any]:
-    """(ratio table as HTML, ratio plots, run sequences of `benchmark`), each None when there is
+    """(ratio table as HTML, ratio plot, run sequences of `benchmark`), each None when there is
     nothing to show; engines and runtimes default to all of the study's.
 
-    The plots are panels, one per engine and runtime (ratios) or per cell (run sequences), each
-    drawn once and kept: changing the engines or runtimes shown only picks panels already drawn.
+    Everything comes from cached data: the ratio table once per (study, baseline) from the
+    RunSet's cached bootstrap replicates; the plot is one inline SVG per view with the chosen
+    engines and runtimes as series (filtering the cached table, each engine keeping its colour);
+    run sequences are drawn only for `benchmark`, one SVG panel per cell, each kept. SVG text
+    takes milliseconds where a matplotlib panel took up to a second (`figures.svgplot`).
     """
     from IPython.display import HTML
 
-    from harness.analysis.figures.ratios import plot_ratios
-    from harness.analysis.figures.style import subplots
-    from harness.analysis.figures.warmup import plot_run_sequence
+    from harness.analysis.figures.svgplot import ratio_svg, sequence_svg
     from harness.analysis.stats import is_baseline
     from harness.studies.report import ratio_section
 
     cells = cells_of(runs, study)
-    chosen = (tuple(sorted(cells["engine"].unique())) if engines is None else tuple(engines),
-              tuple(sorted({runtime_family(r) for r in cells["runtime"]})) if runtimes is None else tuple(runtimes))
+    chosen = (tuple(sorted(cells["engine"].unique())) if engines is None else tuple(sorted(engines)),
+              tuple(sorted({runtime_family(r) for r in cells["runtime"]})) if runtimes is None else tuple(sorted(runtimes)))
     table, note = explorer.ratios(runs, study, baseline) if baseline else (None, "_no baseline in these runs_")
     if table is None:
         return HTML(ratio_section(None, note, str(baseline), runs, "")), None, None
     html = HTML(explorer.html(("table", id(runs), study, baseline, chosen),
                               lambda: ratio_section(select(table, *chosen), note, baseline, runs, study + ".")))
-    keep = [not is_baseline(e, str(r), baseline) for e, r in zip(table["engine"], table["runtime"])]
-    others = select(table[keep], *chosen)
-    ratio_pngs = []
-    for (engine, runtime), g in others.groupby(["engine", "runtime"], sort=True):
-        def draw_ratios(g: pd.DataFrame = g, name: str = f"{engine} ({runtime})") -> Any:
-            if not g["ratio"].notna().any():
-                return None
-            fig = plot_ratios(g, baseline)
-            ax = fig.axes[0]
-            if ax.get_legend() is not None:
-                ax.get_legend().remove()  # one engine per panel: its name is the title
-            ax.set_title(f"{name}: time / time of {baseline}", loc="left", fontsize=8)
-            ax.set_xlabel(f"ratio, {runs.confidence:.0%} CI ({runs.method}); log scale, < 1 is faster", fontsize=7)
-            return _fixed_margins(fig, left_in=1.9)
 
-        png = explorer.png(("ratios", id(runs), study, baseline, engine, str(runtime)), draw_ratios)
-        if png:
-            ratio_pngs.append(png)
-    seq_pngs = []
+    def draw_ratios() -> str | None:
+        keep = [not is_baseline(e, str(r), baseline) for e, r in zip(table["engine"], table["runtime"])]
+        colours = {e: i for i, e in enumerate(sorted(table["engine"].unique()))}  # the same colour in every selection
+        caption = f"{study}: time / time of {baseline}; bars {runs.confidence:.0%} CI ({runs.method} method)"
+        return ratio_svg(select(table[keep], *chosen), baseline, caption, colours)
+
+    plot = explorer.figure(("ratios", id(runs), study, baseline, chosen), draw_ratios)
+    seqs = []
     if benchmark:
         raw = explorer.raw_of(runs, benchmark)
         raw = raw[raw["engine"].isin(chosen[0]) & raw["runtime_family"].isin(chosen[1]) & raw["check_ok"].astype(bool)]
         for key, cell in raw.groupby(["params", "engine", "runtime"], sort=True):
-            def draw(cell: pd.DataFrame = cell) -> Any:
-                fig, ax = subplots(figsize=(6.5, 3.2))
-                plot_run_sequence(cell.drop(columns=["runtime_family"]), ax=ax)
-                ax.title.set_fontsize(8)
-                return _fixed_margins(fig, left_in=0.75)
+            def draw(cell: pd.DataFrame = cell, key: tuple = key) -> str | None:
+                w = explorer.warmup_of(runs, benchmark)
+                w = w[(w["params"] == key[0]) & (w["engine"] == key[1]) & (w["runtime"] == key[2])]
+                return sequence_svg(cell, w, f"{benchmark} {key[0]} — {key[1]} ({key[2]})".replace("  ", " "))
 
-            png = explorer.png(("sequence", id(runs), benchmark, *key), draw)
-            if png:
-                seq_pngs.append(png)
-    return html, _grid(ratio_pngs, 470), _grid(seq_pngs, 470)
-
-
-def _fixed_margins(fig: Any, left_in: float) -> Any:
-    """Margins in inches instead of a layout pass (tight_layout measures every label: most of a
-    panel's drawing time), wide enough for the labels these panels have."""
-    w, h = fig.get_size_inches()
-    fig.subplots_adjust(left=min(0.6, left_in / w), right=1 - 0.15 / w, bottom=min(0.45, 0.55 / h),
-                        top=1 - min(0.3, 0.35 / h))
-    return fig
+            svg = explorer.figure(("sequence", id(runs), benchmark, *key), draw)
+            if svg:
+                seqs.append(svg)
+    return html, None if plot is None else HTML(plot), _grid(seqs)
 
 
 def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bindings",

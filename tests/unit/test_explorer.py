@@ -28,7 +28,7 @@ def test_explorer_caches_runsets_and_figures(tmp_path):
     assert set(table["engine"]) == {"sqlite/sqlite3", "duckdb"}
     calls = []
     draw = lambda: calls.append(1)  # noqa: E731  (returns None: no figure)
-    assert ex.png(("k",), draw) is None and ex.png(("k",), draw) is None and calls == [1]
+    assert ex.figure(("k",), draw) is None and ex.figure(("k",), draw) is None and calls == [1]
     assert explorer.baselines(runs, "bindings")[0] == "sqlite/sqlite3@cpython"
 
 
@@ -41,20 +41,23 @@ def test_views_and_widgets_redraw_from_the_cache(tmp_path):
     html, ratios, sequences = explorer.views(ex, runs, "bindings", "sqlite/sqlite3@cpython",
                                              benchmark="bindings.select_fold")
     assert "[" in html.data and "baseline" in html.data
-    assert ratios.data.count("data:image/png;base64,iVBOR") == 1  # one panel: duckdb (the baseline has none)
-    assert sequences.data.count("data:image/png;base64,iVBOR") == 2  # one panel per cell
+    assert ratios.data.count("<svg") == 1  # one plot, the engines as series: duckdb (the baseline has none)
+    assert ratios.data.count('class="series"') == 1 and 'data-engine="duckdb"' in ratios.data
+    assert sequences.data.count("<svg") == 2  # one panel per cell
+    assert ratios.data == explorer.views(ex, runs, "bindings", "sqlite/sqlite3@cpython")[1].data  # cached text
     panel = explorer.ui(ex, [run], study="bindings")
     (left, right) = panel.children[0].children
     runs_w, study_w, method_w, steady_w = left.children
     baseline_w, engines_w, runtimes_w, bench_w = right.children
     assert baseline_w.value == "sqlite/sqlite3@cpython" and set(engines_w.value) == {"sqlite/sqlite3", "duckdb"}
-    pngs = len(ex._pngs)
-    engines_w.value = ("duckdb",)
-    assert len(ex._pngs) == pngs  # fewer engines: panels already drawn, nothing new
+    drawn = len(ex._figures)
+    assert drawn == 1 + 2 + 2  # the ratio plot; two cells each of select_all (the first) and select_fold
     bench_w.value = "bindings.select_fold"
-    assert len(ex._pngs) == pngs  # select_fold's panels were drawn by views() above: picked, not redrawn
-    assert pngs == 1 + 2 + 2  # duckdb's ratio panel; two cells each of select_all (the first) and select_fold
+    assert len(ex._figures) == drawn  # select_fold's panels were drawn by views() above: picked, not redrawn
+    engines_w.value = ("duckdb",)
+    assert len(ex._figures) == drawn + 1  # one new view of the ratio plot; duckdb's sequence panel was drawn
     engines_w.value = ("sqlite/sqlite3", "duckdb")
+    assert len(ex._figures) == drawn + 1  # back to a view seen before: nothing drawn
     assert len(ex._runsets) == 1 and max(runs.boot_counts.values()) == 1  # every cell bootstrapped once
     method_w.value = "process-t"
     assert len(ex._runsets) == 2
