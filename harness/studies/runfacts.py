@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from harness.run.runtimes import runtime_family
 from harness.store import read_manifest
 
 if TYPE_CHECKING:
@@ -66,7 +67,32 @@ def noise_block_of(run_dirs: list[Path], processes: pd.DataFrame | None = None) 
 
 
 def family(benchmark: str) -> str:
-    return str(benchmark).split(".", 1)[0]
+    """`tpch.q01` -> `tpch`; a benchmark without a family prefix (an imported run's own names,
+    such as go test's `RamSQLSelect`) -> `imported`."""
+    name = str(benchmark)
+    return name.split(".", 1)[0] if "." in name else "imported"
+
+
+def _run_cells(run_dir: Path) -> set[tuple]:
+    """The cell keys (benchmark, params, engine, runtime family) a run planned, from its plan.json."""
+    import json
+
+    from harness.protocol import canonical_params
+
+    try:
+        plan = json.loads((Path(run_dir) / "plan.json").read_text())
+    except (OSError, ValueError):
+        plan = {}
+    cells = {(c["benchmark"], canonical_params(c["params"]), c["engine"], c["runtime"]) for c in plan.get("cells", [])}
+    if cells:
+        return cells
+    from harness import store  # an imported run has no planned cells: its process records name them
+
+    recs = store.load_process_records([Path(run_dir)])
+    if recs.empty:
+        return set()
+    fams = recs["runtime_family"] if "runtime_family" in recs else recs["runtime"].astype(str).map(runtime_family)
+    return set(zip(recs["benchmark"], recs["params"].map(canonical_params), recs["engine"], fams))
 
 
 def _pct(x: float) -> str:
@@ -102,7 +128,11 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
                              "other": int(len(g) - sum(stops.get(s, 0) for s in STOPS))})
         else:
             s = runs.summary
-            s = s[s["run_id"] == m.get("run_id")] if "run_id" in s else s
+            mine = _run_cells(Path(d))  # this run's cells (a cell two runs share is counted in both)
+            if mine:
+                fam_of = s["runtime"].astype(str).map(runtime_family)
+                keep = [(b, p, e, f) in mine for b, p, e, f in zip(s["benchmark"], s["params"], s["engine"], fam_of)]
+                s = s[keep]
             s = s.assign(family=s["benchmark"].map(family))
             for fam, g in s.groupby("family"):
                 got = pd.Series([relative_half_width(a, lo, hi) for a, lo, hi in
@@ -157,12 +187,19 @@ def reproduce_block(run_dirs: list[Path]) -> str:
         elif isinstance(cmd, str):
             cmd = " ".join(_quote(a) for a in shlex.split(cmd))
         commit = ((m.get("project") or {}).get("commit") or "unknown")[:12]
+        src = m.get("source") or {}
+        if not cmd and m.get("imported"):  # an imported run: what produced the file, then its import
+            made = src.get("go_test") or "(the producing command is not recorded)"
+            cmd = (f"{made}   # -> {src.get('file', 'its output')}\n"
+                   f"python -m harness import {src.get('file', 'FILE')} --format {src.get('format', 'FORMAT')}"
+                   + (f" --engine {src['engine']}" if src.get("engine") else ""))
         out.append(f"Run `{m.get('run_id')}` was made at commit `{commit}` by\n\n```sh\n"
                    f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
                    "(`--out` only chooses where the run directory goes; the run directory was then copied to "
                    f"`data/reference/{Path(d).name}`.)")
     out.append("The tables, figures and generated text of this paper are then made from the runs by\n\n```sh\n"
                "make paper   # python -m harness notebooks data/reference/*/ --paper paper.md --figures figures \\\n"
-               "             #   --executed data/reference-notebooks\n"
+               "             #   --executed data/reference-notebooks --history data/reference-history\n"
+               "             # (the H2 and Haskell studies read data/reference-h2/ and data/reference-haskell/)\n"
                "```")
     return "\n\n".join(out)
