@@ -46,7 +46,9 @@ def plot_app(cells: pd.DataFrame, path: Path | str, corpora: tuple[str, ...], me
             if ll not in labels:
                 handles.append(hh)
                 labels.append(ll)
-    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), bbox_to_anchor=(0.5, -0.12))
+    fig.subplots_adjust(bottom=0.2)
+    fig.legend(handles, labels, loc="upper center", ncol=min(4, len(labels)), bbox_to_anchor=(0.5, 0.0),
+               frameon=False)
     ci = f"99% CI ({method})" if method else "99% CI"
     fig.suptitle(f"E5, seed 002's application workload: mean time per operation, bars {ci} "
                  "(clipped at the panel's edges)", fontsize=9)

@@ -76,7 +76,9 @@ def colour(i: int) -> str:
 
 
 def marker(i: int) -> str:
-    return MARKERS[i % len(MARKERS)]
+    """The i-th series' marker; past the palette's length the marker shifts, so no two of the
+    first len(PALETTE) * len(MARKERS) series share both colour and marker."""
+    return MARKERS[(i + i // len(PALETTE)) % len(MARKERS)]
 
 
 TIME_UNITS = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
