@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A shell started without job control (`bash .ci/run &`, nohup, some CI runners) runs its
+# background commands with SIGINT ignored, and every child inherits that: the harness the tests
+# start would never see the Ctrl-C the tests send. With a handler here, children start with the
+# default disposition again (exec resets handlers, not ignores).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # the analysis cache (data/cache/series, data/cache/replicates) of tests goes to a temporary
 # directory, never the checkout's; subprocesses inherit it
