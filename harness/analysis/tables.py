@@ -77,10 +77,15 @@ def fmt_interval(value: float, low: float, high: float, scale: float = 1.0, digi
     """`value [low, high]` with `digits` decimals; the bare value when there is no interval."""
     if value is None or not np.isfinite(value):
         return "—"
+    def num(x: float) -> str:
+        text = f"{x:.{digits}f}"
+        # a positive bound never reads as 0: too small for `digits` decimals, it keeps `digits` significant ones
+        return f"{x:.{digits}g}" if x > 0 and float(text) == 0 else text
+
     v = value / scale
     if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
-        return f"{v:.{digits}f}"
-    return f"{v:.{digits}f} [{low / scale:.{digits}f}, {high / scale:.{digits}f}]"
+        return num(v)
+    return f"{num(v)} [{num(low / scale)}, {num(high / scale)}]"
 
 
 NO_CI_MARK = "*"

@@ -116,3 +116,23 @@ def test_claims_without_their_cells_are_not_testable_here():
         assert claim(empty, None)["verdict"] == "not testable here"
     assert study._verdict(3, 0, 3) == "supported" and study._verdict(2, 1, 3) == "not supported"
     assert study._verdict(2, 0, 3) == "inconclusive at this precision"
+
+
+def test_the_optimisation_claim_needs_intervals_that_say_so():
+    """`-O halves most times` holds in a cell only when the whole interval of the -O0/-O2 time
+    ratio is above 1 and reaches 2: wide intervals that merely contain 2 are not support."""
+    import pandas as pd
+
+    rows = []
+    for k in range(4):
+        for rt in ("haskell-O0-ghc9.0.2", "haskell-O2-ghc9.0.2"):
+            rows.append({"benchmark": f"app.op{k}", "params": "corpus=SM", "engine": "acidstate/acid-state",
+                         "runtime": rt})
+    cells = pd.DataFrame(rows)
+
+    def verdict(interval):
+        return study.claim_optimisation(cells, lambda i, j: interval)["verdict"]
+
+    assert verdict((1.06, 0.3, 4.0)) == "inconclusive at this precision"  # contains 2 but also 1
+    assert verdict((2.1, 1.6, 2.8)) == "supported"
+    assert verdict((1.1, 0.9, 1.3)) == "not supported"

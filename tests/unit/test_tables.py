@@ -130,3 +130,12 @@ def test_method_recorded_in_rows():
     assert (t.method == "process-t").all()
     s = stats.summarize_cells(_run(), method="process-t")
     assert (s.method == "process-t").all()
+
+
+def test_a_positive_bound_never_prints_as_zero():
+    from harness.analysis.tables import fmt_interval
+
+    text = fmt_interval(685e-6, 2.1e-12, 1.96, 1e-6)
+    low = text.split("[")[1].split(",")[0]
+    assert float(low) > 0 and low != "0.000"
+    assert fmt_interval(0.5, 0.25, 0.75) == "0.500 [0.250, 0.750]"
