@@ -197,11 +197,3 @@ def runtime_family(runtime: str) -> str:
     if prefixed:
         return max(prefixed, key=len)
     return text.rstrip("0123456789.").split("-", 1)[0]
-
-
-def worker_env() -> dict[str, str]:
-    """Workers find `harness` on PYTHONPATH (the project root) whatever the runtime."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(PROJECT_ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("PYTHONSTARTUP", None)
-    return env

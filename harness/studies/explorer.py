@@ -121,11 +121,6 @@ def select(table: pd.DataFrame, engines: Iterable[str], runtimes: Iterable[str])
     return table[keep]
 
 
-def runtime_family(runtime: str) -> str:
-    """`cpython3.11.7` -> `cpython`, `pypy3.9.16` -> `pypy`, `c-gcc12.2.0` -> `c`."""
-    return str(runtime).rstrip("0123456789.").split("-", 1)[0]
-
-
 def _grid(svgs: list[str]) -> Any:
     """Panels side by side (wrapping), as one HTML object; None when there are none."""
     from IPython.display import HTML
