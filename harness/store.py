@@ -449,12 +449,17 @@ def _write_imported_processes(run_dir: Path, df: pd.DataFrame) -> None:
         })
 
 
+def runs_under(folder: Path) -> list[Path]:
+    """The run directories directly inside `folder` (those with a manifest), in run-id order."""
+    return sorted(p for p in Path(folder).glob("*") if (p / "manifest.json").is_file())
+
+
 def default_runs(parent: Path | None = None) -> list[Path]:
     """For interactive use: the committed reference runs, or else the newest run in data/runs."""
-    ref = sorted(p for p in (PROJECT_ROOT / "data" / "reference").glob("*") if (p / "manifest.json").exists())
+    ref = runs_under(PROJECT_ROOT / "data" / "reference")
     if ref and parent is None:
         return ref
-    runs = sorted(p for p in (parent or PROJECT_ROOT / "data" / "runs").glob("*") if (p / "manifest.json").exists())
+    runs = runs_under(parent or PROJECT_ROOT / "data" / "runs")
     if not runs:
         raise UserError("no runs found: run `python -m harness run` first or give run_dirs")
     return runs[-1:]

@@ -72,22 +72,28 @@ def _noisy(records: pd.DataFrame) -> int:
     return int(sum(bool(n.get("noisy")) for n in records["noise"] if isinstance(n, dict)))
 
 
-def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
-    """One line per reason to distrust a run a little: noisy processes, a busy machine at its start."""
+def noise_facts(processes: pd.DataFrame, manifests: list[dict]) -> tuple[int, int, list[tuple[str, list[str]]]]:
+    """(noisy processes, processes whose noise was watched, [(run id, its doctor's busy-machine
+    findings)] for each run that started on a busy machine): what the noise warnings say."""
     from harness.run.doctor import noisy
 
+    n = _noisy(processes) if len(processes) else 0
+    timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum()) if n else 0
+    busy = [(m.get("run_id"), found) for m in manifests if (found := noisy(m.get("doctor")))]
+    return n, timed, busy
+
+
+def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
+    """One line per reason to distrust a run a little: noisy processes, a busy machine at its start."""
     notes = []
-    n = _noisy(processes)
+    n, timed, busy = noise_facts(processes, manifests)
     if n:
-        timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum())
         notes.append(f"warning: {n} of {timed} processes were noisy: other programs used more than the threshold "
                      "of CPU while they ran (column noisy; records' `noise`), so their times may be inflated and "
                      "their cells' intervals wider than on a quiet machine")
-    for m in manifests:
-        warnings = noisy(m.get("doctor"))
-        if warnings:
-            notes.append(f"warning: run {m.get('run_id')} started on a busy machine ({'; '.join(warnings)}): "
-                         "absolute times may be slower than the machine can do; ratios within the run less so")
+    for run_id, warnings in busy:
+        notes.append(f"warning: run {run_id} started on a busy machine ({'; '.join(warnings)}): "
+                     "absolute times may be slower than the machine can do; ratios within the run less so")
     return notes
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness import store
 from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed001_h2
@@ -22,7 +23,7 @@ DEFAULT_DIR = PROJECT_ROOT / "data" / "reference-h2"
 
 def default_runs() -> list[Path]:
     """The committed H2 runs: every run directory under data/reference-h2/."""
-    return sorted(p for p in DEFAULT_DIR.glob("*") if (p / "manifest.json").exists())
+    return store.runs_under(DEFAULT_DIR)
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness import store
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
@@ -24,7 +25,7 @@ DEFAULT_DIR = PROJECT_ROOT / "data" / "reference-haskell"
 
 def default_runs() -> list[Path]:
     """The committed Haskell runs: every run directory under data/reference-haskell/."""
-    return sorted(p for p in DEFAULT_DIR.glob("*") if (p / "manifest.json").exists())
+    return store.runs_under(DEFAULT_DIR)
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,

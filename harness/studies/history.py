@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness import store
 from harness.analysis import history
 from harness.analysis.figures.history import plot_history
 from harness.analysis.markdown import to_markdown
@@ -24,7 +25,7 @@ REFERENCE_HISTORY = PROJECT_ROOT / "data" / "reference-history"
 
 def default_runs() -> list[Path]:
     """The committed history runs, in run-id order (the timeline orders them by commit)."""
-    return sorted(d for d in REFERENCE_HISTORY.glob("*") if (d / "manifest.json").is_file())
+    return store.runs_under(REFERENCE_HISTORY)
 
 
 def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks: str | None = None,

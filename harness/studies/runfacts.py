@@ -22,22 +22,18 @@ if TYPE_CHECKING:
 
 def noise_warning(processes: pd.DataFrame, manifests: list[dict[str, Any]]) -> str:
     """A warning when processes were marked noisy or a run started on a busy machine ('' if neither)."""
-    from harness.analysis.summary import _noisy
-    from harness.run.doctor import noisy
+    from harness.analysis.summary import noise_facts
 
     parts = []
-    n = _noisy(processes) if len(processes) else 0
+    n, timed, busy = noise_facts(processes, manifests)
     if n:
-        timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum())
         parts.append(f"{n} of {timed} processes ran while other programs kept the machine busier than the "
                      "noise threshold (their records' `noise`, the summary's column `noisy`): their times may be "
                      "inflated, and the intervals of their cells wider, than on a quiet machine")
-    for m in manifests:
-        found = noisy(m.get("doctor"))
-        if found:
-            parts.append(f"run {m.get('run_id')} started on a busy machine ({'; '.join(found)}), so every "
-                         "absolute time in it may be slower than the machine can do; ratios within the run "
-                         "are less affected, because cells were interleaved")
+    for run_id, found in busy:
+        parts.append(f"run {run_id} started on a busy machine ({'; '.join(found)}), so every "
+                     "absolute time in it may be slower than the machine can do; ratios within the run "
+                     "are less affected, because cells were interleaved")
     if not parts:
         return ""
     return "**Warning: noisy run.** " + ". ".join(p[0].upper() + p[1:] for p in parts) + "."
