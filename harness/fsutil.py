@@ -71,14 +71,15 @@ class Busy(Exception):
 
 
 @contextlib.contextmanager
-def try_locked(directory: Path) -> Iterator[None]:
+def try_locked(directory: Path, wait: bool = False) -> Iterator[None]:
     """An exclusive lock on the directory itself (flock on its descriptor: no lock file is left
-    behind), or `Busy` at once if another process holds it. Released when the holder exits,
-    however it exits, so a killed holder never leaves a stale lock."""
+    behind), or `Busy` at once if another process holds it (with `wait`, block until it is
+    free). Released when the holder exits, however it exits, so a killed holder never leaves a
+    stale lock."""
     fd = os.open(str(directory), os.O_RDONLY)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise Busy(str(directory)) from None
         yield

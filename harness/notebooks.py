@@ -94,15 +94,38 @@ def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> 
     return out
 
 
+def default_jobs() -> int:
+    """Notebooks executed at once: one per CPU (each is its own kernel process), at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 def execute_all(run_dirs: list[Path], paper: Path, figures: Path, out_dir: Path, names: list[str] | None = None,
-                extra: dict | None = None) -> list[Path]:
-    results = []
+                extra: dict | None = None, jobs: int | None = None) -> list[Path]:
+    """Execute the notebooks, `jobs` at a time (default `default_jobs()`); returns the executed
+    copies in the order of `names`. Each notebook writes only its own figures and paper blocks
+    (paper.update_section serialises the writes), so the result does not depend on the order.
+    A failing notebook lets the ones already started finish, starts no more, and is raised."""
+    from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
     # interactive=False: nobody is there to click, so notebooks with widgets show static views
     params = {"run_dirs": [str(Path(d).resolve()) for d in run_dirs], "paper_path": str(Path(paper).resolve()),
               "figures_dir": str(Path(figures).resolve()), "interactive": False, **(extra or {})}
-    for name in names or available():
+    names = list(names or available())
+    jobs = max(1, jobs or default_jobs())
+
+    def one(name: str) -> Path:
         t0 = time.perf_counter()
         print(f"executing notebooks/{name}.ipynb ...", file=sys.stderr, flush=True)
-        results.append(execute(name, params, out_dir))
-        print(f"  done in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    return results
+        path = execute(name, params, out_dir)
+        print(f"  {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        return path
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(one, name) for name in names]
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        failed = next((f for f in futures if f in done and f.exception() is not None), None)
+        if failed is not None:
+            for f in futures:
+                f.cancel()
+            failed.result()
+        return [f.result() for f in futures]

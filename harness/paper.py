@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from harness.errors import UserError
-from harness.fsutil import write_bytes_atomic
+from harness.fsutil import try_locked, write_bytes_atomic
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -27,15 +27,19 @@ def sections(path: Path | str) -> list[str]:
 
 
 def update_section(path: Path | str, name: str, content: str) -> bool:
-    """Replace block `name` in the paper with `content`; returns whether the file changed."""
+    """Replace block `name` in the paper with `content`; returns whether the file changed.
+
+    Notebooks run at once (`notebooks --jobs`) update the same paper: the read-modify-write
+    holds a lock on the paper's folder, so no notebook's block is lost to another's write."""
     path = Path(path)
-    text = path.read_text()
     pattern = _pattern(name)
-    if not pattern.search(text):
-        raise UserError(f"{path}: no generated block named {name!r} (have: {', '.join(sections(path))})")
     body = content.rstrip("\n") + "\n"
-    new = pattern.sub(lambda m: m.group(1) + body + m.group(3), text, count=1)
-    if new == text:
-        return False
-    write_bytes_atomic(path, new.encode())
+    with try_locked(path.parent.resolve(), wait=True):
+        text = path.read_text()
+        if not pattern.search(text):
+            raise UserError(f"{path}: no generated block named {name!r} (have: {', '.join(sections(path))})")
+        new = pattern.sub(lambda m: m.group(1) + body + m.group(3), text, count=1)
+        if new == text:
+            return False
+        write_bytes_atomic(path, new.encode())
     return True

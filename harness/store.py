@@ -20,7 +20,7 @@ import json
 import secrets
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from harness.errors import DataError, UserError
 from harness.fsutil import PROJECT_ROOT, replacing, write_json_atomic
@@ -40,6 +40,31 @@ def _arrow_schema():
     types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
     schema = pa.schema([(name, types[t]) for name, t in RAW_COLUMNS.items()])
     return schema.with_metadata({"crossings_schema_version": str(SCHEMA_VERSION)})
+
+
+_PRELOAD: Any = None  # the preload thread (threading.Thread), once started
+
+
+def preload_writer(wait: bool = False) -> None:
+    """Import the Parquet writer in a background thread (about 0.2 s, mostly waiting on files),
+    so a run's start-up overlaps it with planning and probing; `wait=True` joins it (the runner
+    does so before its first process, so the import never runs beside a measurement)."""
+    import threading
+
+    global _PRELOAD
+    if wait:
+        if _PRELOAD is not None:
+            _PRELOAD.join()
+        return
+    if _PRELOAD is None:
+        def load() -> None:
+            try:
+                import pyarrow.parquet  # noqa: F401
+            except ImportError:  # write_timings says so when it is needed
+                pass
+
+        _PRELOAD = threading.Thread(target=load, name="crossings-preload", daemon=True)
+        _PRELOAD.start()
 
 
 def write_timings(run_dir: Path, seq: int, rows: dict[str, list]) -> Path:
@@ -331,8 +356,11 @@ def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | No
     return None
 
 
-def iter_timings(run_dirs: Path | str | Iterable[Path | str]) -> Iterator[tuple[Path, Any]]:
-    """(path, verified pyarrow table) of every timings file of one or more runs, in load order.
+def iter_timings(run_dirs: Path | str | Iterable[Path | str],
+                 benchmark: Callable[[str], bool] | None = None) -> Iterator[tuple[Path, Any]]:
+    """(path, verified pyarrow table) of every timings file of one or more runs, in load order
+    (with `benchmark`, only the files of processes whose benchmark it accepts: the records are
+    still all verified, the other files not read).
 
     Only timings whose process record exists are read (the record is the commit marker), so a
     file left by a crash between the two writes is ignored rather than half-trusted. Each file
@@ -352,7 +380,7 @@ def iter_timings(run_dirs: Path | str | Iterable[Path | str]) -> Iterator[tuple[
             _warn_incomplete(run_dir, manifest, missing, len(plan["order"]))
         for seq, rec in sorted(records.items()):
             name = rec.get("timings_file")
-            if not name:
+            if not name or (benchmark is not None and not benchmark(str(rec.get("benchmark")))):
                 continue
             if name != f"timings/{seq:06d}.parquet":
                 raise DataError(f"{run_dir / 'processes' / f'{seq:06d}.json'}: names timings file {name!r}, "
@@ -375,12 +403,14 @@ def input_files(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
     return out
 
 
-def load_runs(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
+def load_runs(run_dirs: Path | str | Iterable[Path | str],
+              benchmark: Callable[[str], bool] | None = None) -> pd.DataFrame:
     """All raw timings of one or more runs (a path, a string or a list of either) as one
-    DataFrame, verified on load (`iter_timings`)."""
+    DataFrame, verified on load (`iter_timings`); with `benchmark`, those of the benchmarks it
+    accepts (only their files are read)."""
     import pyarrow as pa
 
-    tables = [table for _, table in iter_timings(run_dirs)]
+    tables = [table for _, table in iter_timings(run_dirs, benchmark)]
     if not tables:
         return _arrow_schema().empty_table().to_pandas()
     df = pa.concat_tables(tables).to_pandas()

@@ -211,10 +211,11 @@ def costs_per_cell(raw: Any, procs: Any) -> dict[tuple, tuple[float, float, floa
     out: dict[tuple, tuple[float, float, float]] = {}
     if raw.empty or procs.empty or "started" not in procs:
         return out
-    timed = raw.groupby("seq")["wall_ns"].agg(["sum", "count"])
-    p = procs[procs["status"].isin(["ok", "invalid"]) & procs["seq"].isin(timed.index)].copy()
-    p["timed_s"] = timed.loc[p["seq"], "sum"].to_numpy() / 1e9
-    p["n"] = timed.loc[p["seq"], "count"].to_numpy()
+    # a process is its run and its seq: several runs number their processes from 0 alike
+    by = ["run_id", "seq"] if "run_id" in raw and "run_id" in procs else ["seq"]
+    timed = raw.groupby(by)["wall_ns"].agg(["sum", "count"]).rename(columns={"sum": "timed_ns", "count": "n"})
+    p = procs[procs["status"].isin(["ok", "invalid"])].merge(timed, left_on=by, right_index=True, how="inner")
+    p["timed_s"] = p["timed_ns"].to_numpy(dtype=float) / 1e9
     p["life_s"] = p["ended"].astype(float) - p["started"].astype(float)
     for key, g in p.groupby(CELL, sort=False):
         c_iter = float(g["timed_s"].sum() / g["n"].sum())

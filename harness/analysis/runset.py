@@ -49,6 +49,7 @@ class RunSet:
         self.use_cache = use_cache
         self._boots: dict[tuple, CellBoot] = {}
         self._alt_boots: dict[tuple, CellBoot] = {}
+        self._raw_of: dict[tuple, pd.DataFrame] = {}
         #: how many times each cell was bootstrapped (once, if everything shares the cache)
         self.boot_counts: Counter = Counter()
 
@@ -57,6 +58,22 @@ class RunSet:
     def raw(self) -> pd.DataFrame:
         """Every raw row (for run-sequence plots); the statistics read `series` instead."""
         return store.load_runs(self.run_dirs)
+
+    def raw_of(self, *patterns: str) -> pd.DataFrame:
+        """The raw rows of the benchmarks matching any of `patterns` (names or globs, e.g.
+        "inserts.*"), reading only their timings files (a study that draws one family's
+        run-sequence plots need not read every run's every file); from `raw` once it is loaded."""
+        from fnmatch import fnmatchcase
+
+        def wanted(b: str) -> bool:
+            return any(fnmatchcase(b, p) for p in patterns)
+
+        if "raw" in self.__dict__:
+            raw = self.raw
+            return raw[raw["benchmark"].map(wanted)] if len(raw) else raw
+        if patterns not in self._raw_of:
+            self._raw_of[patterns] = store.load_runs(self.run_dirs, benchmark=wanted)
+        return self._raw_of[patterns]
 
     @cached_property
     def series(self) -> RunSeries:

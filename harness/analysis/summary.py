@@ -30,11 +30,16 @@ def _param(params: str, key: str) -> float | None:
 
 
 def cell_status(processes: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell: worst status over its processes, and the first reason given."""
+    """One row per cell: worst status over its processes, and the first reason given.
+
+    Processes that were skipped (not started: the run's time budget was spent, say) do not make
+    a cell with measured processes `skipped`: it is measured, with the processes it got (its
+    interval says how many), and `skipped_processes` counts the others; only a cell with no
+    process that ran is `skipped`."""
     order = {"ok": 0, "invalid": 3, "error": 4, "failed": 4, "timeout": 4, "not_applicable": 5, "skipped": 6}
     if processes.empty:
         return pd.DataFrame(columns=[*KEYS[:3], "runtime_family", "status", "reason", "processes_ok", "processes_total",
-                                     "noisy"])
+                                     "noisy", "skipped_processes"])
     p = processes
     family = p.get("runtime_family", p["runtime"]).fillna(p["runtime"])
     rank = p["status"].map(order).fillna(4).to_numpy()
@@ -49,19 +54,25 @@ def cell_status(processes: pd.DataFrame) -> pd.DataFrame:
     # plain arrays per group (pandas per group cost ~15 ms a cell: most of a summary's time)
     for key, idx in keys.groupby(["benchmark", "params", "engine", "runtime_family"], sort=False).indices.items():
         idx = np.sort(idx)
-        worst = idx[np.lexsort((seq[idx], rank[idx]))[-1]]
         ok = status_v[idx] == "ok"
-        bad = idx[~ok]
+        skipped = status_v[idx] == "skipped"
+        measured = bool(ok.any())
+        ran = idx[~skipped] if measured else idx  # a measured cell is judged by the processes that ran
+        worst = ran[np.lexsort((seq[ran], rank[ran]))[-1]]
         status = status_v[worst]
-        if status in ("failed", "timeout", "error") and ok.any():
-            status = f"{status} ({(~ok).sum()}/{len(idx)} processes)"
+        bad = ran[status_v[ran] != "ok"]
+        if status in ("failed", "timeout", "error") and measured:
+            status = f"{status} ({len(bad)}/{len(ran)} processes)"
+        if not len(bad):  # every process that ran is ok: the reason is why the others did not run
+            bad = idx[skipped]
         reason = reason_v[bad[np.argsort(seq[bad], kind="stable")[0]]] if len(bad) else ""
         seen = idx[runtime_ok[idx]]
         runtime = runtime_v[seen[0]] if len(seen) else key[3]
         noisy = sum(bool(n.get("noisy")) for n in noise_v[idx] if isinstance(n, dict)) if noise_v is not None else 0
         rows.append({"benchmark": key[0], "params": key[1], "engine": key[2], "runtime_family": key[3],
                      "runtime_seen": runtime, "status": status, "reason": reason,
-                     "processes_ok": int(ok.sum()), "processes_total": len(idx), "noisy": int(noisy)})
+                     "processes_ok": int(ok.sum()), "processes_total": len(idx), "noisy": int(noisy),
+                     "skipped_processes": int(skipped.sum()) if measured else 0})
     return pd.DataFrame(rows)
 
 
@@ -243,6 +254,9 @@ def format_text(df: pd.DataFrame, width: int = 118) -> str:
         status = str(r.get("status") or "")
         if status and status != "ok":
             notes.append(f"{status}: {r.get('reason') or ''}".rstrip(": "))
+        elif _finite(r.get("skipped_processes")) and r["skipped_processes"]:
+            n = int(r["skipped_processes"])
+            notes.append(f"{n} process{'es' if n > 1 else ''} {r.get('reason') or 'not run'}")
         if _finite(r.get("no_steady")) and r["no_steady"]:
             notes.append(f"no steady state in {int(r['no_steady'])}")
         if _finite(r.get("noisy")) and r["noisy"]:

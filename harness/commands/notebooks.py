@@ -22,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--history", type=Path, nargs="+", metavar="RUN",
                    help="runs (or folders of runs) for the history notebook's timeline (default: the committed "
                         "data/reference-history/)")
+    p.add_argument("--jobs", "-j", type=int, metavar="N",
+                   help="notebooks executed at once (default: one per CPU, at most 4; 1 = one after another)")
     p.set_defaults(func=run)
 
 
@@ -33,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
 
     for d in args.runs:
         read_manifest(d)
+    if args.jobs is not None and args.jobs < 1:
+        raise UserError(f"--jobs must be at least 1, not {args.jobs}")
     names = [n.strip() for n in args.only.split(",") if n.strip()] if args.only is not None else None
     if names is not None:
         unknown = [n for n in names if n not in available()] or ([] if names else ["''"])
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         from harness.analysis.history import expand_run_dirs
 
         extra = {"history_dirs": [str(d.resolve()) for d in expand_run_dirs(args.history)]}
-    for path in execute_all(args.runs, paper, figures, out, names, extra):
+    for path in execute_all(args.runs, paper, figures, out, names, extra, jobs=args.jobs):
         print(path)
     print(f"report: {paper}  figures: {figures}", file=sys.stderr)
     return 0

@@ -287,12 +287,21 @@ def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None)
     is the only writer of `manifest.json`: at the start and at the end of each segment (status,
     counts recounted from the records, the segment's commit and times, the servers' records). `drive` runs
     the runner instead of `Runner.execute` (the adaptive protocol runs it in rounds)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     run_id = store.new_run_id()
-    plan = build_plan(request, run_id)
-    manifest = base_manifest(run_id, request.command)
-    manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
-                                                      "budget_s", "benchmarks", "engines", "runtimes")}
-    manifest["doctor"] = doctor.findings(Path(request.out))
+    # start-up work that only reads the machine overlaps with planning: the doctor's sampling
+    # window (it sleeps), git and the clock reads (subprocesses), and the Parquet writer's import
+    # (joined before the first process starts, so it never runs beside a measurement)
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="crossings-start") as pool:
+        found = pool.submit(doctor.findings, Path(request.out))
+        base = pool.submit(base_manifest, run_id, request.command)
+        store.preload_writer()
+        plan = build_plan(request, run_id)
+        manifest = base.result()
+        manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
+                                                          "budget_s", "benchmarks", "engines", "runtimes")}
+        manifest["doctor"] = found.result()
     sweep_unstarted_run_dirs(Path(request.out))
     return _execute_with_servers(Path(request.out), plan, manifest, request.dsns, request.progress, first=True,
                                  drive=drive)
@@ -365,6 +374,7 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
                     lock.enter_context(_lock_run_dir(run_dir))
                     locked = True
                 runner = Runner(run_dir, plan, servers, progress, tmpdir=tmpdir, cpus=cpus)
+                store.preload_writer(wait=True)
                 (drive or Runner.execute)(runner)
         except KeyboardInterrupt:
             status = "interrupted"

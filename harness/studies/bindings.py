@@ -35,7 +35,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     cycles_text = cycles_paragraph(cycles_gap(e1), clock)
     socket_text = socket_paragraph(e1)
     ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
-    seq_fig = plot_run_sequences(runs.raw, figures_dir / "e1_run_sequence.png", "bindings.select_fold")
+    seq_fig = plot_run_sequences(runs.raw_of("bindings.select_fold"), figures_dir / "e1_run_sequence.png",
+                                 "bindings.select_fold")
     protocol = protocol_text(runs.run_dirs)
     found = findings_text(runs)
     seed_md = seeds.seed_table(runs, "000")

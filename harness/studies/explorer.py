@@ -93,7 +93,7 @@ class Explorer:
         """The raw rows of one benchmark with each runtime's family, selected once per run set."""
         key = (id(runs), benchmark)
         if key not in self._raw:
-            raw = runs.raw[runs.raw["benchmark"] == benchmark]
+            raw = runs.raw_of(benchmark)
             self._raw[key] = raw.assign(runtime_family=raw["runtime"].astype(str).map(runtime_family))
         return self._raw[key]
 

@@ -219,8 +219,7 @@ def version_comparison(runs: RunSet, versions: dict[str, str]) -> tuple[pd.DataF
     from harness.analysis.stats.compare import compare_runs
     from harness.analysis.tables import compare_text
 
-    raw = runs.raw
-    raw = raw[raw["benchmark"].str.startswith(PREFIX)]
+    raw = runs.raw_of(PREFIX + "*")
     a = raw[raw["engine"] == "sqlite/sqlite3"].assign(engine="")
     b = raw[raw["engine"] == "sqlite/apsw"].assign(engine="")
     if a.empty or b.empty:

@@ -292,7 +292,7 @@ def seed_markdown(seed: pd.DataFrame) -> str:
 
 
 def _gotest_raw(runs: RunSet) -> dict[str, pd.DataFrame]:
-    raw = runs.raw
+    raw = runs.raw_of("RamSQL*", "SQLite*")  # the imported go test sessions' benchmark names
     return {e: raw[raw["engine"] == e].assign(engine="gotest") for e in GOTEST if (raw["engine"] == e).any()}
 
 

@@ -95,7 +95,7 @@ def _pct(x: float) -> str:
     return "n/a" if not math.isfinite(x) else f"±{100 * x:.1f}%"
 
 
-STOPS = ("met", "budget", "no steady state", "not run")
+STOPS = ("met", "budget", "no steady state", "timeout", "not run")
 
 
 def precision_table(runs: RunSet) -> pd.DataFrame:
@@ -137,7 +137,8 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
                 rows.append({"run": m.get("run_id"), "family": fam, "protocol": "fixed", "target": None,
                              "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
                              "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
-                             "met": 0, "budget": 0, "no steady state": 0, "not run": len(g) - ran, "other": 0})
+                             "met": 0, "budget": 0, "no steady state": 0, "timeout": 0, "not run": len(g) - ran,
+                             "other": 0})
     return pd.DataFrame(rows)
 
 
@@ -148,7 +149,7 @@ def precision_block(runs: RunSet) -> str:
         return "_No cells in these runs._"
     conf = f"{runs.confidence:.0%}"
     lines = ["| run | family | protocol | target | cells | median half-width | 90th percentile | met | budget "
-             "| no steady state | not run |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| no steady state | timeout | not run |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in t.to_dict("records"):
         target = _pct(r["target"]) if r["target"] is not None and pd.notna(r["target"]) else "none (fixed)"
         stops = [str(r[k]) if r["protocol"] == "adaptive" or k == "not run" else "—" for k in STOPS]
@@ -160,8 +161,9 @@ def precision_block(runs: RunSet) -> str:
                      "target, so no stop reasons); its half-widths are what that protocol happened to achieve.")
     if (t["protocol"] == "adaptive").any():
         notes.append("An `adaptive` run added processes to each cell until its interval met the target (`met`), "
-                     "its time budget was spent (`budget`), its processes showed no steady state, or it could "
-                     "not run; the achieved half-widths are those recorded when each cell stopped.")
+                     "its time budget was spent (`budget`), its processes showed no steady state, a process "
+                     "exceeded the per-process timeout (`timeout`: the cell stops there), or it could not "
+                     "run; the achieved half-widths are those recorded when each cell stopped.")
     caption = (f"Table: precision achieved per benchmark family: relative half-width (high - low) / (2 mean) of "
                f"each cell's {conf} confidence interval ({runs.method} method, steady-state iterations), median "
                "and 90th percentile over the family's cells with an interval, and cells by stop reason.")

@@ -69,6 +69,6 @@ def answers_text(runs: RunSet) -> str:
 
 def abstract(runs: RunSet) -> str:
     """The abstract's E3 sentence."""
-    out = [findings.compare_family(runs, PREFIX, spec, BASELINE, "TPC-H queries")
+    out = [findings.compare_family(runs, PREFIX, spec, BASELINE, "TPC-H (query, index setting) pairs")
            for spec in ("sqlite/sqlite3@pypy", "duckdb@cpython")]
     return " ".join(s for s in out if s) or "_No E3 cells in these runs._"

@@ -111,7 +111,7 @@ def test_precision_block_reads_the_adaptive_record(tmp_path):
     assert b[1:5] == ["bindings", "adaptive", "±3.0%", "4"]
     assert b[5] == f"±{100 * np.median([0.02, 0.03, 0.08, 0.2]):.1f}%"
     assert b[6] == f"±{100 * np.quantile([0.02, 0.03, 0.08, 0.2], 0.9):.1f}%"
-    assert b[7:11] == ["2", "1", "1", "0 |"]
+    assert b[7:12] == ["2", "1", "1", "0", "0 |"]
     assert rows[1].split(" | ")[-1] == "1 |"  # tpch: one cell not run
 
 

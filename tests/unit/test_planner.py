@@ -79,13 +79,14 @@ def test_variance_components_unbalanced_and_degenerate():
     assert (m, s2b, s2w) == (3.0, 0.0, 0.0)
 
 
-def _write_run(tmp_path, df, life_extra_s):
+def _write_run(tmp_path, df, life_extra_s, run_id="sim"):
     """A run directory from simulated timings; each process lives its timed seconds + life_extra_s."""
     from harness.protocol import RAW_COLUMNS
     from harness.run.manifest import base_manifest
 
-    run_dir = store.create_run_dir(tmp_path, "sim")
-    store.write_json_atomic(run_dir / "manifest.json", base_manifest("sim", None))
+    df = df.assign(run_id=run_id)
+    run_dir = store.create_run_dir(tmp_path, run_id)
+    store.write_json_atomic(run_dir / "manifest.json", base_manifest(run_id, None))
     for seq, g in df.groupby("seq"):
         rows = {c: g[c].tolist() for c in RAW_COLUMNS}
         rows["crossings"] = [None] * len(g)
@@ -138,3 +139,14 @@ def test_no_between_search_matches_brute_force_and_stays_fast():
     far = plan_cell(Components(mean=1.0, s2_between=0.0, s2_within=0.5, processes=5, iterations=50,
                                c_proc=0.35, c_iter=0.008), target=1e-4)
     assert time.perf_counter() - t0 < 2.0 and far.half_width <= 1e-4
+
+
+def test_costs_from_two_runs_keep_each_runs_processes_apart(tmp_path):
+    # both runs number their processes from seq 0: a process is its run and its seq
+    df = simdata.simulate_run(benchmarks=1, engines=("a",), processes=6, iterations=20, between=0.05,
+                              within=0.02, seed=4)
+    runs = [_write_run(tmp_path, df, life_extra_s=extra, run_id=name) for name, extra in (("one", 0.5), ("two", 1.5))]
+    raw, procs = store.load_runs(runs), store.load_process_records(runs)
+    (_, (c_proc, c_iter, spent)), = costs_per_cell(raw, procs).items()
+    assert c_proc == pytest.approx(1.0, abs=1e-6)
+    assert c_iter == pytest.approx(df["wall_ns"].mean() / 1e9)

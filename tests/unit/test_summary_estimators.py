@@ -71,3 +71,26 @@ def test_family_table_keeps_wrong_answers_out_and_says_so(known_run):
     assert "Excluded from the table: bindings.select_fold on b (invalid: wrong result" in md
     table, md = report.family_table(RunSet(run_dir, resamples=200), "bindings.", "c")
     assert table is None and "no valid bindings.* cells" in md
+
+
+def _records(statuses: list[tuple[str, str]]) -> "pd.DataFrame":
+    import pandas as pd
+
+    return pd.DataFrame([{"run_id": "r", "seq": i, "benchmark": "b", "params": "", "engine": "e",
+                          "runtime": "cpython3.11" if s != "skipped" else None, "runtime_family": "cpython",
+                          "process": i, "status": s, "reason": why} for i, (s, why) in enumerate(statuses)])
+
+
+def test_a_cell_measured_before_the_budget_ran_out_is_ok_and_says_what_did_not_run():
+    from harness.analysis.summary import cell_status
+    from harness.run.runner import BUDGET_SPENT
+
+    row = cell_status(_records([("ok", ""), ("ok", ""), ("ok", ""), ("skipped", BUDGET_SPENT),
+                                ("skipped", BUDGET_SPENT)])).iloc[0]
+    assert (row["status"], row["reason"], row["skipped_processes"]) == ("ok", BUDGET_SPENT, 2)
+    # a failure among the processes that ran is still the cell's status, counted over those
+    row = cell_status(_records([("ok", ""), ("timeout", "killed"), ("skipped", BUDGET_SPENT)])).iloc[0]
+    assert (row["status"], row["reason"]) == ("timeout (1/2 processes)", "killed")
+    # nothing ran: skipped, as before
+    row = cell_status(_records([("skipped", "no driver"), ("skipped", "no driver")])).iloc[0]
+    assert (row["status"], row["reason"], row["skipped_processes"]) == ("skipped", "no driver", 0)

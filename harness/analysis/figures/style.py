@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from harness.fsutil import replacing
+
 PNG_DPI = 200
 PNG_METADATA = {"Software": None}
 SVG_METADATA = {"Date": None, "Creator": None}
@@ -105,9 +107,13 @@ def save(fig: Any, path: Path | str) -> Path:
 
     path = Path(path).with_suffix(".png")
     path.parent.mkdir(parents=True, exist_ok=True)
+    # each file is written beside its name and renamed over it: a reader (or a crash) never meets
+    # half a figure, and notebooks running at once never see each other's partial files
     with matplotlib.rc_context({"svg.hashsalt": STYLE["svg.hashsalt"], "svg.fonttype": STYLE["svg.fonttype"]}):
-        fig.savefig(path, dpi=PNG_DPI, metadata=PNG_METADATA, bbox_inches="tight")
-        fig.savefig(path.with_suffix(".svg"), format="svg", metadata=SVG_METADATA, bbox_inches="tight")
+        with replacing(path, sync=False) as tmp:
+            fig.savefig(tmp, format="png", dpi=PNG_DPI, metadata=PNG_METADATA, bbox_inches="tight")
+        with replacing(path.with_suffix(".svg"), sync=False) as tmp:
+            fig.savefig(tmp, format="svg", metadata=SVG_METADATA, bbox_inches="tight")
     plt.close(fig)
     return path
 
