@@ -42,20 +42,15 @@ def _arrow_schema():
     return schema.with_metadata({"crossings_schema_version": str(SCHEMA_VERSION)})
 
 
-_PRELOAD: Any = None  # the preload thread (threading.Thread), once started
+_PRELOAD: Any = None  # the thread importing the Parquet writer (threading.Thread), once started
 
 
-def preload_writer(wait: bool = False) -> None:
+def preload_writer() -> None:
     """Import the Parquet writer in a background thread (about 0.2 s, mostly waiting on files),
-    so a run's start-up overlaps it with planning and probing; `wait=True` joins it (the runner
-    does so before its first process, so the import never runs beside a measurement)."""
+    so a run's start-up overlaps it with planning and probing (`wait_for_writer` joins it)."""
     import threading
 
     global _PRELOAD
-    if wait:
-        if _PRELOAD is not None:
-            _PRELOAD.join()
-        return
     if _PRELOAD is None:
         def load() -> None:
             try:
@@ -65,6 +60,13 @@ def preload_writer(wait: bool = False) -> None:
 
         _PRELOAD = threading.Thread(target=load, name="crossings-preload", daemon=True)
         _PRELOAD.start()
+
+
+def wait_for_writer() -> None:
+    """Join `preload_writer`'s import, if one was started: the runner does so before its first
+    process, so the import never runs beside a measurement."""
+    if _PRELOAD is not None:
+        _PRELOAD.join()
 
 
 def write_timings(run_dir: Path, seq: int, rows: dict[str, list]) -> Path:

@@ -374,7 +374,7 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
                     lock.enter_context(_lock_run_dir(run_dir))
                     locked = True
                 runner = Runner(run_dir, plan, servers, progress, tmpdir=tmpdir, cpus=cpus)
-                store.preload_writer(wait=True)
+                store.wait_for_writer()
                 (drive or Runner.execute)(runner)
         except KeyboardInterrupt:
             status = "interrupted"

@@ -291,7 +291,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     claims_md = claims_markdown(items, method) if items else "_no valid app.* cells in these runs_"
     ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
     raw = runs.raw_of(PREFIX + "*")
-    app_runs = set(raw.loc[raw["benchmark"].str.startswith(PREFIX), "run_id"]) if "run_id" in raw else set()
+    app_runs = set(raw["run_id"]) if "run_id" in raw else set()
     protocol = protocol_text([d for d in runs.run_dirs if Path(d).name in app_runs] or runs.run_dirs)
 
     def blocks(paper_path: Path) -> dict[str, str]:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from harness.run.runtimes import runtime_family
-from harness.store import read_manifest
+from harness.store import load_process_records, read_manifest, read_plan
 
 if TYPE_CHECKING:
     from harness.analysis.runset import RunSet
@@ -46,10 +46,8 @@ def noise_block(runs: RunSet) -> str:
 
 def noise_block_of(run_dirs: list[Path], processes: pd.DataFrame | None = None) -> str:
     """`noise_block` from run directories (their process records read here unless given)."""
-    from harness import store
-
     if processes is None:
-        processes = store.load_process_records(run_dirs)
+        processes = load_process_records(run_dirs)
     manifests = [read_manifest(Path(d)) for d in run_dirs]
     text = noise_warning(processes, manifests)
     if text:
@@ -71,20 +69,14 @@ def family(benchmark: str) -> str:
 
 def _run_cells(run_dir: Path) -> set[tuple]:
     """The cell keys (benchmark, params, engine, runtime family) a run planned, from its plan.json."""
-    import json
-
     from harness.protocol import canonical_params
 
-    try:
-        plan = json.loads((Path(run_dir) / "plan.json").read_text())
-    except (OSError, ValueError):
-        plan = {}
+    plan = read_plan(Path(run_dir)) or {}
     cells = {(c["benchmark"], canonical_params(c["params"]), c["engine"], c["runtime"]) for c in plan.get("cells", [])}
     if cells:
         return cells
-    from harness import store  # an imported run has no planned cells: its process records name them
-
-    recs = store.load_process_records([Path(run_dir)])
+    # an imported run has no planned cells: its process records name them
+    recs = load_process_records([Path(run_dir)])
     if recs.empty:
         return set()
     fams = recs["runtime_family"] if "runtime_family" in recs else recs["runtime"].astype(str).map(runtime_family)
