@@ -44,8 +44,11 @@ from harness.studies import course, runfacts
 
 started = time.perf_counter()
 pd.set_option("display.precision", 3)
-raw = store.load_runs([Path(d) for d in run_dirs]) if run_dirs else course.reference_raw()
-print("real data:", "none (simulations only)" if raw is None else f"{len(raw):,} timed iterations")
+dirs = [Path(d) for d in run_dirs] or None  # None: the committed reference runs
+raw = course.reference_raw(dirs)  # the raw iterations of the one benchmark plotted below
+series = course.reference_series(dirs)  # every process's times, for the means of section 6
+print("real data:", "none (simulations only)" if raw is None else
+      f"{len(raw):,} timed iterations of {course.REAL_DATA}; {len(series.xs):,} processes in all")
 if raw is not None:  # a warning when the real run was noisy
     display(Markdown(runfacts.noise_block_of([Path(d) for d in run_dirs] or store.default_runs())))
 
@@ -208,8 +211,8 @@ display(course.mean_of_ratios([2, 10, 5], [8, 2, 5]))
 # And on the stored E3 (TPC-H) means, SQLite against DuckDB, each as the baseline:
 
 # %%
-if raw is not None:
-    a, b, names = course.cell_means(raw, "tpch.", "sqlite/sqlite3", "duckdb")
+if series is not None:
+    a, b, names = course.cell_means(series, "tpch.", "sqlite/sqlite3", "duckdb")
     display(course.mean_of_ratios(a, b) if len(names) else "no TPC-H cells on both engines")
 
 # %% [markdown]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import time
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -61,13 +62,58 @@ def hasher(*parts: object) -> hashlib._Hash:
 
 
 def hash_files(paths: Iterable[Path], *parts: object) -> str:
-    """Hex hash of `parts` and the names and bytes of `paths` (every input of a derived value)."""
+    """Hex hash of `parts` and the names and bytes of `paths` (every input of a derived value).
+
+    Reading every byte of a dozen runs (ten thousand files) costs most of a second, and every
+    notebook of `make paper` asks for the same hash. So, as git's index does, the content hash
+    is remembered under the files' stat fingerprint (`stat_fingerprint`: path, inode, size and
+    modification and change times in nanoseconds): a file rewritten in any way, even to the same
+    size with its mtime set back, has a new ctime, so its old content hash is never found."""
+    paths = list(paths)
+    before, newest = stat_fingerprint(paths)
+    index_key = hasher("stat-index", *parts, before).hexdigest()
+    index = _path("stat-index", index_key, ".txt")
+    if index is not None:
+        try:
+            head, key, content = index.read_text().split("\n")[:3]
+            if head == _MAGIC.decode().strip() and key == index_key and len(content) == 40:
+                return content
+        except (OSError, ValueError, UnicodeDecodeError):
+            pass
     h = hasher(*parts)
     for p in paths:
         data = Path(p).read_bytes()
         h.update(f"{Path(p).parent.name}/{Path(p).name}:{len(data)}\x1f".encode())
         h.update(data)
-    return h.hexdigest()
+    content = h.hexdigest()
+    # remembered only if no file changed while it was read (else the hash may mix old and new
+    # bytes), and none changed so recently that it could change again unseen
+    if index is not None and stat_fingerprint(paths)[0] == before and time.time_ns() - newest > RACY_NS:
+        try:
+            index.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(index, f"{_MAGIC.decode().strip()}\n{index_key}\n{content}\n".encode(), sync=False)
+        except OSError:
+            pass
+    return content
+
+
+def stat_fingerprint(paths: Iterable[Path]) -> tuple[str, int]:
+    """What `os.stat` says of each file that changes whenever its bytes do (path, inode, size,
+    mtime and ctime in ns), hashed: a few milliseconds for files whose bytes take a second; and
+    the newest ctime among them (ns since the epoch)."""
+    h = hashlib.blake2b(digest_size=20)
+    newest = 0
+    for p in paths:
+        st = os.stat(p)
+        newest = max(newest, st.st_ctime_ns)
+        h.update(f"{os.path.abspath(p)}\x1f{st.st_ino}\x1f{st.st_size}\x1f{st.st_mtime_ns}\x1f{st.st_ctime_ns}\x1e"
+                 .encode())
+    return h.hexdigest(), newest
+
+
+#: a file changed less than this long ago may change again within its file system's timestamp
+#: granularity without its stat changing (git's "racy" case): its hash is not remembered
+RACY_NS = 2_000_000_000
 
 
 def _path(kind: str, key: str, suffix: str = ".npz") -> Path | None:
@@ -138,5 +184,68 @@ def store(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(path, _MAGIC + digest + payload, sync=False)
+    except OSError:
+        pass
+
+
+@lru_cache(maxsize=1)
+def package_version() -> str:
+    """A hash of every module of the harness: for values (a whole summary) that depend on more
+    code than `code_version` follows, so that no edit anywhere can leave a stale one in use."""
+    h = hashlib.blake2b(digest_size=20)
+    root = Path(__file__).resolve().parent.parent
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode() + b"\x1f" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _frame_from(payload: bytes):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    df = pq.read_table(pa.BufferReader(payload)).to_pandas()
+    for c in df.columns:  # Parquet has one null: an object column's NaN comes back as None
+        if df[c].dtype == object:
+            df[c] = df[c].where(df[c].notna(), np.nan)
+    return df
+
+
+def load_frame(kind: str, key: str):
+    """A DataFrame stored under `key` with `store_frame`, or None."""
+    path = _path(kind, key, ".parquet")
+    if path is None:
+        return None
+    try:
+        blob = path.read_bytes()
+        n = len(_MAGIC)
+        head, digest, name, payload = blob[:n], blob[n:n + 40], blob[n + 40:n + 80], blob[n + 80:]
+        if head != _MAGIC or name != key.encode() or digest != hashlib.blake2b(payload, digest_size=20).hexdigest().encode():
+            return None
+        return _frame_from(payload)
+    except Exception:  # noqa: BLE001  (an unreadable entry is recomputed, never trusted)
+        return None
+
+
+def store_frame(kind: str, key: str, df) -> None:
+    """Write `df` under `key` as Parquet, only if it reads back equal (dtypes included): a
+    frame Parquet cannot carry exactly is recomputed each time rather than changed by the cache."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = _path(kind, key, ".parquet")
+    if path is None:
+        return
+    try:
+        sink = pa.BufferOutputStream()
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), sink)
+        payload = sink.getvalue().to_pybytes()
+        pd.testing.assert_frame_equal(_frame_from(payload), df.reset_index(drop=True), check_exact=True)
+    except Exception:  # noqa: BLE001  (not representable, or not equal after the round trip)
+        return
+    digest = hashlib.blake2b(payload, digest_size=20).hexdigest().encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, _MAGIC + digest + key.encode() + payload, sync=False)
     except OSError:
         pass

@@ -10,12 +10,15 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from harness.analysis import simdata, stats
+
+if TYPE_CHECKING:
+    from harness.analysis.series import RunSeries
 
 # ---------------------------------------------------------------------------------------------
 # 1. The clock
@@ -91,15 +94,35 @@ def live_run(iterations: int = 30, rows: int = 20_000) -> pd.DataFrame:
                          "cpu_ns": np.array(walls, dtype=np.int64), "check_ok": True})
 
 
-def reference_raw(root: Path | None = None) -> pd.DataFrame | None:
-    """The committed reference run's raw timings (real data), or None when there is none."""
+#: the benchmark whose iterations the course's real-data sections plot (E1's select_fold)
+REAL_DATA = "bindings.select_fold"
+
+
+def _runs(root: Path | Iterable[Path] | None) -> list[Path]:
     from harness import store
 
     try:
-        runs = store.default_runs() if root is None else [root]
+        return store.default_runs() if root is None else store.as_run_dirs(root)
     except Exception:  # noqa: BLE001  (no runs at all: the course still works on simulations)
-        return None
-    return store.load_runs(runs)
+        return []
+
+
+def reference_raw(root: Path | Iterable[Path] | None = None) -> pd.DataFrame | None:
+    """`REAL_DATA`'s raw timings in the given runs (default: the committed reference runs), or
+    None when there are no runs: only its files are read, not every run's."""
+    from harness import store
+
+    runs = _runs(root)
+    return store.load_runs(runs, benchmark=lambda b: b == REAL_DATA) if runs else None
+
+
+def reference_series(root: Path | Iterable[Path] | None = None) -> RunSeries | None:
+    """Every process's valid times in the given runs (the cached reduction the statistics read;
+    reading every raw file of a dozen runs would take seconds), or None when there are no runs."""
+    from harness.analysis.series import load_series
+
+    runs = _runs(root)
+    return load_series(runs) if runs else None
 
 
 def warmup_classes(raw: pd.DataFrame, benchmark: str) -> pd.DataFrame:
@@ -218,15 +241,26 @@ def _verdict(engine: str, ratio: float) -> str:
     return f"{engine} {'equal' if math.isclose(ratio, 1.0, rel_tol=1e-9) else 'slower' if ratio > 1 else 'faster'}"
 
 
-def cell_means(raw: pd.DataFrame, prefix: str, engine_a: str, engine_b: str,
+def cell_means(series: RunSeries, prefix: str, engine_a: str, engine_b: str,
                runtime: str = "cpython") -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Mean time of every benchmark of a family both engines ran (on `runtime`), for mean_of_ratios."""
-    r = raw[raw["benchmark"].str.startswith(prefix) & raw["check_ok"] & raw["runtime"].astype(str).str.startswith(runtime)]
-    m = r.groupby(["benchmark", "engine"])["wall_ns"].mean().unstack()
-    m = m[[engine_a, engine_b]].dropna() if {engine_a, engine_b} <= set(m.columns) else m.iloc[:0, :0]
-    if m.empty:
+    """Mean time (all valid iterations) of every cell of a family both engines ran on `runtime`,
+    matched by benchmark and parameters, for mean_of_ratios."""
+    sums: dict[tuple[str, str, str], list[float]] = {}
+    for (benchmark, params, engine, rt, _process, _run), x in zip(series.keys, series.xs):
+        if benchmark.startswith(prefix) and str(rt).startswith(runtime) and engine in (engine_a, engine_b) and len(x):
+            acc = sums.setdefault((benchmark, params, engine), [0.0, 0])
+            acc[0] += float(x.sum())
+            acc[1] += len(x)
+    both = sorted({(b, p) for b, p, _ in sums if (b, p, engine_a) in sums and (b, p, engine_b) in sums})
+    if not both:
         return np.array([]), np.array([]), []
-    return m[engine_a].to_numpy() / 1e9, m[engine_b].to_numpy() / 1e9, list(m.index)
+
+    def mean(b: str, p: str, e: str) -> float:
+        total, n = sums[(b, p, e)]
+        return total / n
+
+    return (np.array([mean(b, p, engine_a) for b, p in both]), np.array([mean(b, p, engine_b) for b, p in both]),
+            [f"{b} [{p}]" for b, p in both])
 
 
 # ---------------------------------------------------------------------------------------------

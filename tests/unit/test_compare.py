@@ -124,3 +124,35 @@ def test_sub_nanosecond_go_results_keep_their_precision(tmp_path, capsys):
     assert tiny.base_median_s == pytest.approx(np.median([0.2512, 0.2498, 0.2531, 0.2507, 0.2502, 0.2520]) * 1e-9)
     geo = cmp[cmp.benchmark == "geomean"].iloc[0]
     assert geo.base_median_s == pytest.approx(np.sqrt(tiny.base_median_s * 1000.25e-9))
+
+
+def _u_counts_by_enumeration(n1: int, values: np.ndarray) -> np.ndarray:
+    """2 U1 counted over every way of choosing sample 1 (mid-ranks): the DP's definition."""
+    from itertools import combinations
+
+    ranks = sps.rankdata(values)
+    counts: dict[int, int] = {}
+    for pick in combinations(range(len(values)), n1):
+        two_u = int(round(2 * ranks[list(pick)].sum() - n1 * (n1 + 1)))
+        counts[two_u] = counts.get(two_u, 0) + 1
+    out = np.zeros(max(counts) + 1)
+    for k, v in counts.items():
+        out[k] = v
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_u_distribution_matches_enumeration_and_its_lower_tail_alone(seed):
+    """The DP (in place, rows from the top) counts what enumeration counts, with and without ties;
+    cut at any 2U it gives the same lower tail, which is all a p-value reads."""
+    from harness.analysis.stats.compare import _u_counts
+
+    rng = np.random.default_rng(seed)
+    n1, n2 = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    values = rng.integers(0, 4 if seed % 2 else 1000, n1 + n2).astype(float)
+    ties = [int(t) for t in np.unique(values, return_counts=True)[1]]
+    full = _u_counts(n1, ties)
+    enumerated = _u_counts_by_enumeration(n1, np.sort(values))
+    assert np.array_equal(full[: len(enumerated)], enumerated) and not full[len(enumerated):].any()
+    for cut in (0, 1, len(full) // 3, len(full) - 1, len(full) + 5):
+        assert np.array_equal(_u_counts(n1, ties, cut)[: cut + 1], full[: cut + 1])

@@ -3,6 +3,7 @@ changepoints, the runner's Parquet writer."""
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,7 @@ def test_reduced_reading_and_caches_give_the_plain_numbers(small_run, tmp_path, 
         pd.testing.assert_frame_equal(new, old)
     entries = list((tmp_path / "cache").rglob("*.npz")) + list((tmp_path / "cache").rglob("*.f8"))
     assert entries, "nothing was cached"
+    assert list((tmp_path / "cache" / "summary").rglob("*.parquet")), "the summary was not cached"
 
 
 def test_ratio_rows_equal_the_plain_ratio_summary(small_run, tmp_path, monkeypatch):
@@ -65,7 +67,7 @@ def test_a_corrupt_or_foreign_cache_entry_is_recomputed_not_trusted(small_run, t
     monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
     old = _old_summary(small_run)
     _ = RunSet(small_run).summary
-    entries = sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file() and p.suffix in (".npz", ".f8"))
+    entries = sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file() and p.suffix in (".npz", ".f8", ".parquet"))
     assert len(entries) > 2
     for i, p in enumerate(entries):
         blob = bytearray(p.read_bytes())
@@ -157,3 +159,78 @@ def test_two_runs_with_the_same_process_numbers_stay_apart_on_both_paths(small_r
     old = attach_run_facts(stats.summarize_cells(raw), cell_counts(raw),
                            store.load_process_records([small_run, other]), [small_run, other])
     pd.testing.assert_frame_equal(RunSet([small_run, other]).summary, old)
+
+
+def test_a_file_rewritten_to_the_same_size_and_mtime_is_hashed_again(tmp_path, monkeypatch):
+    """The stat index (content hash remembered under path, inode, size, mtime and ctime) never
+    returns an old hash for new bytes, even when a file keeps its size and its mtime is set back."""
+    import os
+
+    from harness.analysis import cache
+
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # files written a moment ago may be indexed
+    files = [tmp_path / f"f{i}.bin" for i in range(3)]
+    for i, f in enumerate(files):
+        f.write_bytes(bytes([i]) * 100)
+    first = cache.hash_files(files, "x")
+    assert list((tmp_path / "cache" / "stat-index").rglob("*.txt")), "the hash was not indexed"
+    assert cache.hash_files(files, "x") == first
+    st = os.stat(files[1])
+    time.sleep(0.05)  # past the file system's timestamp granularity (RACY_NS guards this in use)
+    files[1].write_bytes(b"\xff" * 100)
+    os.utime(files[1], ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = cache.hash_files(files, "x")
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", "off")
+    assert second != first and second == cache.hash_files(files, "x")
+
+
+def test_a_malformed_stat_index_entry_is_recomputed(tmp_path, monkeypatch):
+    from harness.analysis import cache
+
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    f = tmp_path / "f.bin"
+    f.write_bytes(b"abc")
+    good = cache.hash_files([f], "x")
+    (entry,) = (tmp_path / "cache" / "stat-index").rglob("*.txt")
+    for bad in ("garbage", entry.read_text()[:-5], entry.read_text().replace(good, "zz")):
+        entry.write_text(bad)
+        assert cache.hash_files([f], "x") == good
+
+
+def test_process_records_are_read_once_and_again_when_a_record_changes(small_run, monkeypatch):
+    import os
+
+    monkeypatch.setattr(store, "RACY_NS", 0)
+    reads = []
+    real = store._read_process_records
+    monkeypatch.setattr(store, "_read_process_records", lambda folder: reads.append(folder) or real(folder))
+    first = store.process_records(small_run)
+    second = store.process_records(small_run)
+    assert len(reads) == 1 and second == first
+    second[0]["status"] = "mutated"  # callers get their own dicts
+    assert store.process_records(small_run)[0]["status"] == "ok"
+    # the same size, the mtime set back: the ctime still moves, so the record is read again
+    path = small_run / "processes" / "000000.json"
+    st = os.stat(path)
+    text = path.read_text()
+    time.sleep(0.05)  # past the file system's timestamp granularity (RACY_NS guards this in use)
+    path.write_text(text.replace('"status": "ok"', '"status": "xx"'))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size
+    with pytest.raises(store.DataError, match="not a process record"):
+        store.process_records(small_run)
+    path.write_text(text)
+    assert store.process_records(small_run) == first and len(reads) == 3
+
+
+def test_the_summary_of_an_incomplete_run_is_not_cached(small_run, tmp_path, monkeypatch):
+    """An incomplete run warns as its records load: a cached summary would skip the warning."""
+    import json
+
+    monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    assert RunSet(small_run)._summary_key() is not None
+    manifest = json.loads((small_run / "manifest.json").read_text())
+    (small_run / "manifest.json").write_text(json.dumps(dict(manifest, status="interrupted")))
+    assert RunSet(small_run)._summary_key() is None

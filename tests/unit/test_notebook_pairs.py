@@ -34,3 +34,24 @@ def test_explorer_and_course_never_write_the_paper():
         code = "\n".join(c.source for c in jupytext.read(notebooks.NOTEBOOK_DIR / f"{name}.py").cells
                          if c.cell_type == "code")
         assert "write_paper" not in code and "update_section" not in code, name
+
+
+def test_the_notebooks_slowest_last_time_start_first(tmp_path):
+    """Executed copies record each cell's start and end; the scheduler starts the slowest first,
+    and notebooks never executed (no copy, or an unreadable one) before all."""
+    import json
+
+    def copy(name: str, seconds: list[float]) -> None:
+        cells = [{"cell_type": "code", "metadata": {"execution": {
+            "iopub.execute_input": "2026-01-01T00:00:00.000000Z",
+            "shell.execute_reply": f"2026-01-01T00:00:{s:09.6f}Z"}}} for s in seconds]
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps({"cells": cells}))
+
+    copy("fast", [0.5, 0.25])
+    copy("slow", [3.0, 4.5])
+    copy("middle", [2.0])
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    assert notebooks.previous_seconds(tmp_path / "slow.ipynb") == 7.5
+    assert notebooks.previous_seconds(tmp_path / "broken.ipynb") is None
+    order = notebooks.longest_first(["fast", "middle", "new", "slow", "broken"], tmp_path)
+    assert order == ["new", "broken", "slow", "middle", "fast"]

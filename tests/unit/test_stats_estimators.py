@@ -312,6 +312,24 @@ def test_plot_run_sequence_smoke():
     assert len(ax.lines) >= 2 and "warm-up" in ax.get_legend_handles_labels()[1][0]
 
 
+def test_run_sequence_legend_names_classes_once_processes_are_many():
+    """Past LEGEND_PROCESSES the legend lists each warm-up class with its count (every process is
+    still drawn, in its own colour), so thirty entries never cover the data."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from harness.analysis.figures.warmup import LEGEND_PROCESSES, plot_run_sequence
+
+    df = simdata.simulate_run(benchmarks=1, engines=("e",), processes=LEGEND_PROCESSES + 4, iterations=30, warmup=3,
+                              seed=9)
+    ax = plot_run_sequence(df)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    counts = stats.warmup_analysis(df)["warmup"].value_counts()
+    assert len(ax.lines) >= LEGEND_PROCESSES + 4 and len(labels) == len(counts)
+    assert sorted(labels) == sorted(f"{k} ({n} processes)" for k, n in counts.items())
+    assert sum(int(t.split("(")[1].split()[0]) for t in labels) == LEGEND_PROCESSES + 4
+
+
 def test_table_identical_for_any_thread_count(monkeypatch):
     """Each cell has its own generator: 1 thread and several threads give a bit-identical table."""
     df = simdata.simulate_run(benchmarks=3, engines=("a", "b"), processes=5, iterations=21, seed=7)

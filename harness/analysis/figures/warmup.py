@@ -11,13 +11,17 @@ from harness.analysis.figures.style import colour, save, subplots, time_unit
 
 #: the warm-up class is drawn as a line style and a marker, so the colour is free for the process
 CLASS_STYLE = {"flat": ("-", "o"), "warm-up": ("--", "^"), "slowdown": (":", "v"), "no steady state": ("-.", "x")}
+#: up to this many processes the legend names each one; past it, each warm-up class with its count
+LEGEND_PROCESSES = 8
 
 
 def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) -> Any:
     """Wall time per iteration of ONE cell: one colour per process, the process's warm-up class as
     its line style and marker (flat solid/circle, warm-up dashed/triangle up, slowdown dotted/
     triangle down, no steady state dash-dot/cross); a thin vertical line in the process's colour
-    marks where its steady state starts.
+    marks where its steady state starts. The legend names each process up to
+    LEGEND_PROCESSES processes; past that it names the classes, with how many processes are in each
+    (thirty entries of "process 17: flat" hide the data and say less than "flat (28)").
 
     Pass the rows of a single cell (benchmark, params, engine, runtime). Invalid iterations are
     left out, as in the statistics. Returns the matplotlib Axes.
@@ -30,11 +34,12 @@ def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) 
     w = stats.warmup_analysis(df, **steady_kwargs)
     v = df[df["check_ok"].astype(bool)].sort_values(["process", "iteration"])
     scale, unit = time_unit(v["wall_ns"] / 1e9)
+    per_process = len(w) <= LEGEND_PROCESSES
     for i, ((proc, g), row) in enumerate(zip(v.groupby("process", sort=True), w.sort_values("process").itertuples())):
         ls, mk = CLASS_STYLE.get(row.warmup, ("-", "."))
         c = colour(i)
         ax.plot(g["iteration"], g["wall_ns"] / 1e9 / scale, ls=ls, marker=mk, ms=2.5, lw=0.9, color=c, alpha=0.9,
-                label=f"process {proc}: {row.warmup}")
+                label=f"process {proc}: {row.warmup}" if per_process else None)
         if pd.notna(row.steady_iteration) and row.steady_start > 0:
             ax.axvline(row.steady_iteration, color=c, ls=(0, (1, 2)), lw=0.8)
     key = cells.iloc[0]
@@ -43,7 +48,17 @@ def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) 
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(fontsize=6, ncol=2 if len(w) > 3 else 1)
+    if per_process:
+        ax.legend(fontsize=6, ncol=2 if len(w) > 3 else 1)
+    else:
+        from matplotlib.lines import Line2D
+
+        counts = w["warmup"].value_counts()
+        classes = [k for k in CLASS_STYLE if k in counts] + [k for k in counts.index if k not in CLASS_STYLE]
+        handles = [Line2D([], [], color="grey", ls=CLASS_STYLE.get(k, ("-", "."))[0],
+                          marker=CLASS_STYLE.get(k, ("-", "."))[1], ms=2.5, lw=0.9,
+                          label=f"{k} ({counts[k]} processes)") for k in classes]
+        ax.legend(handles=handles, fontsize=6, title=f"{len(w)} processes, one colour each", title_fontsize=6)
     return ax
 
 

@@ -98,8 +98,10 @@ EXACT_LIMIT = 50
 TIES_EXACT_LIMIT = 25
 
 
-def _u_counts(n1: int, ties: Sequence[int]) -> np.ndarray:
-    """Number of ways (out of C(N, n1)) to place sample 1 that give each value of 2 U1.
+def _u_counts(n1: int, ties: Sequence[int], max_two_u: int | None = None) -> np.ndarray:
+    """Number of ways (out of C(N, n1)) to place sample 1 that give each value of 2 U1 (up to
+    `max_two_u` when given: every step adds to 2 R1, so the counts below it never depend on the
+    table's columns above it, and a p-value needs only the lower tail).
 
     Dynamic programming over the tie groups in rank order (the permutation distribution that
     go-moremath's UDist computes with Cheung & Klotz's linked lists): choosing k of the t values
@@ -109,18 +111,23 @@ def _u_counts(n1: int, ties: Sequence[int]) -> np.ndarray:
     """
     N = int(sum(ties))
     max2r = 2 * sum(range(N - n1 + 1, N + 1))
+    if max_two_u is not None:
+        max2r = min(max2r, n1 * (n1 + 1) + max_two_u)
     table = np.zeros((n1 + 1, max2r + 1))
     table[0, 0] = 1.0
-    a = 1
+    a, placed = 1, 0
     for t in ties:
         step = 2 * a + t - 1
-        new = table.copy()
-        for k in range(1, min(t, n1) + 1):
-            w = float(math.comb(t, k))
-            shift = k * step
-            new[k:, shift:] += w * table[: n1 + 1 - k, : max2r + 1 - shift]
-        table = new
+        # in place, rows from the top down: row r reads only rows below it, not yet updated
+        for r in range(min(n1, placed + t), 0, -1):
+            row = table[r]
+            for k in range(max(1, r - placed), min(t, r) + 1):
+                shift = k * step
+                if shift > max2r:
+                    break  # beyond the columns kept (larger k shift further)
+                row[shift:] += float(math.comb(t, k)) * table[r - k, : max2r + 1 - shift]
         a += t
+        placed += t
     return table[n1, n1 * (n1 + 1):]
 
 
@@ -151,8 +158,8 @@ def mann_whitney_p(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndar
     if n1 <= limit and n2 <= limit:
         if U1 == U2:
             return 1.0
-        counts = _u_counts(n1, [int(v) for v in t])
         two_u = int(round(2 * min(U1, U2)))
+        counts = _u_counts(n1, [int(v) for v in t], two_u)
         # not clipped to 1: with ties, P(U <= Usmall) can exceed 1/2 when U1 and U2 differ by less
         # than the distribution's step, and go-moremath (so benchstat) then prints e.g. p=1.014
         return 2 * float(counts[: two_u + 1].sum()) / float(math.comb(n1 + n2, n1))
