@@ -62,16 +62,21 @@ def hasher(*parts: object) -> hashlib._Hash:
 
 
 def hash_files(paths: Iterable[Path], *parts: object) -> str:
-    """Hex hash of `parts` and the names and bytes of `paths` (every input of a derived value).
+    """Hex hash of `parts` and the names and bytes of `paths` (every input of a derived value)."""
+    return hasher(*parts, files_digest(paths)).hexdigest()
+
+
+def files_digest(paths: Iterable[Path]) -> str:
+    """Hex hash of the names and bytes of `paths`.
 
     Reading every byte of a dozen runs (ten thousand files) costs most of a second, and every
-    notebook of `make paper` asks for the same hash. So, as git's index does, the content hash
-    is remembered under the files' stat fingerprint (`stat_fingerprint`: path, inode, size and
-    modification and change times in nanoseconds): a file rewritten in any way, even to the same
-    size with its mtime set back, has a new ctime, so its old content hash is never found."""
+    notebook of `make paper` asks for the same hash. So, as git's index does, it is remembered
+    under the files' stat fingerprint (`stat_fingerprint`: path, inode, size and modification and
+    change times in nanoseconds): a file rewritten in any way, even to the same size with its
+    mtime set back, has a new ctime, so its old hash is never found."""
     paths = list(paths)
     before, newest = stat_fingerprint(paths)
-    index_key = hasher("stat-index", *parts, before).hexdigest()
+    index_key = hasher("stat-index", before).hexdigest()
     index = _path("stat-index", index_key, ".txt")
     if index is not None:
         try:
@@ -80,7 +85,7 @@ def hash_files(paths: Iterable[Path], *parts: object) -> str:
                 return content
         except (OSError, ValueError, UnicodeDecodeError):
             pass
-    h = hasher(*parts)
+    h = hashlib.blake2b(digest_size=20)
     for p in paths:
         data = Path(p).read_bytes()
         h.update(f"{Path(p).parent.name}/{Path(p).name}:{len(data)}\x1f".encode())
