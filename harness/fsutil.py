@@ -1,4 +1,5 @@
-"""Where the project lives, and how files are written: atomically, and under a lock when shared.
+"""Where the project lives, how files are written (atomically, and under a lock when shared), and
+how a set of files is known unchanged without reading it (its stat fingerprint).
 
 Standard library only (the worker writes its result with `write_json_atomic` too).
 """
@@ -6,13 +7,40 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
+import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 #: the checkout: `harness/`'s parent. Workers run with it as cwd and on PYTHONPATH.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+#: a file changed less than this long ago may change again within its file system's timestamp
+#: granularity with nothing in its stat to show it (git's "racy" case): what was read of it is
+#: not remembered by its stat
+RACY_NS = 2_000_000_000
+
+
+def stat_fingerprint(paths: Iterable[Path]) -> tuple[str, int]:
+    """A hash of what `os.stat` says of each file that changes whenever its bytes do (path, inode,
+    size, mtime and ctime in ns: any rewrite moves the ctime, which no program can set back), and
+    the newest ctime among them: a few milliseconds for files whose bytes take a second to read."""
+    h = hashlib.blake2b(digest_size=20)
+    newest = 0
+    for p in paths:
+        st = os.stat(p)
+        newest = max(newest, st.st_ctime_ns)
+        h.update(f"{os.path.abspath(p)}\x1f{st.st_ino}\x1f{st.st_size}\x1f{st.st_mtime_ns}\x1f{st.st_ctime_ns}\x1e"
+                 .encode())
+    return h.hexdigest(), newest
+
+
+def settled(newest_ctime_ns: int) -> bool:
+    """Whether files whose newest change is at `newest_ctime_ns` may be known by their stat."""
+    return time.time_ns() - newest_ctime_ns > RACY_NS
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from harness.errors import DataError, UserError
-from harness.fsutil import PROJECT_ROOT, replacing, write_json_atomic
+from harness.fsutil import PROJECT_ROOT, replacing, settled, stat_fingerprint, write_json_atomic
 from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, canonical_params
 
 if TYPE_CHECKING:
@@ -168,10 +168,8 @@ class IncompleteRunWarning(UserWarning):
     """A run whose plan has processes without a record (interrupted, killed, or still running)."""
 
 
-#: how recently a file may have changed for what was read of it to be kept (see process_records)
-RACY_NS = 2_000_000_000
-#: records already read, per processes folder: (what stat said of its files, the records)
-_RECORDS_READ: dict[str, tuple[tuple, dict[int, dict[str, Any]]]] = {}
+#: records already read, per processes folder: (the stat fingerprint of its files, the records)
+_RECORDS_READ: dict[str, tuple[str, dict[int, dict[str, Any]]]] = {}
 
 
 def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
@@ -180,28 +178,22 @@ def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
 
     A summary, its run facts and a study's raw rows each need the records, and a dozen runs
     hold thousands: they are read once per process and read again only when a file in the folder
-    is added, removed or changed (its name, size, mtime or ctime differ). Callers get fresh dicts."""
+    is added, removed or changed (`fsutil.stat_fingerprint`). Callers get fresh dicts."""
     folder = Path(run_dir) / "processes"
-    try:
-        with os.scandir(folder) as entries:
-            seen = tuple(sorted((e.name, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                                for e in entries if e.name.endswith(".json") for st in (e.stat(),)))
-    except FileNotFoundError:
-        seen = ()
+    paths = sorted(folder.glob("*.json"))
+    seen, newest = stat_fingerprint(paths)
     key = os.path.abspath(folder)
     known = _RECORDS_READ.get(key)
     if known is None or known[0] != seen:
-        known = (seen, _read_process_records(folder))
-        # a file changed in the last seconds could change again within the file system's
-        # timestamp granularity with nothing in its stat to show it: such a folder is not kept
-        if not seen or time.time_ns() - max(s[3] for s in seen) > RACY_NS:
+        known = (seen, _read_process_records(paths))
+        if settled(newest):
             _RECORDS_READ[key] = known
     return {seq: dict(rec) for seq, rec in known[1].items()}
 
 
-def _read_process_records(folder: Path) -> dict[int, dict[str, Any]]:
+def _read_process_records(paths: list[Path]) -> dict[int, dict[str, Any]]:
     records: dict[int, dict[str, Any]] = {}
-    for path in sorted(folder.glob("*.json")):
+    for path in paths:
         if not path.stem.isdigit():
             raise DataError(f"{path}: stray file among the process records (they are named <seq>.json)")
         rec = read_json(path, "process record")

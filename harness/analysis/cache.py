@@ -14,14 +14,13 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import time
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from harness.fsutil import PROJECT_ROOT, write_bytes_atomic
+from harness.fsutil import PROJECT_ROOT, settled, stat_fingerprint, write_bytes_atomic
 
 #: bump when what is stored, or how it is computed, changes: older entries are then never read
 VERSION = 1
@@ -71,20 +70,15 @@ def files_digest(paths: Iterable[Path]) -> str:
 
     Reading every byte of a dozen runs (ten thousand files) costs most of a second, and every
     notebook of `make paper` asks for the same hash. So, as git's index does, it is remembered
-    under the files' stat fingerprint (`stat_fingerprint`: path, inode, size and modification and
-    change times in nanoseconds): a file rewritten in any way, even to the same size with its
-    mtime set back, has a new ctime, so its old hash is never found."""
+    under the files' stat fingerprint (`fsutil.stat_fingerprint`): a file rewritten in any way,
+    even to the same size with its mtime set back, has a new ctime, so its old hash is never found."""
     paths = list(paths)
     before, newest = stat_fingerprint(paths)
     index_key = hasher("stat-index", before).hexdigest()
     index = _path("stat-index", index_key, ".txt")
-    if index is not None:
-        try:
-            head, key, content = index.read_text().split("\n")[:3]
-            if head == _MAGIC.decode().strip() and key == index_key and len(content) == 40:
-                return content
-        except (OSError, ValueError, UnicodeDecodeError):
-            pass
+    known = _read_entry(index, index_key) if index is not None else None
+    if known is not None and len(known) == 40:
+        return known.decode()
     h = hashlib.blake2b(digest_size=20)
     for p in paths:
         data = Path(p).read_bytes()
@@ -93,32 +87,33 @@ def files_digest(paths: Iterable[Path]) -> str:
     content = h.hexdigest()
     # remembered only if no file changed while it was read (else the hash may mix old and new
     # bytes), and none changed so recently that it could change again unseen
-    if index is not None and stat_fingerprint(paths)[0] == before and time.time_ns() - newest > RACY_NS:
-        try:
-            index.parent.mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(index, f"{_MAGIC.decode().strip()}\n{index_key}\n{content}\n".encode(), sync=False)
-        except OSError:
-            pass
+    if index is not None and stat_fingerprint(paths)[0] == before and settled(newest):
+        _write_entry(index, index_key, content.encode())
     return content
 
 
-def stat_fingerprint(paths: Iterable[Path]) -> tuple[str, int]:
-    """What `os.stat` says of each file that changes whenever its bytes do (path, inode, size,
-    mtime and ctime in ns), hashed: a few milliseconds for files whose bytes take a second; and
-    the newest ctime among them (ns since the epoch)."""
-    h = hashlib.blake2b(digest_size=20)
-    newest = 0
-    for p in paths:
-        st = os.stat(p)
-        newest = max(newest, st.st_ctime_ns)
-        h.update(f"{os.path.abspath(p)}\x1f{st.st_ino}\x1f{st.st_size}\x1f{st.st_mtime_ns}\x1f{st.st_ctime_ns}\x1e"
-                 .encode())
-    return h.hexdigest(), newest
+def _read_entry(path: Path, key: str) -> bytes | None:
+    """The payload of an entry written by `_write_entry` for `key`, or None (absent, truncated,
+    corrupt, or another key's)."""
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    n = len(_MAGIC)
+    head, digest, name, payload = blob[:n], blob[n:n + 40], blob[n + 40:n + 80], blob[n + 80:]
+    if head != _MAGIC or name != key.encode() or digest != hashlib.blake2b(payload, digest_size=20).hexdigest().encode():
+        return None
+    return payload
 
 
-#: a file changed less than this long ago may change again within its file system's timestamp
-#: granularity without its stat changing (git's "racy" case): its hash is not remembered
-RACY_NS = 2_000_000_000
+def _write_entry(path: Path, key: str, payload: bytes) -> None:
+    """Write magic, payload digest, key and payload atomically; a cache that cannot be written is skipped."""
+    digest = hashlib.blake2b(payload, digest_size=20).hexdigest().encode()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, _MAGIC + digest + key.encode() + payload, sync=False)
+    except OSError:
+        pass
 
 
 def _path(kind: str, key: str, suffix: str = ".npz") -> Path | None:
@@ -149,16 +144,8 @@ def load_array(kind: str, key: str) -> np.ndarray | None:
     """A float64 array stored under `key` with `store_array` (no zip: a fraction of np.load's cost
     per entry, which matters at one entry per cell), or None."""
     path = _path(kind, key, ".f8")
-    if path is None:
-        return None
-    try:
-        blob = path.read_bytes()
-    except OSError:
-        return None
-    n = len(_MAGIC)
-    head, digest, name, payload = blob[:n], blob[n:n + 40], blob[n + 40:n + 80], blob[n + 80:]
-    if (head != _MAGIC or name != key.encode() or len(payload) % 8
-            or digest != hashlib.blake2b(payload, digest_size=20).hexdigest().encode()):
+    payload = _read_entry(path, key) if path is not None else None
+    if payload is None or len(payload) % 8:
         return None
     return np.frombuffer(payload, dtype="<f8")
 
@@ -166,15 +153,8 @@ def load_array(kind: str, key: str) -> np.ndarray | None:
 def store_array(kind: str, key: str, array: np.ndarray) -> None:
     """Write one float64 array under `key` (atomically; skipped if the cache cannot be written)."""
     path = _path(kind, key, ".f8")
-    if path is None:
-        return
-    payload = np.ascontiguousarray(array, dtype="<f8").tobytes()
-    digest = hashlib.blake2b(payload, digest_size=20).hexdigest().encode()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(path, _MAGIC + digest + key.encode() + payload, sync=False)
-    except OSError:
-        pass
+    if path is not None:
+        _write_entry(path, key, np.ascontiguousarray(array, dtype="<f8").tobytes())
 
 
 def store(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
@@ -218,14 +198,10 @@ def _frame_from(payload: bytes):
 def load_frame(kind: str, key: str):
     """A DataFrame stored under `key` with `store_frame`, or None."""
     path = _path(kind, key, ".parquet")
-    if path is None:
+    payload = _read_entry(path, key) if path is not None else None
+    if payload is None:
         return None
     try:
-        blob = path.read_bytes()
-        n = len(_MAGIC)
-        head, digest, name, payload = blob[:n], blob[n:n + 40], blob[n + 40:n + 80], blob[n + 80:]
-        if head != _MAGIC or name != key.encode() or digest != hashlib.blake2b(payload, digest_size=20).hexdigest().encode():
-            return None
         return _frame_from(payload)
     except Exception:  # noqa: BLE001  (an unreadable entry is recomputed, never trusted)
         return None
@@ -248,9 +224,4 @@ def store_frame(kind: str, key: str, df) -> None:
         pd.testing.assert_frame_equal(_frame_from(payload), df.reset_index(drop=True), check_exact=True)
     except Exception:  # noqa: BLE001  (not representable, or not equal after the round trip)
         return
-    digest = hashlib.blake2b(payload, digest_size=20).hexdigest().encode()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(path, _MAGIC + digest + key.encode() + payload, sync=False)
-    except OSError:
-        pass
+    _write_entry(path, key, payload)

@@ -251,15 +251,9 @@ def cell_means(series: RunSeries, prefix: str, engine_a: str, engine_b: str,
             acc = sums.setdefault((benchmark, params, engine), [0.0, 0])
             acc[0] += float(x.sum())
             acc[1] += len(x)
-    both = sorted({(b, p) for b, p, _ in sums if (b, p, engine_a) in sums and (b, p, engine_b) in sums})
-    if not both:
-        return np.array([]), np.array([]), []
-
-    def mean(b: str, p: str, e: str) -> float:
-        total, n = sums[(b, p, e)]
-        return total / n
-
-    return (np.array([mean(b, p, engine_a) for b, p in both]), np.array([mean(b, p, engine_b) for b, p in both]),
+    means = {k: total / n for k, (total, n) in sums.items()}
+    both = sorted({(b, p) for b, p, _ in means if (b, p, engine_a) in means and (b, p, engine_b) in means})
+    return (np.array([means[(b, p, engine_a)] for b, p in both]), np.array([means[(b, p, engine_b)] for b, p in both]),
             [f"{b} [{p}]" for b, p in both])
 
 

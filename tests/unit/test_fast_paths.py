@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness import store
+from harness import fsutil, store
 from harness.analysis import simdata, stats
 from harness.analysis.runset import RunSet
 from harness.analysis.stats import warmup
@@ -169,7 +169,7 @@ def test_a_file_rewritten_to_the_same_size_and_mtime_is_hashed_again(tmp_path, m
     from harness.analysis import cache
 
     monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(cache, "RACY_NS", 0)  # files written a moment ago may be indexed
+    monkeypatch.setattr(fsutil, "RACY_NS", 0)  # files written a moment ago may be indexed
     files = [tmp_path / f"f{i}.bin" for i in range(3)]
     for i, f in enumerate(files):
         f.write_bytes(bytes([i]) * 100)
@@ -189,7 +189,7 @@ def test_a_malformed_stat_index_entry_is_recomputed(tmp_path, monkeypatch):
     from harness.analysis import cache
 
     monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(cache, "RACY_NS", 0)
+    monkeypatch.setattr(fsutil, "RACY_NS", 0)
     f = tmp_path / "f.bin"
     f.write_bytes(b"abc")
     good = cache.hash_files([f], "x")
@@ -202,10 +202,10 @@ def test_a_malformed_stat_index_entry_is_recomputed(tmp_path, monkeypatch):
 def test_process_records_are_read_once_and_again_when_a_record_changes(small_run, monkeypatch):
     import os
 
-    monkeypatch.setattr(store, "RACY_NS", 0)
+    monkeypatch.setattr(fsutil, "RACY_NS", 0)
     reads = []
     real = store._read_process_records
-    monkeypatch.setattr(store, "_read_process_records", lambda folder: reads.append(folder) or real(folder))
+    monkeypatch.setattr(store, "_read_process_records", lambda paths: reads.append(paths) or real(paths))
     first = store.process_records(small_run)
     second = store.process_records(small_run)
     assert len(reads) == 1 and second == first
