@@ -42,9 +42,16 @@ PROCESS_STATUSES: Tuple[str, ...] = ("ok", "invalid", "failed", "timeout", "erro
 SPEC_KEYS: Tuple[str, ...] = ("benchmark", "params", "engine", "engine_config", "iterations", "budget_s",
                               "min_iterations", "process", "seed", "workdir", "data")
 
-#: keys of the result a worker writes (`traceback` and `budget_stop` only when they apply)
+#: keys of the result a worker writes (`traceback` and `budget_stop` only when they apply; the Python
+#: worker adds `canary_ns` and `ivcsw`, see OPTIONAL_RESULT_KEYS)
 RESULT_KEYS: Tuple[str, ...] = ("schema", "pid", "runtime", "status", "reason", "wall_ns", "cpu_ns", "check_ok",
                                 "crossings", "values_converted")
+
+#: what a worker may add: `canary_ns`, the times of a fixed piece of work run between the measured
+#: iterations (never inside them), which say how fast this process's CPU was; `ivcsw`, the
+#: involuntary context switches the worker suffered while its iterations ran (another task took
+#: its CPU); `canary_work`, the name of the canary's work (canaries of different work never mix)
+OPTIONAL_RESULT_KEYS: Tuple[str, ...] = ("traceback", "budget_stop", "canary_ns", "canary_work", "ivcsw")
 
 #: per-iteration result arrays that become raw columns of the same name
 RESULT_ARRAYS: Tuple[str, ...] = ("wall_ns", "cpu_ns", "check_ok", "crossings", "values_converted")

@@ -26,6 +26,41 @@ def runtime_name() -> str:
     return "%s%s" % (impl, platform.python_version())
 
 
+#: the canary's work: integer arithmetic in a plain loop, about 1 ms on CPython on this class of
+#: machine. It touches no memory beyond a few objects, so its time follows the CPU's speed (the
+#: host's phase, another task on the CPU), not the data under test.
+CANARY_WORK = "int-loop-20000"
+_CANARY_LOOPS = 20000
+#: the canary may cost at most this share of the timed work (plus its first and last runs)
+CANARY_SHARE = 0.1
+
+
+def canary() -> int:
+    """A fixed piece of work whose time says how fast this process's CPU is right now."""
+    x = 0
+    for i in range(_CANARY_LOOPS):
+        x = (x * 31 + i) & 0xFFFFF
+    return x
+
+
+def _time_canary(out: List[int]) -> int:
+    t0 = time.perf_counter_ns()
+    canary()
+    t = time.perf_counter_ns() - t0
+    out.append(t)
+    return t
+
+
+def _ivcsw() -> Optional[int]:
+    """Involuntary context switches of this process so far (None where getrusage has none)."""
+    try:
+        import resource
+
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw)
+    except (ImportError, AttributeError, OSError):
+        return None
+
+
 def write_json_atomic(path: str, obj: Dict[str, Any]) -> None:
     _write_json_atomic(path, obj, pretty=False)
 
@@ -94,7 +129,11 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
         counts = (None, None)
         perf_counter_ns = time.perf_counter_ns
         process_time_ns = time.process_time_ns
+        canaries = []  # type: List[int]
+        canary_spent = 0
         gc.collect()
+        canary_spent += _time_canary(canaries)
+        switches0 = _ivcsw()
         for i in range(iterations):
             if reset is not None:
                 reset(state)
@@ -113,10 +152,19 @@ def run(spec: Dict[str, Any]) -> Dict[str, Any]:
                 counts = workload.counts(state, result)
             result = None
             spent += t1 - t0
+            # between iterations, never inside one: the canary while it costs <= CANARY_SHARE
+            if canary_spent < CANARY_SHARE * spent:
+                canary_spent += _time_canary(canaries)
             if budget_ns and spent >= budget_ns and i + 1 >= min_iterations and i + 1 < iterations:
                 out["budget_stop"] = "time budget of %.1f s spent after %d of %d iterations" % (
                     budget_ns / 1e9, i + 1, iterations)
                 break
+        switches1 = _ivcsw()
+        _time_canary(canaries)
+        out["canary_ns"] = canaries
+        out["canary_work"] = CANARY_WORK
+        if switches0 is not None and switches1 is not None:
+            out["ivcsw"] = switches1 - switches0
         out["crossings"] = [counts[0]] * len(wall)
         out["values_converted"] = [counts[1]] * len(wall)
         workload.teardown(state)

@@ -279,8 +279,10 @@ def plan_runs(run_dirs: Iterable[Path | str], target: float, confidence: float =
     from harness import store
 
     dirs = [Path(d) for d in run_dirs]
-    raw = store.load_runs(dirs)
+    from harness.analysis.interference import drop_flagged_rows
+
     procs = store.load_process_records(dirs)
+    raw = drop_flagged_rows(store.load_runs(dirs), procs)
     comps = components_of(raw, procs)
     got = achieved(raw, confidence)
     rows = []
@@ -325,23 +327,26 @@ def assess_run(run_dir: Path | str, target: float, confidence: float = 0.99, res
     """
     from harness import store
 
-    raw = store.load_runs([run_dir])
+    from harness.analysis.interference import drop_flagged_rows
+
+    every = store.load_runs([run_dir])
     procs = store.load_process_records([run_dir])
-    if raw.empty:
+    if every.empty:
         return {}
+    spent = costs_per_cell(every, procs)  # disturbed processes cost machine time too
+    raw = drop_flagged_rows(every, procs)  # ... but the estimates use the clean ones
     family = {}
     if "runtime_family" in procs:
         for r in procs.dropna(subset=["runtime"]).itertuples(index=False):
             family[(r.benchmark, r.params, r.engine, r.runtime)] = r.runtime_family
     got = achieved(raw, confidence, resamples)
-    costs = costs_per_cell(raw, procs)
     out = {}
     for key, c in components_of(raw, procs).items():
         p = plan_cell(c, target, confidence, max_iterations=max_iterations)
         out[(*key[:3], family.get(key, key[3]))] = {
             "half_width": got.get(key, math.nan), "mean_s": c.mean, "s2_between": c.s2_between,
             "s2_within": c.s2_within, "c_proc_s": c.c_proc, "c_iter_s": c.c_iter, "warmup": c.warmup,
-            "steady": c.steady, "processes": c.processes, "spent_s": costs.get(key, (0, 0, 0.0))[2],
+            "steady": c.steady, "processes": c.processes, "spent_s": spent.get(key, (0, 0, 0.0))[2],
             "plan": {"processes": p.processes, "iterations": p.total_iterations, "machine_s": p.machine_s,
                      "half_width": p.half_width, "note": p.note}}
     return out

@@ -31,7 +31,7 @@ class RunSet:
 
     def __init__(self, run_dirs: Path | str | Iterable[Path | str], method: str = DEFAULT_METHOD,
                  confidence: float = 0.99, resamples: int = 10000, seed: int = 0, steady_state: bool = True,
-                 use_cache: bool = True) -> None:
+                 use_cache: bool = True, keep_contaminated: bool = False) -> None:
         from harness.analysis import stats
         from harness.errors import UserError
 
@@ -45,6 +45,8 @@ class RunSet:
         self.resamples = resamples
         self.seed = seed
         self.steady_state = steady_state
+        #: estimate from every process, the disturbed ones too (`analysis.interference`)
+        self.keep_contaminated = keep_contaminated
         #: read the runs' reduced series and cells' replicates from data/cache/ (`analysis.cache`)
         self.use_cache = use_cache
         self._boots: dict[tuple, CellBoot] = {}
@@ -87,12 +89,20 @@ class RunSet:
         return store.load_process_records(self.run_dirs)
 
     @cached_property
+    def exclusion(self):
+        """The series without the processes the runner flagged disturbed (unless kept)."""
+        from harness.analysis import interference
+
+        s = self.series
+        return interference.exclude(s.keys, s.xs, s.steady_states(), interference.flagged(self.processes),
+                                    keep=self.keep_contaminated)
+
+    @cached_property
     def _split(self) -> tuple[dict[tuple, CellSample], dict[tuple, CellSample], pd.DataFrame]:
         from harness.analysis import stats
 
-        s = self.series
-        steady, every, info = stats.split_series(s.keys, s.xs, s.cells, s.invalid, s.outliers,
-                                                    s.steady_states())
+        s, ex = self.series, self.exclusion
+        steady, every, info = stats.split_series(ex.keys, ex.xs, s.cells, s.invalid, s.outliers, ex.steady)
         return (steady, every, info) if self.steady_state else (every, steady, info)
 
     @property
@@ -164,8 +174,33 @@ class RunSet:
             if hit is not None:
                 return hit
         df = attach_run_facts(self.cell_stats, self.series.counts_frame(), self.processes, self.run_dirs)
+        df = self._attach_interference(df)
         if key is not None:
             cache.store_frame("summary", key, df)
+        return df
+
+    def _attach_interference(self, df: pd.DataFrame) -> pd.DataFrame:
+        """Per cell: disturbed, excluded and rerun processes, and the canary-adjusted mean."""
+        import math
+
+        from harness.analysis import interference
+        from harness.analysis.summary import ADAPTIVE_COLUMNS, adaptive_facts
+
+        keys = ["benchmark", "params", "engine", "runtime"]
+        ex = self.exclusion
+        facts = interference.cell_facts(ex, self.processes)
+        adj = interference.adjusted_rows(ex.keys, ex.xs, ex.steady, interference.canaries(self.processes),
+                                         self.confidence)
+        for extra in (facts, adj):
+            df = df.merge(extra, on=keys, how="left")
+        for c in interference.FACT_COLUMNS:
+            df[c] = df[c].fillna(0).astype(int)
+        adaptive = adaptive_facts([store.read_manifest(d) for d in self.run_dirs])
+        if len(adaptive) and "runtime_family" in df:
+            df = df.merge(adaptive, on=["benchmark", "params", "engine", "runtime_family"], how="left")
+        else:
+            df = df.assign(**{c: math.nan for c in ADAPTIVE_COLUMNS[:2]}, stop="")
+        df["stop"] = df["stop"].fillna("")
         return df
 
     def _summary_key(self) -> str | None:
@@ -180,7 +215,7 @@ class RunSet:
             return None
         return cache.hash_files(store.input_files(self.run_dirs), "summary", cache.package_version(), pd.__version__,
                                 np.__version__, self.method, self.confidence, self.resamples, self.seed,
-                                self.steady_state)
+                                self.steady_state, self.keep_contaminated)
 
     def ratio_rows(self, keys: Iterable[tuple], baseline: str) -> pd.DataFrame:
         """stats.ratio_summary of the cells `keys` (and their baselines among them)."""

@@ -83,11 +83,27 @@ def _noisy(records: pd.DataFrame) -> int:
     return int(sum(bool(n.get("noisy")) for n in records["noise"] if isinstance(n, dict)))
 
 
+def disturbed_facts(processes: pd.DataFrame) -> tuple[int, int, int]:
+    """(processes flagged disturbed, processes whose interference was measured, reruns): from the
+    records' `interference` (runs made before it was measured give (0, 0, 0))."""
+    if processes.empty or "interference" not in processes:
+        return 0, 0, 0
+    measured = processes["interference"].map(lambda v: isinstance(v, dict))
+    flagged = processes["interference"].map(lambda v: isinstance(v, dict) and v.get("contaminated") is True)
+    reruns = int(processes["rerun_of"].notna().sum()) if "rerun_of" in processes else 0
+    return int(flagged.sum()), int(measured.sum()), reruns
+
+
 def noise_facts(processes: pd.DataFrame, manifests: list[dict]) -> tuple[int, int, list[tuple[str, list[str]]]]:
     """(noisy processes, processes whose noise was watched, [(run id, its doctor's busy-machine
-    findings)] for each run that started on a busy machine): what the noise warnings say."""
+    findings)] for each run that started on a busy machine): what the noise warnings say. Where
+    the interference was measured per process, the noisy ones are those it flagged disturbed."""
     from harness.run.doctor import noisy
 
+    flagged, measured, _ = disturbed_facts(processes)
+    if measured:
+        busy = [(m.get("run_id"), found) for m in manifests if (found := noisy(m.get("doctor")))]
+        return flagged, measured, busy
     n = _noisy(processes) if len(processes) else 0
     timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum()) if n else 0
     busy = [(m.get("run_id"), found) for m in manifests if (found := noisy(m.get("doctor")))]
@@ -98,7 +114,12 @@ def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
     """One line per reason to distrust a run a little: noisy processes, a busy machine at its start."""
     notes = []
     n, timed, busy = noise_facts(processes, manifests)
-    if n:
+    if n and disturbed_facts(processes)[1]:
+        notes.append(f"note: {n} of {timed} processes were disturbed (other programs on the worker's CPU, steal "
+                     "time or preemption; records' `interference`): they are left out of the estimates and were "
+                     "rerun where the cell's budget allowed (columns disturbed, excluded, reruns; "
+                     "--keep-contaminated puts them back)")
+    elif n:
         notes.append(f"warning: {n} of {timed} processes were noisy: other programs used more than the threshold "
                      "of CPU while they ran (column noisy; records' `noise`), so their times may be inflated and "
                      "their cells' intervals wider than on a quiet machine")
@@ -141,6 +162,23 @@ def attach_run_facts(summary: pd.DataFrame, counts: pd.DataFrame, procs: pd.Data
     cols = FIRST_COLUMNS + [c for c in merged.columns if c not in FIRST_COLUMNS]
     merged = merged.sort_values(KEYS, kind="stable").reset_index(drop=True)
     return merged[[c for c in cols if c in merged.columns]]
+
+
+ADAPTIVE_COLUMNS = ["target_pct", "achieved_pct", "stop"]
+
+
+def adaptive_facts(manifests: list[dict]) -> pd.DataFrame:
+    """Per adaptive cell (benchmark, params, engine, runtime family): its target and achieved
+    relative half-width in percent and why it stopped, from the manifests' `adaptive` records."""
+    rows = []
+    for m in manifests:
+        for c in (m.get("adaptive") or {}).get("cells", []):
+            got = c.get("achieved")
+            rows.append((c.get("benchmark"), c.get("params"), c.get("engine"), c.get("runtime"),
+                         100 * float(c.get("target") or math.nan),
+                         100 * float(got) if isinstance(got, (int, float)) else math.nan, str(c.get("stop") or "")))
+    df = pd.DataFrame(rows, columns=["benchmark", "params", "engine", "runtime_family", *ADAPTIVE_COLUMNS])
+    return df.drop_duplicates(["benchmark", "params", "engine", "runtime_family"], keep="last")
 
 
 def _interval_text(m: float, lo: float, hi: float) -> str:
@@ -241,7 +279,8 @@ def _cut(text: str, limit: int) -> str:
 def format_text(df: pd.DataFrame, width: int = 118) -> str:
     """The summary for a terminal: per benchmark (and params) a header line, then one aligned
     line per engine and runtime with P x I, mean [CI] in a unit chosen per cell, the rate, and
-    notes (status, no steady state, noisy, the all-iterations estimate where it disagrees)."""
+    notes (status, no steady state, disturbed processes, an adaptive cell's stop, the canary-adjusted
+    mean, the all-iterations estimate where it disagrees)."""
     if df.empty:
         return "no cells"
     conf = df["confidence"].dropna() if "confidence" in df else pd.Series(dtype=float)
@@ -259,8 +298,18 @@ def format_text(df: pd.DataFrame, width: int = 118) -> str:
             notes.append(f"{n} process{'es' if n > 1 else ''} {r.get('reason') or 'not run'}")
         if _finite(r.get("no_steady")) and r["no_steady"]:
             notes.append(f"no steady state in {int(r['no_steady'])}")
-        if _finite(r.get("noisy")) and r["noisy"]:
+        if _finite(r.get("disturbed")) and r["disturbed"]:
+            kept = int(r["disturbed"]) - int(r.get("excluded") or 0)
+            notes.append(f"{int(r['disturbed'])} disturbed" + (f", {kept} kept" if kept else ", left out")
+                         + (f", {int(r['reruns'])} rerun" if _finite(r.get("reruns")) and r["reruns"] else ""))
+        elif _finite(r.get("noisy")) and r["noisy"]:
             notes.append(f"noisy {int(r['noisy'])}")
+        if r.get("stop"):
+            got = r.get("achieved_pct")
+            notes.append(f"{r['stop']}: ±{_digits(got)}% of ±{_digits(r['target_pct'])}%" if _finite(got)
+                         else f"{r['stop']} (target ±{_digits(r['target_pct'])}%)")
+        if _finite(r.get("adj_mean_s")):
+            notes.append(f"canary-adjusted {time_text(r['adj_mean_s'], r.get('adj_ci_low_s'), r.get('adj_ci_high_s'))}")
         if r.get("disagree") is True:
             notes.append(f"† all iterations: {time_text(r.get('alt_mean_s'), r.get('alt_ci_low_s'), r.get('alt_ci_high_s'))}")
         if r.get("note") and not _finite(r.get("ci_low_s")) and _finite(r.get("mean_s")):

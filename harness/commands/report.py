@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
         read_manifest(d)
     check_writable(args.html)
     runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
-                  seed=args.seed, steady_state=args.steady_state)
+                  seed=args.seed, steady_state=args.steady_state,
+                  keep_contaminated=args.keep_contaminated)
     if runs.raw.empty and runs.processes.empty:
         raise UserError("the runs hold no process records")
     patterns = [g.strip() for g in args.sequences.split(",") if g.strip()] if args.sequences else None

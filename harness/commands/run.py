@@ -57,6 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run instead of starting one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--no-pin", action="store_true", help="do not pin each worker to one CPU")
+    p.add_argument("--max-wait", type=float, metavar="SEC",
+                   help="before a process, wait at most this long while others use the worker's CPU "
+                        "(default 30; 0 = never wait; a run waits at most 10 times this in all)")
+    p.add_argument("--no-rerun", action="store_true",
+                   help="keep disturbed processes as they are instead of running them again "
+                        "(they are still flagged, and left out of estimates unless --keep-contaminated)")
     a = p.add_argument_group("adaptive protocol", "run each cell until its 99%% interval meets a target: a pilot "
                              "(--processes, default 3), then rounds of processes sized by the planner")
     a.add_argument("--target-ci", type=float, metavar="PCT",
@@ -163,7 +169,7 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
 
     if args.resume:
         _check_resume(args)
-        return resume_run(args.resume, dsns, progress)
+        return resume_run(args.resume, dsns, progress, max_wait_s=_max_wait(getattr(args, "max_wait", None)))
     else:
         params = _params(args.param)
         check_counts(args.processes, args.iterations, args.timeout, args.budget)
@@ -176,10 +182,19 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             iterations=args.iterations, seed=args.seed or 0,
             out=check_out(args.out or PROJECT_ROOT / "data" / "runs"), timeout_s=args.timeout,
             budget_s=args.budget, params=params, dsns=dsns, progress=progress, pin=not args.no_pin,
+            max_wait_s=_max_wait(args.max_wait), rerun=not args.no_rerun,
             command=["python", "-m", "harness", *sys.argv[1:]])
         if drive is not None and request.processes is None:
             request.processes = 3  # the adaptive pilot
         return start_run(request, drive)
+
+
+def _max_wait(value: float | None) -> float | None:
+    from harness.errors import UserError
+
+    if value is not None and not 0 <= value <= 3600:
+        raise UserError(f"--max-wait is a number of seconds between 0 and 3600, got {value:g}")
+    return value
 
 
 def report(run_dir: Path) -> int:

@@ -14,6 +14,9 @@ def add_stats_options(p: argparse.ArgumentParser, with_steady_state: bool = True
     p.add_argument("--confidence", type=float, default=0.99, help="confidence level (default 0.99)")
     p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--keep-contaminated", action="store_true",
+                   help="estimate from every process, also those the runner flagged as disturbed by other "
+                        "programs on the worker's CPU (default: left out; counted in the columns disturbed/excluded)")
     if with_steady_state:
         g = p.add_mutually_exclusive_group()
         g.add_argument("--all-iterations", dest="steady_state", action="store_false",
@@ -45,13 +48,13 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.resamples <= 10_000_000:
         raise UserError(f"--resamples must be between 1 and 10000000, got {args.resamples}")
     runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
-                  seed=args.seed, steady_state=args.steady_state)
+                  seed=args.seed, steady_state=args.steady_state, keep_contaminated=args.keep_contaminated)
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
         print(to_json(runs.summary, command="summary", runs=[str(d) for d in args.runs], method=args.method,
                       confidence=args.confidence, resamples=args.resamples, seed=args.seed,
-                      steady_state=args.steady_state, units="seconds"))
+                      steady_state=args.steady_state, keep_contaminated=args.keep_contaminated, units="seconds"))
     else:
         print(format_summary(runs.summary, args.format))
     for note in noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs]):

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 from harness.fsutil import write_json_atomic
 from harness.protocol import canonical_params
+from harness.run.plan import in_rounds
 
 #: (run_dir, target, confidence, resamples) -> {(benchmark, params, engine, runtime family): assessment};
 #: resamples None = the statistics' default (for the record), a number = fewer for the rounds
@@ -110,14 +111,16 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             new += [i] * add
         if not new:
             break
-        rng.shuffle(new)
         counts: dict[int, int] = {}
         for _, c, p in plan["order"]:
             counts[c] = max(counts.get(c, 0), p + 1)
         seq = max((t[0] for t in plan["order"]), default=-1) + 1
+        wanted: dict[int, int] = {}
         for c in new:
-            plan["order"].append((seq, c, counts.get(c, 0)))
-            counts[c] = counts.get(c, 0) + 1
+            wanted[c] = wanted.get(c, 0) + 1
+        # in rounds (every unfinished cell once per round, shuffled), as the pilot's order
+        for c, p in in_rounds(wanted, rng, first=counts):
+            plan["order"].append((seq, c, p))
             seq += 1
         write_json_atomic(runner.run_dir / "plan.json", plan)
         if progress:

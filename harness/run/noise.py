@@ -86,8 +86,10 @@ def _read_procs() -> dict[int, tuple[int, str, float]]:
             continue
         comm = text[text.index("(") + 1:text.rindex(")")]
         f = text[text.rindex(")") + 2:].split()
-        # fields after comm: state ppid ... utime(12) stime(13)
-        out[int(d)] = (int(f[1]), comm, (int(f[11]) + int(f[12])) / _TICK)
+        # fields after comm: state ppid ... utime(12) stime(13) cutime(14) cstime(15): with its reaped
+        # children's time, a short-lived child (a compiler under make, a server's backend) is seen
+        # through its parent even though it came and went between two snapshots
+        out[int(d)] = (int(f[1]), comm, (int(f[11]) + int(f[12]) + int(f[13]) + int(f[14])) / _TICK)
     return out
 
 
@@ -111,6 +113,21 @@ def _ours(procs: dict[int, tuple[int, str, float]], root: int) -> set[int]:
             out.add(p)
             todo.extend(children.get(p, []))
     return out
+
+
+def ours_cpu_during(before: Snapshot, after: Snapshot) -> float:
+    """CPU seconds the runner's descendants (its servers, their backends) spent between two
+    snapshots; the runner's own time and its reaped workers' are counted apart (getrusage)."""
+    me = os.getpid()
+    ours = (_ours(after.procs, me) | _ours(before.procs, me)) - {me}
+    total = 0.0
+    for pid in ours:
+        now = after.procs.get(pid)
+        if now is None:
+            continue
+        prev = before.procs.get(pid)
+        total += max(now[2] - (prev[2] if prev else 0.0), 0.0)
+    return total
 
 
 def load_during(before: Snapshot, after: Snapshot, threshold_cpus: float = NOISE_THRESHOLD_CPUS,

@@ -60,6 +60,10 @@ class RunRequest:
     command: list[str] | None = None
     #: pin each worker to one CPU (harness.run.noise)
     pin: bool = True
+    #: before a process, wait at most this long for a quiet worker CPU (None: the default)
+    max_wait_s: float | None = None
+    #: run disturbed processes again (harness.run.interference)
+    rerun: bool = True
 
 
 #: bounds every request is checked against before anything starts (a typo like 50000000
@@ -207,10 +211,25 @@ def resolve_runtimes(names: list[str]) -> list[str]:
 
 
 def interleave(n_cells: int, processes: int, seed: int) -> list[tuple[int, int]]:
-    """The seeded random order of (cell index, process index) pairs: a permutation fixed by seed."""
-    tasks = [(c, p) for c in range(n_cells) for p in range(processes)]
-    random.Random(seed).shuffle(tasks)
-    return tasks
+    """The seeded order of (cell index, process index) pairs, in rounds: every cell once per round,
+    the cells of each round in a fresh random order (randomised multiple interleaved trials,
+    Abedi and Brecht, ICPE 2017). A slow phase of the machine then touches every cell alike,
+    the processes of a cell are spread over the whole run, and the processes of round k of two
+    cells ran close in time, which is what pairing by round leans on."""
+    return in_rounds({c: processes for c in range(n_cells)}, random.Random(seed))
+
+
+def in_rounds(counts: dict[int, int], rng: random.Random, first: dict[int, int] | None = None) -> list[tuple[int, int]]:
+    """(cell, process) pairs for `counts[cell]` new processes per cell, in rounds: round k holds
+    every cell that still has a k-th new process, shuffled. `first`: each cell's first new
+    process number (0 by default)."""
+    first = first or {}
+    out: list[tuple[int, int]] = []
+    for k in range(max(counts.values(), default=0)):
+        cells = [c for c in sorted(counts) if counts[c] > k]
+        rng.shuffle(cells)
+        out += [(c, first.get(c, 0) + k) for c in cells]
+    return out
 
 
 def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
@@ -255,6 +274,8 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         "min_iterations": min(2, iterations), "benchmarks": benchmarks,
         "engines": engines, "runtimes": runtimes, "cells": cells,
         "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {}, "pin": request.pin,
+        "interference": True, "rerun": request.rerun,
+        "max_wait_s": request.max_wait_s if request.max_wait_s is not None else profile.max_wait_s,
     }
 
 

@@ -32,6 +32,8 @@ class Profile:
     target_ci_pct: float | None = None
     #: machine seconds one cell may take under the adaptive protocol
     max_time_s: float | None = None
+    #: before a process, the longest wait for a quiet worker CPU (a run waits at most 10x this in all)
+    max_wait_s: float = 30.0
 
 
 #: E4's N sweep (seed 003's log x axis: every other decade, 10 .. 1,000,000), capped where one
@@ -54,7 +56,7 @@ PROFILES: dict[str, Profile] = {
     "smoke": Profile("smoke", 2, 3, 120.0, ("bindings.*",), ("sqlite/*", "duckdb"),
                      {"bindings.*": {"n": 1000}, "tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01},
                       "micro.filltable": {"rows": 1000}},
-                     "seconds: for tests and a first look"),
+                     "seconds: for tests and a first look", max_wait_s=2.0),
     "quick": Profile("quick", 3, 10, 300.0, ("bindings.*", "micro.*", "tpch.*"), ("sqlite/*", "duckdb"),
                      {"tpch.*": {"sf": 0.01}, "micro.*": {"sf": 0.01}, "micro.filltable": {"rows": 10000}},
                      "minutes: the README's `make run` on the embedded engines", budget_s=2.0),

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -26,7 +27,7 @@ from harness.errors import RunStopped, UserError
 from harness.fsutil import PROJECT_ROOT, Busy, try_locked, write_json_atomic
 from harness.protocol import canonical_params, timing_rows
 from harness.redaction import redact
-from harness.run import doctor, noise
+from harness.run import doctor, interference, noise
 from harness.run.manifest import base_manifest, git_commit
 from harness.run.plan import Cell, RunRequest, build_plan, plan_cells
 from harness.run.probe import probe_all
@@ -88,6 +89,17 @@ class Runner:
         self.counts: dict[str, int] = {}
         self.worker_cpu = (cpus or {}).get("worker_cpu")
         self._before: noise.Snapshot | None = None  # /proc read just before the running worker started
+        self._mark: interference.Mark | None = None  # the worker CPU's counters just before it started
+        self._reaped: tuple[interference.Mark, noise.Snapshot] | None = None  # ... and just after it was reaped
+        self._worker_facts: dict[str, Any] = {}  # the running worker's own interference facts (ivcsw, canary)
+        self._last_end: interference.Mark | None = None  # the end of the previous process: the gap's start
+        self.last_contaminated = False  # the previous process was disturbed: wait for quiet first
+        self.contaminated_now = False  # the process just recorded was disturbed
+        self.reruns_scheduled = 0
+        self.waited_total = 0.0  # seconds waited for a quiet CPU in this segment
+        self.said_wait_spent = False
+        #: write a line above the progress bar (a waiting runner says so)
+        self.say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
 
     # -- per-cell preparation (untimed, outside every worker) --
     def _prepare(self, index: int) -> dict[str, Any]:
@@ -111,10 +123,24 @@ class Runner:
         extra.setdefault("started", now)
         extra.setdefault("ended", now)
         if self._before is not None:  # the worker has exited: what else ran meanwhile
-            extra.setdefault("noise", noise.load_during(self._before, noise.snapshot(),
+            end, after = self._reaped or (interference.mark(), noise.snapshot())
+            extra.setdefault("noise", noise.load_during(self._before, after,
                                                         self.plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)))
             extra.setdefault("cpu", self.worker_cpu)
-            self._before = None
+            if self._mark is not None:
+                facts = self._worker_facts
+                m = interference.measure(self._mark, end, self.worker_cpu, noise.ours_cpu_during(self._before, after),
+                                         facts.get("ivcsw"), facts.get("timed_s"))
+                extra.setdefault("interference", m)
+                if facts.get("canary"):
+                    extra.setdefault("canary", facts["canary"])
+                self.contaminated_now = bool(m["contaminated"])
+                self._last_end = end
+            self._before = self._mark = self._reaped = None
+            self._worker_facts = {}
+        rerun_of = {r["rerun_seq"]: r["seq"] for r in self.plan.get("reruns", [])}.get(seq)
+        if rerun_of is not None:
+            extra.setdefault("rerun_of", rerun_of)
         rec = {"benchmark": cell.benchmark, "params": canonical_params(cell.params), "engine": cell.engine,
                "runtime": extra.pop("runtime", None) or cell.runtime, "runtime_family": cell.runtime,
                "process": process, "status": status, "reason": redact(reason), **extra}
@@ -160,7 +186,9 @@ class Runner:
             json.dump(spec, f)
         result_path = workdir / "result.json"
         log_path = workdir / "worker.log"
+        waited = self._wait_for_quiet()
         self._before = noise.snapshot()
+        self._mark = interference.mark(waited)
         started = time.time()
         with open(log_path, "wb") as log:
             try:
@@ -175,8 +203,10 @@ class Runner:
                 finally:
                     signal.pthread_sigmask(signal.SIG_SETMASK, held)
                 returncode = self.current.wait(timeout=self.plan["timeout_s"])
+                self._reaped = (interference.mark(), noise.snapshot())
             except subprocess.TimeoutExpired:
                 self._kill_current()
+                self._reaped = (interference.mark(), noise.snapshot())
                 self._record(seq, index, process, "timeout",
                              f"process exceeded the {self.plan['timeout_s']:.0f} s timeout and was killed",
                              pid=self.current.pid, stderr_tail=_tail(log_path), started=started, ended=time.time())
@@ -206,6 +236,10 @@ class Runner:
             return "failed"
         status = result.get("status", "error")
         reason = result.get("reason", "")
+        walls = result.get("wall_ns") or []
+        self._worker_facts = {"ivcsw": result.get("ivcsw") if isinstance(result.get("ivcsw"), int) else None,
+                              "timed_s": sum(w for w in walls if isinstance(w, (int, float))) / 1e9 or None,
+                              "canary": interference.canary_facts(result)}
         extra = {"pid": result.get("pid", pid), "runtime": result.get("runtime"), "stderr_tail": tail,
                  "started": started, "ended": ended}
         if "datadir" in cell.params:  # a benchmark that writes files: where they went (tmpfs or disk)
@@ -233,6 +267,56 @@ class Runner:
         self._record(seq, index, process, status, reason, **extra)
         return status
 
+    def _wait_for_quiet(self) -> float:
+        """Before a process: when the previous one was disturbed, or others used the worker's CPU
+        in the gap since it ended, wait (bounded, said) until the CPU is quiet. Seconds waited."""
+        if not self.plan.get("interference", True):
+            return 0.0
+        busy = self.last_contaminated
+        if not busy and self._last_end is not None:
+            span, share = interference.others_share_since(self._last_end, self.worker_cpu)
+            busy = span >= 0.05 and share > 0.25
+        max_wait = float(self.plan.get("max_wait_s", interference.MAX_WAIT_S))
+        left = 10 * max_wait - self.waited_total
+        if not busy or max_wait <= 0:
+            return 0.0
+        if left <= 0:
+            if not self.said_wait_spent:
+                self.say(f"the machine stays busy: waited {self.waited_total:.0f} s in all, measuring without "
+                         "waiting from here (disturbed processes are still flagged and rerun)")
+                self.said_wait_spent = True
+            return 0.0
+        waited, _ = interference.wait_for_quiet(self.worker_cpu, min(max_wait, left), say=self.say)
+        self.waited_total += waited
+        return waited
+
+    def _schedule_rerun(self, todo: list[tuple[int, int, int]], pos: int, seq: int, index: int) -> bool:
+        """A disturbed process is run again later in the run, at a random place among the processes
+        still to run (so not beside the same neighbour), within the cell's rerun budget. The new
+        entry is stored in plan.json before it runs, so `resume` and the store's checks know it."""
+        reruns = self.plan.setdefault("reruns", [])
+        cap = self.rerun_cap(index)
+        if sum(1 for r in reruns if r["cell"] == index) >= cap:
+            return False
+        order = self.plan["order"]
+        new_seq = max(t[0] for t in order) + 1
+        process = max((t[2] for t in order if t[1] == index), default=-1) + 1
+        entry = (new_seq, index, process)
+        order.append(entry)
+        reruns.append({"cell": index, "seq": seq, "rerun_seq": new_seq})
+        write_json_atomic(self.run_dir / "plan.json", self.plan)
+        rng = random.Random(self.plan["seed"] * 7_919 + new_seq)
+        todo.insert(rng.randint(pos + 1, len(todo)), entry)
+        return True
+
+    def rerun_cap(self, index: int) -> int:
+        """How many disturbed processes of a cell are rerun: half its planned processes, at least 2."""
+        if not self.plan.get("rerun", True):
+            return 0
+        planned = sum(1 for t in self.plan["order"] if t[1] == index) - sum(
+            1 for r in self.plan.get("reruns", []) if r["cell"] == index)
+        return max(2, planned // 2)
+
     def _worker_setup(self) -> None:
         """In the worker before exec: die with the runner, stay on the worker CPU."""
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
@@ -258,15 +342,25 @@ class Runner:
 
             bar = tqdm(total=len(self.plan["order"]), initial=len(self.plan["order"]) - len(todo), unit="proc",
                        file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+            self.say = lambda line: bar.write(line, file=sys.stderr)
         try:
-            for seq, index, process in todo:
+            pos = 0
+            while pos < len(todo):
+                seq, index, process = todo[pos]
                 if bar is not None:
                     bar.set_description_str(self.cells[index].label()[:60])
+                self.contaminated_now = False
                 if self.deadline is not None and time.monotonic() >= self.deadline:
                     self._record(seq, index, process, "skipped", BUDGET_SPENT)
                     status = "skipped"
                 else:
                     status = self.run_one(seq, index, process)
+                self.last_contaminated = self.contaminated_now
+                if status == "ok" and self.contaminated_now and self._schedule_rerun(todo, pos, seq, index):
+                    self.reruns_scheduled += 1
+                    if bar is not None:
+                        bar.total += 1
+                pos += 1
                 if bar is not None:
                     bar.update(1)
                     if status in ("failed", "timeout", "error", "invalid"):
@@ -307,8 +401,10 @@ def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None)
                                  drive=drive)
 
 
-def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool = True) -> Path:
-    """Finish an interrupted run: processes already recorded are kept, the rest run in plan order."""
+def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool = True,
+               max_wait_s: float | None = None) -> Path:
+    """Finish an interrupted run: processes already recorded are kept, the rest run in plan order
+    (`max_wait_s`: a new bound on the wait for a quiet CPU, which changes no measurement)."""
     run_dir = Path(run_dir)
     if not (run_dir / "plan.json").exists():
         raise UserError(f"{run_dir}: not a run directory (no plan.json)")
@@ -316,6 +412,8 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
     manifest = store.read_manifest(run_dir)
     store.verify_records(run_dir, manifest, plan, store.process_records(run_dir))
     manifest["command"] = manifest.get("command")
+    if max_wait_s is not None:
+        plan["max_wait_s"] = max_wait_s
     return _execute_with_servers(run_dir, plan, manifest, dsns, progress, first=False)
 
 
