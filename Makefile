@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision notebooks-sync lab clean help
+.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision bench-interference notebooks-sync lab clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
@@ -19,6 +19,7 @@ help:
 	@echo "make bench        bench-stats, the harness's timed region against a bare timeit, and the speed goals"
 	@echo "                  (BEFORE=PATH: a checkout to compare with, e.g. a worktree of main)"
 	@echo "make bench-precision  crossings' adaptive protocol vs pyperf's defaults at equal wall time (E1, 3 repetitions)"
+	@echo "make bench-interference  one E1 cell quiet and beside a logged noise generator: means, half-widths, flag recall"
 
 $(STAMP): requirements.lock requirements-mysqlclient.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -72,6 +73,9 @@ bench-stats: setup
 
 bench-precision: setup
 	$(PY) benchmarks/bench_precision.py
+
+bench-interference: setup
+	$(PY) benchmarks/bench_interference.py
 
 bench: bench-stats
 	$(PY) benchmarks/timed_region.py

@@ -26,6 +26,13 @@ if "CROSSINGS_ANALYSIS_CACHE" not in os.environ:
     os.environ["CROSSINGS_ANALYSIS_CACHE"] = tempfile.mkdtemp(prefix="crossings-test-cache-")
 
 
+# runs made by the tests neither wait for a quiet CPU nor rerun disturbed processes (on a busy CI
+# machine that would make process counts and run times depend on the load); the interference
+# tests turn both back on for their own runs
+os.environ.setdefault("CROSSINGS_RERUN", "0")
+os.environ.setdefault("CROSSINGS_MAX_WAIT", "0")
+
+
 def harness(*args: str, timeout: float = 600, check: bool = True, **kw) -> subprocess.CompletedProcess:
     """`python -m harness ARGS` in a fresh process; returns the completed process."""
     proc = subprocess.run([sys.executable, "-m", "harness", *args], cwd=ROOT, capture_output=True, text=True,

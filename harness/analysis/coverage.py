@@ -138,6 +138,78 @@ def geomean_cells(K: int = 22, P: int = 5, I: int = 10, resamples: int = 2000, c
     return draw
 
 
+def machine_cell(P: int, I: int, between: float = 0.25, contaminated: float = 0.10, slow: tuple[float, float] = (1.5, 2.0),
+                 recall: float = 0.95, resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """What this 2-core VM looks like: between-process spread `between` (log sd), a share
+    `contaminated` of processes `slow` times slower (a neighbour on the worker's CPU), of which
+    the flag catches `recall`; each flagged process is rerun (a fresh draw, within the runner's
+    budget of max(2, P/2) reruns) and left out as `analysis.interference.exclude` does (all kept
+    when too few clean would remain). The truth is the undisturbed mean."""
+    from harness.analysis.interference import exclude
+
+    truth = simdata.true_cell_mean(1.0, between)
+
+    def one(rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+        x = simdata.simulate_cell(rng, 1.0, 1, I, between, WITHIN)[0]
+        hit = rng.random() < contaminated
+        if hit:
+            x = x * rng.uniform(*slow)
+        return x, bool(hit and rng.random() < recall)
+
+    def draw(rng: np.random.Generator, d: int):
+        procs = [one(rng) for _ in range(P)]
+        reruns, cap = 0, max(2, P // 2)  # the runner's rerun budget (`Runner.rerun_cap`)
+        while reruns < cap and reruns < sum(f for _, f in procs):
+            procs.append(one(rng))
+            reruns += 1
+        keys = [("b", "", "e", "r", p, "run") for p in range(len(procs))]
+        ex = exclude(keys, [x for x, _ in procs], [(None, "")] * len(procs),
+                     {k for k, (_, f) in zip(keys, procs) if f})
+        return truth, *_cell_pair(ex.xs, rng, resamples, confidence)
+
+    return draw
+
+
+def canary_cell(P: int = 10, I: int = 10, phases: float = 0.2, canary_noise: float = 0.03, between: float = 0.05,
+                run_processes: int = 200, resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """Speed phases of the host: each process runs in a phase f_p (log sd `phases`) that slows
+    the benchmark and the canary alike; the canary is read with noise (log sd `canary_noise`);
+    a process also has its own spread (`between`). The estimand of the canary-adjusted mean is the
+    mean time at the run's median canary speed (the run: `run_processes` processes of all cells).
+    'ours' is the adjusted interval (`analysis.interference.adjust_cell`); process-t is the raw
+    interval of the same data, whose width shows what the adjustment saves."""
+    from harness.analysis.interference import adjust_cell
+
+    def draw(rng: np.random.Generator, d: int):
+        run_log_c = rng.normal(0, phases, run_processes) + rng.normal(0, canary_noise, run_processes)
+        ref = float(np.median(run_log_c))
+        truth = math.exp(ref) * simdata.true_cell_mean(1.0, between)
+        f = rng.normal(0, phases, P)
+        log_c = f + rng.normal(0, canary_noise, P)
+        x = simdata.simulate_cell(rng, 1.0, P, I, between, WITHIN) * np.exp(f)[:, None]
+        a = adjust_cell(x.mean(axis=1), log_c - ref, confidence)
+        ours = (a.low, a.high) if a is not None else (math.nan, math.nan)
+        _, plo, phi = stats.t_interval(x.mean(axis=1), confidence)
+        return truth, ours, (plo, phi)
+
+    return draw
+
+
+#: the interference scenarios (kept apart from the method's own: their process-t column means
+#: something else for the canary, the raw interval's width)
+def interference_scenarios(resamples: int = 2000) -> dict[str, Draw]:
+    out: dict[str, Draw] = {}
+    for P in (3, 10, 30):
+        for I in (2, 20):
+            out[f"machine-like: spread 25%, 10% disturbed 1.5-2x, 95% caught, P={P} x I={I}"] = machine_cell(
+                P, I, resamples=resamples)
+    out["machine-like: spread 20%, 10% disturbed, none caught, P=10 x I=10"] = machine_cell(
+        10, 10, between=0.2, recall=0.0, resamples=resamples)
+    for P in (5, 10, 30):
+        out[f"canary-adjusted: phases 20%, canary noise 3%, P={P} x I=10"] = canary_cell(P, resamples=resamples)
+    return out
+
+
 def scenarios(resamples: int = 2000) -> dict[str, Draw]:
     """Every scenario of issue 10, by name."""
     out: dict[str, Draw] = {}

@@ -3,7 +3,8 @@
 Why: the runner flags a process whose CPU others used (`run/interference.py`) and reruns it;
 an estimate built from the clean processes measures the code, not the neighbours. A flag is
 not a verdict on the numbers, so `keep_contaminated` puts them back, and a cell left with fewer
-than two clean processes keeps all of them (and says so) rather than losing its interval.
+than three clean processes (the fewest an interval needs) keeps all of them rather than losing
+its interval; the summary then counts them as disturbed but not excluded.
 
 The canary (a fixed piece of work each Python worker times between its iterations) says how
 fast the process's CPU was: the host's speed phases move it and the benchmark together. The
@@ -30,6 +31,8 @@ from scipy import stats as sps
 ProcessKey = tuple
 #: fewest processes with a canary for an adjusted interval (b and the mean cost two degrees of freedom)
 MIN_ADJUST_PROCESSES = 5
+#: fewest clean processes a cell keeps before its disturbed ones are left out (an interval needs 3)
+MIN_CLEAN = 3
 
 
 def _record_field(value: Any, key: str) -> Any:
@@ -70,7 +73,7 @@ class Exclusion:
 def exclude(keys: list[tuple], xs: list[np.ndarray], steady: list, bad: set[ProcessKey],
             keep: bool = False) -> Exclusion:
     """The series without the disturbed processes (`bad`), unless `keep`, or unless a cell would
-    be left with fewer than two clean processes with timings."""
+    be left with fewer than MIN_CLEAN clean processes with timings."""
     flagged_n: dict[tuple, int] = {}
     clean_n: dict[tuple, int] = {}
     for key, x in zip(keys, xs):
@@ -79,7 +82,7 @@ def exclude(keys: list[tuple], xs: list[np.ndarray], steady: list, bad: set[Proc
             flagged_n[cell] = flagged_n.get(cell, 0) + 1
         elif len(x):
             clean_n[cell] = clean_n.get(cell, 0) + 1
-    too_few = {c for c in flagged_n if clean_n.get(c, 0) < 2}
+    too_few = {c for c in flagged_n if clean_n.get(c, 0) < MIN_CLEAN}
     drop = set() if keep else {k for k in bad if tuple(k[:4]) not in too_few}
     out_k, out_x, out_s = [], [], []
     excluded: dict[tuple, int] = {}
@@ -199,8 +202,8 @@ def cell_facts(ex: Exclusion, procs: pd.DataFrame) -> pd.DataFrame:
 
 def drop_flagged_rows(raw: pd.DataFrame, procs: pd.DataFrame) -> pd.DataFrame:
     """Raw rows without those of disturbed processes (what the adaptive protocol's assessment
-    and the planner estimate from), keeping a cell's rows where fewer than two clean processes
-    would remain, as `exclude` does."""
+    and the planner estimate from), keeping a cell's rows where too few clean processes would
+    remain, as `exclude` does."""
     bad = flagged(procs)
     if not bad or raw.empty:
         return raw

@@ -182,7 +182,7 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             iterations=args.iterations, seed=args.seed or 0,
             out=check_out(args.out or PROJECT_ROOT / "data" / "runs"), timeout_s=args.timeout,
             budget_s=args.budget, params=params, dsns=dsns, progress=progress, pin=not args.no_pin,
-            max_wait_s=_max_wait(args.max_wait), rerun=not args.no_rerun,
+            max_wait_s=_max_wait(args.max_wait), rerun=False if args.no_rerun else None,
             command=["python", "-m", "harness", *sys.argv[1:]])
         if drive is not None and request.processes is None:
             request.processes = 3  # the adaptive pilot

@@ -82,7 +82,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
     plan["budget_s"] = None  # after the pilot, processes run the planned iterations, no per-process cut
     for round_no in range(1, settings.max_rounds + 1):
         found = assess(runner.run_dir, settings.target, settings.confidence, ROUND_RESAMPLES)
-        run_spent = time.monotonic() - t0
+        run_spent = time.monotonic() - t0 - getattr(runner, "waited_total", 0.0)  # waiting for a quiet CPU is not measuring
         run_left = math.inf if settings.max_run_time_s is None else settings.max_run_time_s - run_spent
         new: list[int] = []
         for i, cell in enumerate(cells):
@@ -134,6 +134,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         if _key(cell) in final:
             last[i] = final[_key(cell)]
     record = {"settings": asdict(settings), "run_time_s": round(time.monotonic() - t0, 3),
+              "waited_s": round(getattr(runner, "waited_total", 0.0), 3),
               "cells": [_cell_record(cells[i], stopped.get(i, {"stop": "rounds"}), last.get(i), settings)
                         for i in range(len(cells))]}
     plan["adaptive"] = record

@@ -62,8 +62,8 @@ class RunRequest:
     pin: bool = True
     #: before a process, wait at most this long for a quiet worker CPU (None: the default)
     max_wait_s: float | None = None
-    #: run disturbed processes again (harness.run.interference)
-    rerun: bool = True
+    #: run disturbed processes again (harness.run.interference); None: CROSSINGS_RERUN, else yes
+    rerun: bool | None = None
 
 
 #: bounds every request is checked against before anything starts (a typo like 50000000
@@ -274,9 +274,31 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         "min_iterations": min(2, iterations), "benchmarks": benchmarks,
         "engines": engines, "runtimes": runtimes, "cells": cells,
         "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {}, "pin": request.pin,
-        "interference": True, "rerun": request.rerun,
-        "max_wait_s": request.max_wait_s if request.max_wait_s is not None else profile.max_wait_s,
+        "interference": True, "rerun": request.rerun if request.rerun is not None else _env_rerun(),
+        "max_wait_s": request.max_wait_s if request.max_wait_s is not None else _env_max_wait(profile.max_wait_s),
     }
+
+
+def _env_rerun() -> bool:
+    """CROSSINGS_RERUN=0 turns reruns off by default (a test suite that counts processes)."""
+    value = os.environ.get("CROSSINGS_RERUN", "1").strip()
+    if value not in ("0", "1"):
+        raise UserError(f"CROSSINGS_RERUN must be 0 or 1, got {value!r}")
+    return value == "1"
+
+
+def _env_max_wait(default: float) -> float:
+    """CROSSINGS_MAX_WAIT (seconds, 0..3600) overrides the profile's wait for a quiet CPU."""
+    value = os.environ.get("CROSSINGS_MAX_WAIT")
+    if value is None:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= 3600:
+        raise UserError(f"CROSSINGS_MAX_WAIT must be a number of seconds between 0 and 3600, got {value!r}")
+    return seconds
 
 
 def plan_cells(plan: dict[str, Any]) -> list[Cell]:

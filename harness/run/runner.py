@@ -288,6 +288,8 @@ class Runner:
             return 0.0
         waited, _ = interference.wait_for_quiet(self.worker_cpu, min(max_wait, left), say=self.say)
         self.waited_total += waited
+        if self.deadline is not None:  # the run's budget is for measuring, not for waiting on others
+            self.deadline += waited
         return waited
 
     def _schedule_rerun(self, todo: list[tuple[int, int, int]], pos: int, seq: int, index: int) -> bool:

@@ -65,3 +65,37 @@ def test_pooled_t_undercovers_with_between_process_variance():
         _, lo, hi = stats.mean_ci(x, "pooled-t", 0.99)
         hits += lo <= truth <= hi
     assert hits / 200 < 0.8  # the reason the default resamples processes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(coverage.interference_scenarios()))
+def test_interference_scenarios_cover_at_99(name, capsys):
+    """This machine's look (spread 20-30%, 10% of processes disturbed 1.5-2x, P = 3..30,
+    I = 2..20) and the canary-adjusted mean under host speed phases: >= 98% at nominal 99%."""
+    c = coverage.measure(name, coverage.interference_scenarios()[name], SLOW_SETS)
+    with capsys.disabled():
+        print("\n" + c.row())
+    assert c.coverage >= MIN_COVERAGE, c
+    assert c.no_interval == 0
+
+
+@pytest.mark.parametrize("name", ["machine-like: spread 25%, 10% disturbed 1.5-2x, 95% caught, P=3 x I=2",
+                                  "canary-adjusted: phases 20%, canary noise 3%, P=5 x I=10"])
+def test_fast_interference_coverage(name):
+    c = coverage.measure(name, coverage.interference_scenarios(resamples=1000)[name], 300)
+    assert c.coverage >= MIN_COVERAGE - 0.015, c
+    assert c.no_interval == 0
+
+
+def test_canary_adjustment_narrows_the_interval_under_phases():
+    """The adjusted interval is much narrower than the raw one when phases dominate (rho ~ 0.97)."""
+    c = coverage.measure("canary", coverage.canary_cell(P=10), 100)
+    assert c.width_ratio < 0.5, c
+
+
+def test_leaving_disturbed_processes_in_biases_the_mean():
+    """The counter-example: with every disturbed process kept (recall 0) and 30% of them 2x
+    slower, a cell of 30 processes misses its undisturbed mean far more often than 1%."""
+    c = coverage.measure("kept", coverage.machine_cell(30, 10, between=0.05, contaminated=0.3, slow=(2.0, 2.0),
+                                                       recall=0.0, resamples=500), 100)
+    assert c.coverage < 0.5, c

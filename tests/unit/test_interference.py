@@ -1,0 +1,161 @@
+"""Interference: the per-CPU counters, the contamination rule, the quiet-CPU wait, rounds, the
+exclusion of disturbed processes and the canary adjustment (known values)."""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from harness.analysis import interference as ai
+from harness.run import interference as ri
+from harness.run.plan import in_rounds, interleave
+
+STAT = """cpu  100 0 50 1000 5 0 0 0 0 0
+cpu0 60 0 30 500 5 0 0 0 0 0
+cpu1 {u} 0 {s} 500 0 {irq} {soft} {steal} 0 0
+intr 12345
+"""
+
+
+def _ticks(tmp_path, name, **kw):
+    p = tmp_path / name
+    p.write_text(STAT.format(**kw))
+    return ri.read_cpu_ticks(str(p))
+
+
+def test_cpu_ticks_read_busy_and_steal_per_cpu(tmp_path):
+    t = _ticks(tmp_path, "a", u=40, s=20, irq=3, soft=2, steal=7)
+    assert set(t.per_cpu) == {0, 1}
+    tick = ri._TICK
+    assert t.per_cpu[1] == pytest.approx(((40 + 20 + 3 + 2) / tick, 7 / tick))
+    assert ri.read_cpu_ticks(str(tmp_path / "missing")).per_cpu == {}
+
+
+def _mark(per_cpu, wall, own=(0.0, 0.0), waited=0.0):
+    return ri.Mark(ri.CpuTicks(wall, per_cpu), own, waited)
+
+
+def test_others_on_the_worker_cpu_are_busy_time_we_did_not_spend():
+    start = _mark({0: (10.0, 0.0), 1: (20.0, 0.0)}, 100.0, own=(1.0, 5.0))
+    # 1 s later: CPU 1 was busy 0.9 s; the worker spent 0.5 s, the runner 0.02 s, the servers 0.08 s
+    end = _mark({0: (10.1, 0.0), 1: (20.9, 0.0)}, 101.0, own=(1.02, 5.5))
+    m = ri.measure(start, end, cpu=1, servers_cpu_s=0.08, ivcsw=3, timed_s=0.4)
+    assert m["others_s"] == pytest.approx(0.3, abs=1e-6) and m["others_share"] == pytest.approx(0.3, abs=1e-4)
+    assert m["contaminated"] and "others held its CPU 30%" in m["why"]
+    # the same with our work explaining all the busy time: clean
+    end = _mark({0: (10.1, 0.0), 1: (20.6, 0.0)}, 101.0, own=(1.02, 5.5))
+    m = ri.measure(start, end, cpu=1, servers_cpu_s=0.08, ivcsw=3, timed_s=0.4)
+    assert m["others_s"] == 0 and not m["contaminated"] and m["why"] == ""
+
+
+@pytest.mark.parametrize("measures,disturbed", [
+    ({"cpu": 1, "wall_s": 1.0, "others_s": 0.04}, False),           # under 5%
+    ({"cpu": 1, "wall_s": 1.0, "others_s": 0.06}, True),            # over 5% and 20 ms
+    ({"cpu": 1, "wall_s": 0.1, "others_s": 0.01}, False),           # 10%, but one tick: the counters' grain
+    ({"cpu": 1, "wall_s": 1.0, "steal_s": 0.08}, True),             # the hypervisor took the CPU
+    ({"cpu": 1, "wall_s": 1.0, "ivcsw": 60, "ivcsw_per_s": 120.0}, True),
+    ({"cpu": 1, "wall_s": 1.0, "ivcsw": 5, "ivcsw_per_s": 500.0}, False),  # a few switches in a short loop
+    ({"cpu": None, "wall_s": 1.0, "others_s": 0.9}, False),         # unpinned: others may be on the other CPU
+])
+def test_the_rule(measures, disturbed):
+    assert bool(ri.why_contaminated(measures)) is disturbed
+
+
+def test_wait_for_quiet_waits_until_a_quiet_window_and_is_bounded(monkeypatch):
+    said = []
+    # the worker CPU's busy seconds at each read: busy, busy, then quiet
+    reads = iter([0.0, 0.2, 0.2, 0.4, 0.4, 0.41])
+    clock = {"t": 0.0}
+    monkeypatch.setattr(ri, "read_cpu_ticks", lambda path="/proc/stat": ri.CpuTicks(clock["t"], {1: (next(reads), 0.0)}))
+
+    def sleep(s):
+        clock["t"] += s
+
+    monkeypatch.setattr(ri.time, "monotonic", lambda: clock["t"])
+    waited, share = ri.wait_for_quiet(1, max_wait_s=10, window_s=0.2, say=said.append, sleep=sleep)
+    assert waited == pytest.approx(0.6) and share == pytest.approx(0.05)
+    assert "busy (100%)" in said[0] and "quiet after 0.6 s" in said[-1]
+    # always busy: it gives up after max_wait
+    busy = iter(np.arange(0, 100, 0.2))
+    monkeypatch.setattr(ri, "read_cpu_ticks", lambda path="/proc/stat": ri.CpuTicks(clock["t"], {1: (next(busy), 0.0)}))
+    said.clear()
+    waited, share = ri.wait_for_quiet(1, max_wait_s=1.0, window_s=0.2, say=said.append, sleep=sleep)
+    assert 1.0 <= waited < 1.5 and share > 0.5 and "still busy" in said[-1]
+
+
+def test_canary_facts_take_the_median_without_the_first_run():
+    f = ri.canary_facts({"canary_ns": [5_000_000, 1_000_000, 1_200_000, 1_100_000], "canary_work": "w"})
+    assert f == {"work": "w", "n": 4, "first_ns": 5_000_000, "median_ns": 1_100_000}
+    assert ri.canary_facts({}) is None and ri.canary_facts({"canary_ns": [0, -1]}) is None
+
+
+def test_rounds_hold_every_cell_once_each():
+    order = interleave(5, 4, seed=3)
+    assert len(order) == 20
+    for k in range(4):
+        block = order[5 * k:5 * (k + 1)]
+        assert sorted(c for c, _ in block) == list(range(5)) and {p for _, p in block} == {k}
+    assert order != interleave(5, 4, seed=4)  # the seed shuffles each round
+    extra = in_rounds({0: 3, 2: 1}, random.Random(0), first={0: 4, 2: 9})
+    assert sorted(extra) == [(0, 4), (0, 5), (0, 6), (2, 9)] and extra[-1] == (0, 6)
+
+
+def _keys(cell_procs):
+    return [("b", "", e, "r", p, "run") for e, n in cell_procs for p in range(n)]
+
+
+def test_exclusion_leaves_out_flagged_processes_unless_too_few_remain():
+    keys = _keys([("e1", 5), ("e2", 3)])
+    xs = [np.ones(3) * (i + 1) for i in range(len(keys))]
+    steady = [(None, "flat")] * len(keys)
+    bad = {keys[0], keys[1], keys[5]}  # two of e1's five; one of e2's three
+    ex = ai.exclude(keys, xs, steady, bad)
+    assert ex.flagged == {("b", "", "e1", "r"): 2, ("b", "", "e2", "r"): 1}
+    assert ex.excluded == {("b", "", "e1", "r"): 2}  # e2 would keep only 2 clean: all kept
+    assert ex.kept_too_few == {("b", "", "e2", "r")}
+    assert len(ex.keys) == 6 and keys[0] not in ex.keys
+    kept = ai.exclude(keys, xs, steady, bad, keep=True)
+    assert len(kept.keys) == 8 and kept.excluded == {}
+
+
+def test_flagged_reads_only_ok_processes_marked_contaminated():
+    procs = pd.DataFrame([
+        {"run_id": "r", "benchmark": "b", "params": "", "engine": "e", "runtime": "x", "process": 0, "status": "ok",
+         "interference": {"contaminated": True}},
+        {"run_id": "r", "benchmark": "b", "params": "", "engine": "e", "runtime": "x", "process": 1, "status": "ok",
+         "interference": {"contaminated": False}},
+        {"run_id": "r", "benchmark": "b", "params": "", "engine": "e", "runtime": "x", "process": 2, "status": "error",
+         "interference": {"contaminated": True}},
+        {"run_id": "r", "benchmark": "b", "params": "", "engine": "e", "runtime": "x", "process": 3, "status": "ok",
+         "interference": None}])
+    assert ai.flagged(procs) == {("b", "", "e", "x", 0, "r")}
+    assert ai.flagged(procs.drop(columns=["interference"])) == set()
+
+
+def test_canary_adjustment_recovers_the_time_at_the_reference_speed():
+    rng = np.random.default_rng(1)
+    d = rng.normal(0, 0.2, 12)          # each process's phase, seen exactly by the canary
+    y = 2e-3 * np.exp(d)                 # the benchmark slows with the phase, nothing else varies
+    a = ai.adjust_cell(y, d, 0.99)
+    assert a.slope == pytest.approx(1.0) and a.rho == pytest.approx(1.0)
+    assert a.mean == pytest.approx(2e-3) and a.high - a.low < 1e-12
+    # with process noise: the interval covers 2 ms, is narrower than the raw one, and stays positive
+    y2 = y * np.exp(rng.normal(0, 0.02, 12))
+    a2 = ai.adjust_cell(y2, d, 0.99)
+    raw_half = 3.1 * y2.std(ddof=1) / math.sqrt(12)
+    assert a2.low < 2e-3 < a2.high and (a2.high - a2.low) / 2 < raw_half and a2.low > 0
+    # too few processes, or a canary that never moved: no adjustment
+    assert ai.adjust_cell(y[:4], d[:4]) is None and ai.adjust_cell(y, np.zeros(12)) is None
+
+
+def test_adjusted_rows_use_the_runs_median_canary_per_runtime():
+    keys = [("b", "", "e", "cpython3.11", p, "run") for p in range(6)]
+    speeds = [1.0, 1.1, 0.9, 1.2, 0.8, 1.0]
+    xs = [np.full(4, 1e-3 * s) for s in speeds]
+    canary = {k: ("w", 1e6 * s) for k, s in zip(keys, speeds)}
+    df = ai.adjusted_rows(keys, xs, [(None, "flat")] * 6, canary, 0.99)
+    (r,) = df.to_dict("records")
+    assert r["adj_mean_s"] == pytest.approx(1e-3) and r["canary_slope"] == pytest.approx(1.0)
