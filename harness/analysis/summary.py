@@ -117,8 +117,9 @@ def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
     if n and disturbed_facts(processes)[1]:
         notes.append(f"note: {n} of {timed} processes were disturbed (other programs on the worker's CPU, steal "
                      "time or preemption; records' `interference`): they are left out of the estimates and were "
-                     "rerun where the cell's budget allowed (columns disturbed, excluded, reruns; "
-                     "--keep-contaminated puts them back)")
+                     "rerun where the cell's budget allowed; a cell that would keep fewer than 3 clean "
+                     "processes keeps them all (columns disturbed, excluded, reruns; --keep-contaminated "
+                     "puts them back everywhere)")
     elif n:
         notes.append(f"warning: {n} of {timed} processes were noisy: other programs used more than the threshold "
                      "of CPU while they ran (column noisy; records' `noise`), so their times may be inflated and "

@@ -15,7 +15,7 @@ from pathlib import Path
 #: options a resume takes from the stored plan (dest -> plan key); giving one that differs is refused
 RESUME_FIXED = {"profile": "profile", "benchmarks": "benchmarks", "engines": "engines", "runtimes": "runtimes",
                 "processes": "processes", "iterations": "iterations", "seed": "seed", "timeout": "timeout_s",
-                "budget": "budget_s", "param": "params", "out": None}
+                "budget": "budget_s", "param": "params", "out": None, "aa": None}
 
 
 def _params(values: list[str]) -> dict[str, str | list[str]]:
@@ -60,6 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-wait", type=float, metavar="SEC",
                    help="before a process, wait at most this long while others use the worker's CPU "
                         "(default 30; 0 = never wait; a run waits at most 10 times this in all)")
+    p.add_argument("--aa", metavar="ENGINE_GLOBS",
+                   help="measure the cells of these engines twice, the twin named aa=twin, interleaved with the "
+                        "rest: an A/A check (summary and compare show the twin's ratio to its cell; it must "
+                        "include 1)")
     p.add_argument("--no-rerun", action="store_true",
                    help="keep disturbed processes as they are instead of running them again "
                         "(they are still flagged, and left out of estimates unless --keep-contaminated)")
@@ -121,7 +125,7 @@ def _check_resume(args: argparse.Namespace) -> None:
     if not (run_dir / "plan.json").is_file():
         raise UserError(f"--resume {run_dir}: not a run directory (no plan.json)")
     plan = store.read_json(run_dir / "plan.json", "plan")
-    given = {dest: getattr(args, dest) for dest in RESUME_FIXED if getattr(args, dest) is not None}
+    given = {dest: getattr(args, dest, None) for dest in RESUME_FIXED if getattr(args, dest, None) is not None}
     for dest, value in given.items():
         key = RESUME_FIXED[dest]
         stored = plan.get(key) if key else None
@@ -183,6 +187,7 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             out=check_out(args.out or PROJECT_ROOT / "data" / "runs"), timeout_s=args.timeout,
             budget_s=args.budget, params=params, dsns=dsns, progress=progress, pin=not args.no_pin,
             max_wait_s=_max_wait(args.max_wait), rerun=False if args.no_rerun else None,
+            aa=_nonempty("--aa", args.aa),
             command=["python", "-m", "harness", *sys.argv[1:]])
         if drive is not None and request.processes is None:
             request.processes = 3  # the adaptive pilot

@@ -59,4 +59,9 @@ def run(args: argparse.Namespace) -> int:
         print(format_summary(runs.summary, args.format))
     for note in noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs]):
         print(note, file=sys.stderr)
+    if args.format == "text":
+        from harness.analysis.aa import aa_rows, aa_text
+
+        for line in aa_text(aa_rows(runs), args.confidence):
+            print(line)
     return 0

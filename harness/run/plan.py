@@ -64,6 +64,9 @@ class RunRequest:
     max_wait_s: float | None = None
     #: run disturbed processes again (harness.run.interference); None: CROSSINGS_RERUN, else yes
     rerun: bool | None = None
+    #: engine globs whose cells are measured twice, the twin under the parameter `aa=twin`
+    #: (an A/A check within the run: the two names of one cell must not differ)
+    aa: list[str] | None = None
 
 
 #: bounds every request is checked against before anything starts (a typo like 50000000
@@ -263,6 +266,7 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
                     cells.append({"benchmark": b, "params": params, "engine": e, "runtime": r})
     if not cells:
         raise UserError(f"nothing to run: no engine of {', '.join(engines)} runs on {', '.join(runtimes)}")
+    cells += aa_twins(cells, request.aa)
     if len(cells) * processes > MAX_PLANNED:
         raise UserError(f"{len(cells)} cells x {processes} processes is more than {MAX_PLANNED} processes; "
                         "ask for fewer")
@@ -299,6 +303,31 @@ def _env_max_wait(default: float) -> float:
     if not 0 <= seconds <= 3600:
         raise UserError(f"CROSSINGS_MAX_WAIT must be a number of seconds between 0 and 3600, got {value!r}")
     return seconds
+
+
+#: the parameter that names an A/A twin cell: the worker never sees it
+AA_PARAM = "aa"
+
+
+def aa_twins(cells: list[dict[str, Any]], globs: list[str] | None) -> list[dict[str, Any]]:
+    """A twin of every cell whose engine matches one of `globs`: the same benchmark, parameters,
+    engine and runtime under a second name (`aa=twin`), interleaved with all the others, so the
+    run can show that it does not tell a cell from itself."""
+    from fnmatch import fnmatchcase
+
+    if not globs:
+        return []
+    twins = [dict(c, params={**c["params"], AA_PARAM: "twin"}) for c in cells
+             if any(fnmatchcase(c["engine"], g) for g in globs)]
+    if not twins:
+        raise UserError(f"--aa {','.join(globs)}: no cell of this run has such an engine; "
+                        f"engines: {', '.join(sorted({c['engine'] for c in cells}))}")
+    return twins
+
+
+def worker_params(params: dict[str, Any]) -> dict[str, Any]:
+    """A cell's parameters as its workload takes them (the A/A twin's name removed)."""
+    return {k: v for k, v in params.items() if k != AA_PARAM}
 
 
 def plan_cells(plan: dict[str, Any]) -> list[Cell]:

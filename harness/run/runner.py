@@ -29,7 +29,7 @@ from harness.protocol import canonical_params, timing_rows
 from harness.redaction import redact
 from harness.run import doctor, interference, noise
 from harness.run.manifest import base_manifest, git_commit
-from harness.run.plan import Cell, RunRequest, build_plan, plan_cells
+from harness.run.plan import Cell, RunRequest, build_plan, plan_cells, worker_params
 from harness.run.probe import probe_all
 from harness.run.runtimes import RUNTIMES, worker_env
 from harness.run.tempdir import run_tempdir
@@ -108,11 +108,12 @@ class Runner:
         workload = workloads.get(cell.benchmark)
         if not workload.dataset:
             return {}
-        key = f"{workload.dataset}:{cell.engine}:{canonical_params(cell.params)}"
+        params = worker_params(cell.params)  # an A/A twin shares its cell's data set
+        key = f"{workload.dataset}:{cell.engine}:{canonical_params(params)}"
         if key not in self.datasets:
             from harness.run.datasets import prepare_for
 
-            self.datasets[key] = prepare_for(workload.dataset, cell.engine, cell.params, progress=self.progress,
+            self.datasets[key] = prepare_for(workload.dataset, cell.engine, params, progress=self.progress,
                                              engine_config=self.engine_configs.get(cell.engine))
             self.plan.setdefault("datasets", {})[key] = {k: v for k, v in self.datasets[key].items() if k != "path"}
         return self.datasets[key]
@@ -176,7 +177,7 @@ class Runner:
     def _execute(self, seq: int, index: int, process: int, cell: Cell, data: dict[str, Any], workdir: Path) -> str:
         # a cell may carry its own count (the adaptive protocol sets it after the pilot)
         iterations = self.plan["cells"][index].get("iterations") or self.plan["iterations"]
-        spec = {"benchmark": cell.benchmark, "params": cell.params, "engine": cell.engine,
+        spec = {"benchmark": cell.benchmark, "params": worker_params(cell.params), "engine": cell.engine,
                 "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": iterations,
                 "budget_s": self.plan.get("budget_s"), "min_iterations": self.plan.get("min_iterations", 2),
                 "process": process, "seed": self.plan["seed"] * 1_000_003 + seq, "workdir": str(workdir), "data": data}

@@ -159,3 +159,40 @@ def test_adjusted_rows_use_the_runs_median_canary_per_runtime():
     df = ai.adjusted_rows(keys, xs, [(None, "flat")] * 6, canary, 0.99)
     (r,) = df.to_dict("records")
     assert r["adj_mean_s"] == pytest.approx(1e-3) and r["canary_slope"] == pytest.approx(1.0)
+
+
+def test_aa_twins_are_planned_interleaved_and_hidden_from_the_worker():
+    from harness.errors import UserError
+    from harness.run.plan import RunRequest, build_plan, worker_params
+
+    plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/*"],
+                                 aa=["sqlite/sqlite3"], processes=3), "test")
+    twins = [c for c in plan["cells"] if c["params"].get("aa") == "twin"]
+    assert len(twins) == 1 and twins[0]["engine"] == "sqlite/sqlite3"
+    assert worker_params(twins[0]["params"]) == {"n": 1000}
+    # interleaved in rounds with every other cell
+    assert sorted(c for _, c, _ in plan["order"][:len(plan["cells"])]) == list(range(len(plan["cells"])))
+    with pytest.raises(UserError, match="no cell of this run has such an engine"):
+        build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/*"],
+                              aa=["duckdb"]), "test")
+
+
+def test_aa_ratio_includes_one_for_a_twin_and_excludes_it_for_a_slower_one(tmp_path):
+    from harness import store
+    from harness.analysis import simdata
+    from harness.analysis.aa import aa_rows, aa_text
+    from harness.analysis.runset import RunSet
+
+    df = simdata.simulate_run(benchmarks=1, engines=("e",), processes=8, iterations=10, seed=5)
+    twin = simdata.simulate_run(benchmarks=1, engines=("e",), processes=8, iterations=10, seed=6, params="aa=twin")
+    slow = simdata.simulate_run(benchmarks=["bench00"], engines=("f",), processes=8, iterations=10, seed=7)
+    slow_twin = simdata.simulate_run(benchmarks=["bench00"], engines=("f",), processes=8, iterations=10, seed=8,
+                                     params="aa=twin", true_means={("bench00", "f"): 0.02})
+    for i, part in enumerate((twin, slow, slow_twin), start=1):
+        part["seq"] += 100 * i
+    run = store.write_imported_run(tmp_path, pd.concat([df, twin, slow, slow_twin], ignore_index=True),
+                                   {"source": "test"})
+    rows = aa_rows(RunSet([run], resamples=2000)).set_index("engine")
+    assert rows.loc["e", "ratio_ci_low"] <= 1 <= rows.loc["e", "ratio_ci_high"] and not rows.loc["e", "differs"]
+    assert rows.loc["f", "differs"] and rows.loc["f", "ratio"] > 1.5
+    assert "1 of 2 A/A pairs called different" in "\n".join(aa_text(aa_rows(RunSet([run], resamples=2000)), 0.99))

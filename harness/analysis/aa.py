@@ -1,0 +1,58 @@
+"""The A/A check within a run: a cell measured twice under two names must not differ.
+
+Why: an interval is only as honest as the protocol under it. A run made with `run --aa GLOBS`
+measures the cells of those engines twice, the twin named by the parameter `aa=twin`,
+interleaved with everything else. The ratio twin / cell has a true value of exactly 1, so its
+interval must include 1 (at 99%, 1 pair in 100 may miss by chance); a run whose A/A pairs are
+called different more often than that is measuring the machine, not the code.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from harness.analysis.runset import RunSet
+
+AA_COLUMNS = ["benchmark", "params", "engine", "runtime", "ratio", "ratio_ci_low", "ratio_ci_high", "differs"]
+
+
+def _without_aa(params: str) -> str:
+    return ",".join(p for p in params.split(",") if p and not p.startswith("aa="))
+
+
+def aa_rows(runs: RunSet) -> pd.DataFrame:
+    """Per twin cell: the ratio of its mean to its cell's, the interval (the default method's
+    log-ratio interval at the run set's confidence) and whether the interval excludes 1."""
+    from harness.analysis import stats
+
+    boots = runs.boots()
+    by_key = {k: k for k in boots}
+    rows = []
+    for key in boots:
+        bench, params, engine, runtime = key
+        if "aa=twin" not in params.split(","):
+            continue
+        original = by_key.get((bench, _without_aa(params), engine, runtime))
+        if original is None:
+            continue
+        r, lo, hi = stats.combine_log_ratios([(boots[key], boots[original])], runs.confidence)
+        differs = bool(math.isfinite(lo) and math.isfinite(hi) and not lo <= 1.0 <= hi)
+        rows.append((bench, _without_aa(params), engine, runtime, r, lo, hi, differs))
+    return pd.DataFrame(rows, columns=AA_COLUMNS)
+
+
+def aa_text(df: pd.DataFrame, confidence: float) -> list[str]:
+    """One line per A/A pair and a total: how often the run told a cell from itself."""
+    if df.empty:
+        return []
+    lines = [f"A/A check: each twin's mean / its cell's mean [{confidence:.0%} CI] (true value 1)"]
+    for r in df.itertuples(index=False):
+        ci = f"[{r.ratio_ci_low:.3f}, {r.ratio_ci_high:.3f}]" if math.isfinite(r.ratio_ci_low) else "(no interval)"
+        lines.append(f"  {r.benchmark} [{r.params}] {r.engine} {r.runtime}: {r.ratio:.3f} {ci}"
+                     + ("  DIFFERS" if r.differs else ""))
+    lines.append(f"  {int(df['differs'].sum())} of {len(df)} A/A pairs called different "
+                 f"(expected by chance: {1 - confidence:.0%} of pairs)")
+    return lines
