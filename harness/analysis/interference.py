@@ -217,3 +217,35 @@ def drop_flagged_rows(raw: pd.DataFrame, procs: pd.DataFrame) -> pd.DataFrame:
         return raw
     mask = [k in kept for k in zip(*(raw[c] for c in pk), rid)]
     return raw[np.asarray(mask, dtype=bool)]
+
+
+def adjusted_compare_samples(raws: list[pd.DataFrame], procs: list[pd.DataFrame]) -> list[dict[tuple, np.ndarray]]:
+    """`compare`'s per-process samples of each side, canary-adjusted to one common speed: each
+    process mean times exp(-b d_p), with d_p its log canary offset from the median canary of
+    every process of both sides (per runtime and canary work) and b its cell's slope. A cell
+    with fewer than MIN_ADJUST_PROCESSES canaries, or whose canary never moved, keeps its raw
+    means. Disturbed processes are left out first, as everywhere."""
+    canary: dict[ProcessKey, tuple[str, float]] = {}
+    for p in procs:
+        canary.update(canaries(p))
+    logs: dict[tuple[str, str], list[float]] = {}
+    for key, (work, ns) in canary.items():
+        logs.setdefault((key[3], work), []).append(math.log(ns))
+    ref = {g: float(np.median(v)) for g, v in logs.items()}
+    out = []
+    for raw, p in zip(raws, procs):
+        v = drop_flagged_rows(raw, p)
+        v = v[v["check_ok"].astype(bool)]
+        rid = v["run_id"] if "run_id" in v else pd.Series("", index=v.index)
+        means = (v["wall_ns"].astype(float) * 1e-9).groupby(
+            [v["benchmark"], v["params"], v["engine"], v["runtime"], v["process"], rid], sort=True).mean()
+        side: dict[tuple, np.ndarray] = {}
+        for cell, g in means.groupby(level=[0, 1, 2, 3], sort=True):
+            keys = [(*k[:4], int(k[4]), k[5]) for k in g.index]
+            y = g.to_numpy()
+            d = np.array([math.log(canary[k][1]) - ref[(k[3], canary[k][0])] if k in canary else math.nan
+                          for k in keys])
+            a = adjust_cell(y, np.nan_to_num(d), 0.99) if np.isfinite(d).all() else None
+            side[tuple(cell)] = y * np.exp(-a.slope * d) if a is not None else y
+        out.append(side)
+    return out

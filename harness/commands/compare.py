@@ -12,7 +12,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(`~` where p > alpha), then a geomean row. Samples are per-process means by "
                                    "default. Warns, as benchstat, when a cell has too few samples for alpha.")
     p.add_argument("base", type=Path, metavar="BASE_RUN")
-    p.add_argument("new", type=Path, metavar="NEW_RUN")
+    p.add_argument("new", type=Path, metavar="NEW_RUN", nargs="?",
+                   help="the run to compare with BASE_RUN (default: BASE_RUN itself, with --base-params and "
+                        "--new-params naming two cells of one interleaved run)")
+    p.add_argument("--base-params", metavar="KEY=VALUE",
+                   help="the base side is the cells with this parameter value (e.g. n=10000; KEY= alone: the cells "
+                        "without KEY, e.g. aa= for the cells whose A/A twins --new-params aa=twin names)")
+    p.add_argument("--new-params", metavar="KEY=VALUE",
+                   help="the new side is the cells with this parameter value (e.g. n=10300); compared with the base "
+                        "cells that match in everything else")
+    p.add_argument("--adjust", choices=["none", "canary"], default="none",
+                   help="canary: each process mean adjusted to one common machine speed by its canary (regression "
+                        "adjustment, CUPED), for comparisons across speed phases of the host (default none)")
     p.add_argument("--format", choices=["text", "csv", "json"], default="text")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="median CI level (default 0.95, as benchstat)")
@@ -23,6 +34,30 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit with status 1 when a significant slowdown exceeds PCT percent; exit 2 when a "
                         "cell has too few samples for any slowdown to reach --alpha (the gate could not fire)")
     p.set_defaults(func=run)
+
+
+def _side(df, selector: str | None, option: str):
+    """The rows of the cells with parameter `selector` (KEY=VALUE), that parameter removed from
+    their names so they match the other side's cells; all rows when no selector is given."""
+    from harness.errors import UserError
+
+    if not selector:
+        return df
+    if "=" not in selector:
+        raise UserError(f"{option} takes KEY=VALUE, e.g. n=10000; got {selector!r}")
+    if df.empty:
+        return df
+    parts = df["params"].astype(str).str.split(",")
+    key, _, value = selector.partition("=")
+    # KEY= (no value): the cells without that parameter (e.g. --base-params aa= for an A/A twin's cell)
+    mask = parts.map(lambda ps: selector in ps) if value else parts.map(lambda ps: not any(
+        p.startswith(key + "=") for p in ps))
+    if option and not mask.any():
+        shown = ", ".join(sorted(set(df["params"].astype(str)))[:6])
+        raise UserError(f"{option} {selector}: no cell has that parameter value; parameters: {shown}")
+    out = df[mask].copy()
+    out["params"] = parts[mask].map(lambda ps: ",".join(p for p in ps if p != selector))
+    return out
 
 
 def regressions(cmp, pct: float):
@@ -42,13 +77,27 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--alpha must be between 0 and 1, e.g. 0.05")
     if not 0 < args.confidence < 1:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.95")
-    base = load_runs([args.base])
-    new = load_runs([args.new])
-    a, b = stats.compare_samples(base, args.samples), stats.compare_samples(new, args.samples)
+    new_dir = args.new or args.base
+    if args.new is None and not (args.base_params and args.new_params):
+        raise UserError("compare needs two runs, or one run with --base-params and --new-params naming its two cells")
+    from harness.analysis.interference import adjusted_compare_samples, drop_flagged_rows
+    from harness.store import load_process_records
+
+    base = _side(load_runs([args.base]), args.base_params, "--base-params")
+    new = _side(load_runs([new_dir]), args.new_params, "--new-params")
+    # process records, renamed like the rows, so disturbed processes are found (and left out)
+    procs = [_side(load_process_records([args.base]), args.base_params, ""),
+             _side(load_process_records([new_dir]), args.new_params, "")]
+    if args.adjust == "canary":
+        if args.samples != "process":
+            raise UserError("--adjust canary adjusts per-process means: use it with --samples process")
+        a, b = adjusted_compare_samples([base, new], procs)
+    else:
+        a, b = (stats.compare_samples(drop_flagged_rows(side, p), args.samples) for side, p in zip((base, new), procs))
     cmp = stats.compare_cells(a, b, alpha=args.alpha, confidence=args.confidence)
     if cmp.empty:
         raise UserError("the two runs have no cell (benchmark, params, engine, runtime) in common")
-    for name, side, other in ((args.base.name, a, b), (args.new.name, b, a)):
+    for name, side, other in ((args.base.name, a, b), (new_dir.name, b, a)):
         lost = sorted(set(side) - set(other))
         if lost:  # a gate must not pass quietly because a cell stopped measuring
             shown = ", ".join(f"{k[0]}/{k[2]}" + (f" [{k[1]}]" if k[1] else "") for k in lost[:3])
@@ -57,12 +106,14 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
-        print(to_json(cmp, command="compare", base=str(args.base), new=str(args.new), alpha=args.alpha,
+        print(to_json(cmp, command="compare", base=str(args.base), new=str(new_dir), alpha=args.alpha,
                       confidence=args.confidence, samples=args.samples))
     elif args.format == "csv":
         print(cmp.to_csv(index=False, float_format="%.9g"), end="")
     else:
-        print(tables.compare_text(cmp, args.base.name, args.new.name, args.alpha, args.confidence), end="")
+        names = ((args.base.name, new_dir.name) if args.new is not None and args.new != args.base
+                 else (args.base_params or args.base.name, args.new_params or new_dir.name))
+        print(tables.compare_text(cmp, *names, args.alpha, args.confidence), end="")
     if args.fail_on_regression is not None:
         blind = cmp[(cmp.benchmark != "geomean") & (cmp.warning != "")]
         if len(blind):

@@ -84,3 +84,19 @@ def test_the_canary_and_switches_are_recorded_by_the_python_worker(tmp_path):
         assert isinstance(r["interference"]["ivcsw"], int) and r["interference"]["cpu"] is not None
         assert r["interference"]["wall_s"] > 0 and r["interference"]["worker_cpu_s"] > 0
     assert ROOT.exists()
+
+
+def test_compare_two_cells_of_one_interleaved_run_and_an_aa_twin(tmp_path):
+    out = harness("run", "--profile", "smoke", "--benchmarks", "bindings.select_fold", "--engines", "sqlite/sqlite3",
+                  "--param", "n=1000,2000", "--aa", "sqlite/sqlite3", "--processes", "3", "--out", str(tmp_path),
+                  "--no-progress")
+    run_dir = tmp_path / last_line(out.stdout).split("/")[-1]
+    cmp = harness("compare", str(run_dir), "--base-params", "n=1000", "--new-params", "n=2000", "--format", "csv")
+    rows = [r for r in cmp.stdout.splitlines()[1:] if r.startswith("bindings.select_fold")]
+    assert len(rows) == 2  # the cell and its A/A twin, each n=1000 against n=2000
+    aa = harness("compare", str(run_dir), "--base-params", "aa=", "--new-params", "aa=twin", "--adjust", "canary")
+    assert "[n=1000 sqlite/sqlite3" in aa.stdout and "[n=2000 sqlite/sqlite3" in aa.stdout
+    bad = harness("compare", str(run_dir), "--base-params", "n=5", "--new-params", "n=2000", check=False)
+    assert bad.returncode == 2 and "no cell has that parameter value" in bad.stderr
+    summary = harness("summary", str(run_dir)).stdout
+    assert "A/A check" in summary and "A/A pairs called different" in summary

@@ -196,3 +196,32 @@ def test_aa_ratio_includes_one_for_a_twin_and_excludes_it_for_a_slower_one(tmp_p
     assert rows.loc["e", "ratio_ci_low"] <= 1 <= rows.loc["e", "ratio_ci_high"] and not rows.loc["e", "differs"]
     assert rows.loc["f", "differs"] and rows.loc["f", "ratio"] > 1.5
     assert "1 of 2 A/A pairs called different" in "\n".join(aa_text(aa_rows(RunSet([run], resamples=2000)), 0.99))
+
+
+def _raw_and_procs(engine: str, speeds: list[float], base: float, run_id: str = "r"):
+    rows, procs = [], []
+    for p, s in enumerate(speeds):
+        for i in range(3):
+            rows.append({"run_id": run_id, "benchmark": "b", "params": "", "engine": engine, "runtime": "cpython3.11",
+                         "process": p, "iteration": i, "wall_ns": base * s * 1e9, "check_ok": True})
+        procs.append({"run_id": run_id, "benchmark": "b", "params": "", "engine": engine, "runtime": "cpython3.11",
+                      "process": p, "status": "ok", "canary": {"work": "w", "median_ns": 1e6 * s},
+                      "interference": {"contaminated": False}})
+    return pd.DataFrame(rows), pd.DataFrame(procs)
+
+
+def test_canary_adjusted_compare_samples_remove_the_phases_both_sides_share():
+    rng = np.random.default_rng(2)
+    a_raw, a_procs = _raw_and_procs("e", list(np.exp(rng.normal(0, 0.2, 10))), 1e-3)
+    b_raw, b_procs = _raw_and_procs("e", list(np.exp(rng.normal(0, 0.2, 10))), 1.03e-3, run_id="s")
+    a, b = ai.adjusted_compare_samples([a_raw, b_raw], [a_procs, b_procs])
+    (ka,), (kb,) = a, b
+    # every process is brought to the common speed: the 3% difference stands out of no spread
+    assert np.std(a[ka]) / np.mean(a[ka]) < 1e-9 and np.std(b[kb]) / np.mean(b[kb]) < 1e-9
+    ref = float(np.exp(np.median(np.log(np.r_[a_procs["canary"].map(lambda c: c["median_ns"]),
+                                              b_procs["canary"].map(lambda c: c["median_ns"])]))) / 1e6)
+    assert np.mean(b[kb]) / np.mean(a[ka]) == pytest.approx(1.03) and np.mean(a[ka]) == pytest.approx(1e-3 * ref)
+    # a disturbed process is left out before the adjustment
+    a_procs["interference"] = [{"contaminated": i == 0} for i in range(len(a_procs))]
+    a2, _ = ai.adjusted_compare_samples([a_raw, b_raw], [a_procs, b_procs])
+    assert len(a2[ka]) == 9
