@@ -95,7 +95,7 @@ def test_compare_two_cells_of_one_interleaved_run_and_an_aa_twin(tmp_path):
     rows = [r for r in cmp.stdout.splitlines()[1:] if r.startswith("bindings.select_fold")]
     assert len(rows) == 2  # the cell and its A/A twin, each n=1000 against n=2000
     aa = harness("compare", str(run_dir), "--base-params", "aa=", "--new-params", "aa=twin", "--adjust", "canary")
-    assert "[n=1000 sqlite/sqlite3" in aa.stdout and "[n=2000 sqlite/sqlite3" in aa.stdout
+    assert "n=1000" in aa.stdout and "n=2000" in aa.stdout and "select_fold" in aa.stdout
     bad = harness("compare", str(run_dir), "--base-params", "n=5", "--new-params", "n=2000", check=False)
     assert bad.returncode == 2 and "no cell has that parameter value" in bad.stderr
     summary = harness("summary", str(run_dir)).stdout
