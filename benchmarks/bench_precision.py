@@ -9,11 +9,14 @@ time of the first pyperf run. Both intervals are computed by our default method 
 values (pyperf's JSON imported with `harness import --format pyperf`; its warm-ups are not
 imported), all iterations, 99%. Prints one row per measurement and the ratio of half-widths,
 raw and at equal wall time (a half-width shrinks as 1/sqrt(time): ratio x sqrt(wall_c / wall_p)).
-Usage: python benchmarks/bench_precision.py [--repetitions 3] [--n 10000]
+With --noise, `benchmarks/noisegen.py` disturbs the worker's CPU (crossings pins its workers
+there; pyperf's may run on either CPU) for the whole measurement.
+Usage: python benchmarks/bench_precision.py [--repetitions 3] [--n 10000] [--noise]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import subprocess
 import sys
@@ -61,13 +64,32 @@ def half_width(run_dir: Path) -> tuple[float, float, int, int]:
     return relative_half_width(r.mean_s, r.ci_low_s, r.ci_high_s), r.mean_s, int(r.processes), int(r.n)
 
 
+@contextlib.contextmanager
+def _noise(on: bool, tmp: Path):
+    if not on:
+        yield
+        return
+    import os
+    import signal
+
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    gen = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "noisegen.py"), "--cpu", str(cpu), "--log",
+                            str(tmp / "noise.jsonl"), "--seconds", "86400"])
+    try:
+        yield
+    finally:
+        gen.send_signal(signal.SIGTERM)
+        gen.wait(timeout=30)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--n", type=int, default=10000)
+    ap.add_argument("--noise", action="store_true", help="run the noise generator on the worker's CPU meanwhile")
     args = ap.parse_args()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, _noise(args.noise, Path(tmp)):
         out = Path(tmp)
         budget = None
         for rep in range(args.repetitions):
