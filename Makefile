@@ -55,9 +55,19 @@ test-fast: setup
 notebooks-sync: setup
 	$(VENV)/bin/jupytext --sync notebooks/*.py
 
+# LAB_ARGS: more options for `jupyter lab` (the e2e test passes --no-browser, a port and a token).
+# The kernel spec goes into the venv (--sys-prefix), where this jupyter looks first: no file in
+# the user's home, the same for root and for a user; --allow-root only when root (containers,
+# CI images). The paired .py files are hidden from the file browser: the .ipynb opens, and
+# jupytext writes both on save.
+LAB_ARGS ?=
 lab: setup
-	$(PY) -m ipykernel install --user --name crossings --display-name "Python (crossings)"
-	cd notebooks && PYTHONPATH=$(CURDIR) ../$(VENV)/bin/jupyter lab
+	$(PY) -m ipykernel install --sys-prefix --name crossings --display-name "Python (crossings)"
+	cd notebooks && PYTHONPATH=$(CURDIR) exec ../$(VENV)/bin/jupyter lab \
+	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) \
+	  --MappingKernelManager.default_kernel_name=crossings \
+	  --ContentsManager.hide_globs=__pycache__ --ContentsManager.hide_globs='*.pyc' \
+	  --ContentsManager.hide_globs='*.py' --ContentsManager.hide_globs='.ipynb_checkpoints' $(LAB_ARGS)
 
 paper: setup
 	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks \
