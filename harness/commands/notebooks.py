@@ -69,8 +69,11 @@ def run(args: argparse.Namespace) -> int:
     if own:
         names, own_runs = own_notebooks(args.runs, names, bool(args.history))
         extra.update(own_runs)
-    for path in execute_all(args.runs, paper, figures, out, names, extra or None, jobs=args.jobs):
-        print(path)
+    if names == []:  # --only named nothing these runs have: a report without studies, not every notebook
+        print("note: no notebook to execute for these runs", file=sys.stderr)
+    else:
+        for path in execute_all(args.runs, paper, figures, out, names, extra or None, jobs=args.jobs):
+            print(path)
     if own:
         for link in runreport.finish(paper, args.runs):
             print(f"warning: {paper}: dropped the link to {link}, which no notebook drew", file=sys.stderr)

@@ -88,3 +88,15 @@ def test_placeholders():
     assert runreport.placeholder("") and runreport.placeholder("_No E1 cells in these runs._\n")
     assert runreport.placeholder("_no valid x cells_\n\nNo cell was excluded.")
     assert not runreport.placeholder("| a |\n|---|") and not runreport.placeholder("_Table_ below")
+
+
+def test_a_runs_report_executes_only_the_notebooks_of_its_studies(tmp_path, capsys):
+    from harness.commands.notebooks import own_notebooks
+
+    df = simdata.simulate_run(benchmarks=1, engines=("e/a",), processes=2, iterations=3, seed=1)
+    run = store.write_imported_run(tmp_path, df, {"machine": {}})  # benchmarks of no study's family
+    names, extra = own_notebooks([run], None, history=False)
+    assert "explorer" in names and not {"bindings", "micro", "tpch", "h2", "haskell", "history"} & set(names)
+    assert extra == {}  # H2 and Haskell never read the committed runs for a run's report
+    assert own_notebooks([run], ["bindings"], history=False)[0] == []
+    assert "not executed" in capsys.readouterr().err
