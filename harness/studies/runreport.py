@@ -130,21 +130,31 @@ def _render(section: Section, out: list[str], parent_kept: bool = True) -> None:
         _render(child, out, keep)
 
 
-def measured(run_dirs: list[Path]) -> dict[str, dict[str, set[str]]]:
-    """Per study label: the benchmarks, engines and runtimes of the cells the runs planned
-    (an imported run: of its processes)."""
+def measured(run_dirs: list[Path]) -> dict[str, dict[str, set]]:
+    """Per study label: the cells the runs planned (an imported run: those of its processes), those
+    of them with a process that measured (status ok), and their benchmarks, engines and runtimes."""
     import importlib
 
+    from harness.protocol import canonical_params
+    from harness.run.runtimes import runtime_family
+    from harness.store import load_process_records
     from harness.studies import family_studies
     from harness.studies.runfacts import _run_cells
 
     cells = set().union(*(_run_cells(Path(d)) for d in run_dirs)) if run_dirs else set()
-    out: dict[str, dict[str, set[str]]] = {}
+    recs = load_process_records([Path(d) for d in run_dirs]) if run_dirs else None
+    ok = set()
+    if recs is not None and not recs.empty:
+        recs = recs[recs["status"] == "ok"]
+        params = recs["params"].map(lambda p: canonical_params(p) if isinstance(p, dict) else str(p))
+        fams = recs["runtime_family"] if "runtime_family" in recs else recs["runtime"].astype(str).map(runtime_family)
+        ok = set(zip(recs["benchmark"], params, recs["engine"], fams))
+    out: dict[str, dict[str, set]] = {}
     for name, label in family_studies().items():
         prefix = importlib.import_module(f"harness.studies.{name}").PREFIX
-        mine = [c for c in cells if str(c[0]).startswith(prefix)]
+        mine = {c for c in cells if str(c[0]).startswith(prefix)}
         if mine:
-            out[f"{label} ({name})"] = {"cells": {repr(c) for c in mine}, "benchmarks": {c[0] for c in mine},
+            out[f"{label} ({name})"] = {"cells": mine, "measured": mine & ok, "benchmarks": {c[0] for c in mine},
                                         "engines": {c[2] for c in mine}, "runtimes": {str(c[3]) for c in mine}}
     return out
 
@@ -169,7 +179,9 @@ def abstract(run_dirs: list[Path]) -> str:
         return "These runs hold no cell of a study (see the protocol below).\n"
     lines = ["These runs measured:", ""]
     for label, what in studies.items():
-        lines.append(f"- **{label}**: {len(what['cells'])} cells; benchmarks {', '.join(sorted(what['benchmarks']))}; "
+        done = len(what["measured"])
+        counted = f"{done} cells" if done == len(what["cells"]) else f"{len(what['cells'])} cells planned, {done} measured"
+        lines.append(f"- **{label}**: {counted}; benchmarks {', '.join(sorted(what['benchmarks']))}; "
                      f"engines {', '.join(sorted(what['engines']))}; runtimes {', '.join(sorted(what['runtimes']))}.")
     lines += ["", "Each estimate below comes with its interval; a comparison is worded \"faster\" or \"slower\" "
               "only when its interval excludes 1."]
