@@ -179,8 +179,8 @@ def abstract(run_dirs: list[Path]) -> str:
         return "These runs hold no cell of a study (see the protocol below).\n"
     lines = ["These runs measured:", ""]
     for label, what in studies.items():
-        done = len(what["measured"])
-        counted = f"{done} cells" if done == len(what["cells"]) else f"{len(what['cells'])} cells planned, {done} measured"
+        done, planned = len(what["measured"]), len(what["cells"])
+        counted = f"{done} cells" if done == planned else f"{planned} cells planned, {done} measured"
         lines.append(f"- **{label}**: {counted}; benchmarks {', '.join(sorted(what['benchmarks']))}; "
                      f"engines {', '.join(sorted(what['engines']))}; runtimes {', '.join(sorted(what['runtimes']))}.")
     lines += ["", "Each estimate below comes with its interval; a comparison is worded \"faster\" or \"slower\" "
