@@ -180,7 +180,8 @@ def abstract(run_dirs: list[Path]) -> str:
     lines = ["These runs measured:", ""]
     for label, what in studies.items():
         done, planned = len(what["measured"]), len(what["cells"])
-        counted = f"{done} cells" if done == planned else f"{planned} cells planned, {done} measured"
+        counted = f"{done} cells" + ("" if done == planned else f" measured ({planned - done} more planned: skipped, "
+                                                                "not applicable or failed)")
         lines.append(f"- **{label}**: {counted}; benchmarks {', '.join(sorted(what['benchmarks']))}; "
                      f"engines {', '.join(sorted(what['engines']))}; runtimes {', '.join(sorted(what['runtimes']))}.")
     lines += ["", "Each estimate below comes with its interval; a comparison is worded \"faster\" or \"slower\" "

@@ -100,3 +100,14 @@ def test_a_runs_report_executes_only_the_notebooks_of_its_studies(tmp_path, caps
     assert extra == {}  # H2 and Haskell never read the committed runs for a run's report
     assert own_notebooks([run], ["bindings"], history=False)[0] == []
     assert "not executed" in capsys.readouterr().err
+
+
+def test_no_native_vs_bindings_figure_without_a_native_cell(tmp_path):
+    import pandas as pd
+
+    from harness.analysis.figures.rates import plot_native_vs_bindings
+
+    bindings_only = pd.DataFrame({"benchmark": ["bindings.select_fold"] * 2, "engine": ["sqlite/sqlite3", "sqlite/apsw"],
+                                  "mean_s": [2e-4, 1.5e-4]})
+    assert plot_native_vs_bindings(bindings_only, tmp_path / "f.png") is None
+    assert not (tmp_path / "f.png").exists()
