@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision notebooks-sync lab clean help
+.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision notebooks-sync lab docs clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-fast    set up and run the unit tests only (no subprocess, no server; seconds)"
 	@echo "make notebooks-sync  bring each notebooks/*.py and its .ipynb back in step (jupytext)"
 	@echo "make lab          register the venv as the Jupyter kernel 'crossings' and open JupyterLab on notebooks/"
+	@echo "make docs         build the documentation site (docs/, mkdocs.yml) into site/ with mkdocs --strict"
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
@@ -68,6 +69,9 @@ lab: setup
 	  --MappingKernelManager.default_kernel_name=crossings \
 	  --ContentsManager.hide_globs=__pycache__ --ContentsManager.hide_globs='*.pyc' \
 	  --ContentsManager.hide_globs='*.py' --ContentsManager.hide_globs='.ipynb_checkpoints' $(LAB_ARGS)
+
+docs: setup
+	$(VENV)/bin/mkdocs build --strict
 
 paper: setup
 	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks \
