@@ -22,16 +22,16 @@ HEADING = re.compile(r"^(#{1,6}) (.*)$")
 IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 #: top-level sections without blocks that still describe a run's report: how it was measured
 PROSE_KEPT = ("Method",)
-#: blocks the report writes itself from the runs' manifests (not every run has the E1 cells whose
-#: notebook writes them for the project's paper)
-SHARED = ("protocol", "noise", "precision", "reproduce")
 
 
 def blank(path: Path) -> None:
     """Empty every generated block of the paper at `path` (markers kept)."""
-    text = path.read_text()
-    write_bytes_atomic(path, BLOCK.sub(lambda m: m.group(0).replace(m.group(2), "", 1) if m.group(2) else m.group(0),
-                                       text).encode())
+    def empty(m: re.Match[str]) -> str:
+        name = m.group(1)
+        newline = "\n" if m.group(0).endswith("\n") else ""
+        return f"<!-- BEGIN generated:{name} -->\n<!-- END generated:{name} -->{newline}"
+
+    write_bytes_atomic(path, BLOCK.sub(empty, path.read_text()).encode())
 
 
 def placeholder(body: str) -> bool:
@@ -83,12 +83,10 @@ def _parse(text: str) -> Section:
             stack[-1].blocks += 1
             _drop_lead_in(stack[-1].lines)
             continue
-        if line.startswith("\x00kept"):
+        if line == "\x00kept":
             stack[-1].blocks += 1
             stack[-1].kept += 1
-            line = line[len("\x00kept"):]
-            if not line:
-                continue
+            continue
         stack[-1].lines.append(line)
     return root
 
@@ -190,8 +188,10 @@ def abstract(run_dirs: list[Path]) -> str:
 
 
 def write_shared(path: Path, run_dirs: list[Path]) -> None:
-    """The blocks about the runs themselves, from their manifests (and, for precision, a RunSet
-    with the default settings: the notebooks' bootstrap replicates come from the cache)."""
+    """The blocks about the runs themselves (protocol, noise, reproduce; precision when no notebook
+    wrote it), from their manifests and records: the E1 notebook writes them for the project's
+    paper, and not every run has E1 cells. Precision needs a RunSet with the default settings, whose
+    bootstrap replicates the notebooks left in the cache."""
     from harness.analysis.runset import RunSet
     from harness.studies import runfacts
     from harness.studies.common import protocol_text
