@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision bench-interference notebooks-sync lab clean help
+.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision bench-interference notebooks-sync lab docs clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-fast    set up and run the unit tests only (no subprocess, no server; seconds)"
 	@echo "make notebooks-sync  bring each notebooks/*.py and its .ipynb back in step (jupytext)"
 	@echo "make lab          register the venv as the Jupyter kernel 'crossings' and open JupyterLab on notebooks/"
+	@echo "make docs         build the documentation site (docs/, mkdocs.yml) into site/ with mkdocs --strict"
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
 	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
@@ -56,9 +57,22 @@ test-fast: setup
 notebooks-sync: setup
 	$(VENV)/bin/jupytext --sync notebooks/*.py
 
+# LAB_ARGS: more options for `jupyter lab` (the e2e test passes --no-browser, a port and a token).
+# The kernel spec goes into the venv (--sys-prefix), where this jupyter looks first: no file in
+# the user's home, the same for root and for a user; --allow-root only when root (containers,
+# CI images). The paired .py files are hidden from the file browser: the .ipynb opens, and
+# jupytext writes both on save.
+LAB_ARGS ?=
 lab: setup
-	$(PY) -m ipykernel install --user --name crossings --display-name "Python (crossings)"
-	cd notebooks && PYTHONPATH=$(CURDIR) ../$(VENV)/bin/jupyter lab
+	$(PY) -m ipykernel install --sys-prefix --name crossings --display-name "Python (crossings)"
+	cd notebooks && PYTHONPATH=$(CURDIR) exec ../$(VENV)/bin/jupyter lab \
+	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) \
+	  --MappingKernelManager.default_kernel_name=crossings \
+	  --ContentsManager.hide_globs=__pycache__ --ContentsManager.hide_globs='*.pyc' \
+	  --ContentsManager.hide_globs='*.py' --ContentsManager.hide_globs='.ipynb_checkpoints' $(LAB_ARGS)
+
+docs: setup
+	$(VENV)/bin/mkdocs build --strict
 
 paper: setup
 	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks \

@@ -8,6 +8,10 @@
 #       format_name: percent
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python (crossings)
+#     language: python
+#     name: crossings
 # ---
 
 # %% [markdown]

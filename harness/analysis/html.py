@@ -1,51 +1,56 @@
-"""Small HTML pieces for a self-contained static page: escaped text, tables, embedded figures.
+"""Pieces of a self-contained static HTML page: numbers formatted for people, Markdown rendered
+by markdown-it-py, tables, figures and the page itself from Jinja2 templates
+(`analysis/templates/`: `report.html.j2`, `macros.html.j2`).
 
 Nothing here fetches anything: figures become data URIs and the style sheet is inline, so the
-page can be mailed, archived or opened offline and shows exactly what was computed.
+page can be mailed, archived or opened offline and shows exactly what was computed. Text is
+escaped by the templates (autoescape) and by markdown-it (raw HTML off); only pieces this module
+rendered are passed on as trusted markup (plain `str` between the helpers, so that joining
+them with other HTML never escapes it twice; `page` marks them safe).
 """
 from __future__ import annotations
 
 import base64
-import html
+import functools
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-CSS = """
-body { font-family: 'DejaVu Sans', Arial, sans-serif; font-size: 14px; color: #111; margin: 0 auto;
-       max-width: 1200px; padding: 1em 2em; line-height: 1.4; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.3em; border-bottom: 1px solid #ccc; margin-top: 2em; }
-h3 { font-size: 1.1em; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 12px; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; vertical-align: top; }
-th { background: #f0f0f0; text-align: left; }
-td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-caption { caption-side: bottom; text-align: left; font-size: 12px; color: #444; padding-top: 4px; }
-figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { font-size: 12px; color: #444; }
-.warn { background: #fff4e5; border-left: 4px solid #e69f00; padding: 0.5em 1em; }
-.ok { background: #eef7ee; border-left: 4px solid #009e73; padding: 0.5em 1em; }
-code { background: #f4f4f4; padding: 0 2px; }
-details { margin: 0.5em 0; } summary { cursor: pointer; font-weight: bold; }
-"""
+from markupsafe import Markup, escape
 
 UNITS = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
 
 
+@functools.lru_cache(maxsize=1)
+def _env():
+    """The Jinja2 environment of the report templates, autoescaping everything not marked safe."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    return Environment(loader=PackageLoader("harness.analysis", "templates"), autoescape=select_autoescape(["j2"]),
+                       undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _markdown():
+    """CommonMark with pipe tables and raw HTML off (a study's text is data, never markup)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def _macro(name: str):
+    return getattr(_env().get_template("macros.html.j2").module, name)
+
+
 def esc(text: Any) -> str:
-    return html.escape("" if text is None else str(text))
+    return str(escape("" if text is None else str(text)))
 
 
-def inline_markdown(text: str) -> str:
-    """Escape `text`, then render `code` spans and paragraphs (all the Markdown the studies' prose uses
-    besides tables)."""
-    out = []
-    for para in re.split(r"\n\s*\n", text.strip()):
-        body = re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(para))
-        body = re.sub(r"(?<![\w*])_([^_]+)_(?![\w*])", r"<em>\1</em>", body)
-        out.append(f"<p>{body}</p>")
-    return "\n".join(out)
+def markdown(text: str) -> str:
+    """`text` (the studies' Markdown: code spans, emphasis, lists, pipe tables) as HTML."""
+    return _markdown().render(text or "").strip()
 
 
 def unit_for(seconds: Iterable[float]) -> tuple[float, str]:
@@ -70,6 +75,20 @@ def sig(x: float, digits: int = 3) -> str:
     return f"{x:,.{decimals}f}"
 
 
+def readable(value: Any) -> str:
+    """A manifest value for people: floats to 3 significant digits (a load average is `2.82, 2.10,
+    1.95`, not `[2.82177734375, ...]`), lists joined by commas, missing values as `—`."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return sig(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(readable(v) for v in value) if value else "—"
+    return str(value)
+
+
 def interval(value: float, low: float, high: float, scale: float = 1.0, unit: str = "") -> str:
     """`value unit [low, high]`: the interval's ends as they are (bootstrap intervals are not
     symmetric, so no ±)."""
@@ -84,16 +103,8 @@ def interval(value: float, low: float, high: float, scale: float = 1.0, unit: st
 def table(header: Sequence[str], rows: Iterable[Sequence[Any]], caption: str = "",
           numeric: Sequence[bool] | None = None, raw: bool = False) -> str:
     """An HTML table; cells are escaped unless `raw`; `numeric` columns are right-aligned."""
-    numeric = list(numeric or [False] * len(header))
-    cell = (lambda v: str(v)) if raw else esc
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = []
-    for row in rows:
-        tds = "".join(f'<td class="num">{cell(v)}</td>' if numeric[i] else f"<td>{cell(v)}</td>"
-                      for i, v in enumerate(row))
-        body.append(f"<tr>{tds}</tr>")
-    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    rows = [[Markup(v) if raw else v for v in row] for row in rows]
+    return str(_macro("table")(list(header), rows, caption, list(numeric) if numeric else None))
 
 
 def data_uri(path: Path | str) -> str:
@@ -106,11 +117,36 @@ def figure(path: Path | str, caption: str) -> str:
     """A figure embedded as a data URI (the SVG beside a PNG when there is one) with its caption."""
     path = Path(path)
     svg = path.with_suffix(".svg")
-    src = data_uri(svg if svg.exists() else path)
-    return f'<figure><img src="{src}" alt="{esc(caption)}"><figcaption>{esc(caption)}</figcaption></figure>'
+    return str(_macro("figure")(data_uri(svg if svg.exists() else path), caption))
 
 
-def page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{esc(title)}</title>\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<style>{CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+@dataclass
+class Section:
+    """One heading of the page and its content (trusted HTML made by this module); `id` is its anchor."""
+
+    title: str
+    html: str
+    level: int = 2
+    id: str = ""
+
+
+def anchor(title: str, taken: set[str]) -> str:
+    """A unique, URL-safe id for a heading."""
+    base = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}-{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def page(title: str, sections: Sequence[Section], intro: str = "", noise: str = "", noise_ok: str = "") -> str:
+    """The whole page: title, intro, the noise warning (or the sentence saying there was none), a
+    table of contents and the sections."""
+    taken: set[str] = set()
+    for s in sections:
+        s.id = s.id or anchor(s.title, taken)
+        s.html = Markup(s.html)
+    return _env().get_template("report.html.j2").render(
+        title=title, intro=Markup(intro), noise=Markup(markdown(noise)) if noise else "",
+        noise_ok=Markup(markdown(noise_ok)) if noise_ok else "", sections=sections)

@@ -227,9 +227,10 @@ def _pct(conf: float) -> str:
 
 
 def to_markdown(table: pd.DataFrame, baseline: str) -> str:
+    from harness.analysis.markdown import pipe_table
+
     header, rows = table_rows(table, baseline)
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines = [pipe_table(header, rows, [":---"] + ["---:"] * (len(header) - 1))]
     notes = "".join("\n\n" + n for n in footnotes(table))
     return "\n".join(lines) + "\n\n" + caption(table, baseline) + notes + "\n"
 

@@ -1,8 +1,9 @@
 """`notebooks`: execute the notebooks headless on runs; they write figures and paper.md blocks.
 
-By default everything goes into the last run's `report/` folder (a copy of paper.md rendered
-from these runs, its figures, the executed notebooks), so rendering a run never changes tracked
-files; `make paper` names the committed paper.md and figures/ explicitly."""
+By default everything goes into the last run's `report/` folder (the run's own report: paper.md's
+layout with only the studies these runs measured, from these runs alone (`studies/runreport.py`),
+its figures, the executed notebooks), so rendering a run never changes tracked files; `make
+paper` names the committed paper.md and figures/ explicitly."""
 from __future__ import annotations
 
 import argparse
@@ -32,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.fsutil import PROJECT_ROOT
     from harness.notebooks import available, execute_all
     from harness.store import read_manifest
+    from harness.studies import runreport
 
     for d in args.runs:
         read_manifest(d)
@@ -49,20 +51,64 @@ def run(args: argparse.Namespace) -> int:
     for what, path in (("--paper", paper.parent), ("--figures", figures), ("--executed", out)):
         if path.exists() and not path.is_dir():
             raise UserError(f"{what}: {path} is a file, not a directory")
-    if args.paper is None and not paper.exists():
+    own = args.paper is None  # the run's own report, rewritten from the project's paper each time
+    if own:
         try:
             report.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(PROJECT_ROOT / "paper.md", paper)
         except OSError as exc:
             raise UserError(f"cannot write the report in {report}: {exc.strerror or exc}") from None
+        runreport.blank(paper)
     elif not paper.is_file():
         raise UserError(f"--paper: {paper} does not exist (give a copy of paper.md to render into)")
-    extra = None
+    extra: dict = {}
     if args.history:
         from harness.analysis.history import expand_run_dirs
 
-        extra = {"history_dirs": [str(d.resolve()) for d in expand_run_dirs(args.history)]}
-    for path in execute_all(args.runs, paper, figures, out, names, extra, jobs=args.jobs):
-        print(path)
+        extra["history_dirs"] = [str(d.resolve()) for d in expand_run_dirs(args.history)]
+    if own:
+        names, own_runs = own_notebooks(args.runs, names, bool(args.history))
+        extra.update(own_runs)
+    if names == []:  # --only named nothing these runs have: a report without studies, not every notebook
+        print("note: no notebook to execute for these runs", file=sys.stderr)
+    else:
+        for path in execute_all(args.runs, paper, figures, out, names, extra or None, jobs=args.jobs):
+            print(path)
+    if own:
+        for link in runreport.finish(paper, args.runs):
+            print(f"warning: {paper}: dropped the link to {link}, which no notebook drew", file=sys.stderr)
     print(f"report: {paper}  figures: {figures}", file=sys.stderr)
     return 0
+
+
+def own_notebooks(runs: list[Path], names: list[str] | None, history: bool) -> tuple[list[str], dict]:
+    """The notebooks of a run's own report and the parameters they need: a study's notebook only
+    when the runs have its cells; H2's and the Haskell study's on these runs (never the committed
+    data/reference-h2/ or -haskell/) when they hold H2 or Haskell cells; the timeline only with
+    --history (of the notebooks named by --only too: one that would read committed data is not run)."""
+    import importlib
+
+    from harness.notebooks import available
+    from harness.run.runtimes import runtime_family
+    from harness.studies import STUDIES, family_studies
+    from harness.studies.runfacts import _run_cells
+
+    cells = set().union(*(_run_cells(Path(d)) for d in runs))
+    engines = {c[2] for c in cells}
+    runtimes = {runtime_family(str(c[3])) for c in cells}
+    chosen = {"h2": any(e.startswith("h2/") for e in engines),
+              "haskell": any(r.startswith("haskell") for r in runtimes), "history": history}
+    for name in family_studies():
+        prefix = importlib.import_module(f"harness.studies.{name}").PREFIX
+        chosen[name] = any(str(c[0]).startswith(prefix) for c in cells)
+    extra = {}
+    dirs = [str(Path(d).resolve()) for d in runs]
+    if chosen["h2"]:
+        extra["h2_dirs"] = dirs
+    if chosen["haskell"]:
+        extra["haskell_dirs"] = dirs
+    wanted = names if names is not None else available()
+    skipped = [n for n in wanted if n in STUDIES and not chosen.get(n)]
+    if names is not None and skipped:
+        print(f"note: not executed, these runs have no cells of their studies: {', '.join(skipped)}", file=sys.stderr)
+    return [n for n in wanted if n not in skipped], extra

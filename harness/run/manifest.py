@@ -20,7 +20,7 @@ from harness.redaction import redact
 from harness.run.cpuclock import cpu_clock
 
 LIBRARIES = ["numpy", "pandas", "scipy", "pyarrow", "matplotlib", "duckdb", "apsw", "psycopg", "psycopg-binary",
-             "psycopg-c", "pymysql", "mysqlclient", "tpchgen-cli", "ruptures", "nbclient"]
+             "psycopg-c", "pymysql", "mysqlclient", "tpchgen-cli", "nbclient"]
 
 
 def _read(path: str) -> str | None:

@@ -74,11 +74,16 @@ def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame()
     df = pd.concat(parts)
+
+    def ci(lo: float, hi: float, fmt: str) -> str:
+        """` [low, high]`, or ` (no interval)` when the cell has none (fewer than 3 processes)."""
+        return " (no interval)" if pd.isna(lo) or pd.isna(hi) else f" [{lo:{fmt}}, {hi:{fmt}}]"
+
     out = pd.DataFrame({
         "benchmark": df["benchmark"], "engine": df["engine"], "runtime": df["runtime"],
-        "mean (ms)": [f"{m * 1e3:.3f} [{lo * 1e3:.3f}, {hi * 1e3:.3f}]"
+        "mean (ms)": [f"{m * 1e3:.3f}{ci(lo * 1e3, hi * 1e3, '.3f')}"
                       for m, lo, hi in zip(df["mean_s"], df["ci_low_s"], df["ci_high_s"])],
-        "rate (thousands per s)": [f"{r / 1e3:,.1f} [{lo / 1e3:,.1f}, {hi / 1e3:,.1f}] {rate_unit(b)}"
+        "rate (thousands per s)": [f"{r / 1e3:,.1f}{ci(lo / 1e3, hi / 1e3, ',.1f')} {rate_unit(b)}"
                                    for b, r, lo, hi in zip(df["benchmark"], df["rows_per_s"], df["rows_per_s_low"],
                                                            df["rows_per_s_high"])],
     })
@@ -173,4 +178,5 @@ def abstract(runs: RunSet) -> str:
     s = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", "sqlite/sqlite3@cpython",
                          "at folding over a query's rows")
     p = findings.compare(runs, "bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")
-    return " ".join(x for x in (s, p) if x) or "_No E1 cells in these runs._"
+    return " ".join(x for x in (s, p) if x) or ("_No E1 comparison with native C (sqlite/native-c@c against "
+                                                "sqlite3 and apsw) in these runs._")

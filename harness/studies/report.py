@@ -33,7 +33,7 @@ def default_sequences(benchmarks: list[str]) -> list[str]:
     return list(first.values())
 
 
-def manifest_section(run_dirs: list[Path]) -> str:
+def manifest_section(run_dirs: list[Path]) -> list[html.Section]:
     """Per run: the facts a reader needs to judge it (command, protocol, machine, versions)."""
     out = []
     for d in run_dirs:
@@ -42,16 +42,19 @@ def manifest_section(run_dirs: list[Path]) -> str:
         mach = m.get("machine") or {}
         cpu = mach.get("cpu") or {}
         proj = m.get("project") or {}
+        load = (f"{html.readable(mach.get('loadavg_before'))} / {html.readable(mach.get('loadavg_after'))}"
+                " (1, 5 and 15 minutes)")
         rows = [
             ("run id", m.get("run_id")), ("status", m.get("status")), ("started", m.get("started")),
-            ("ended", m.get("ended")), ("command", m.get("command")), ("profile", c.get("profile")),
+            ("ended", m.get("ended")), ("command", html.readable(m.get("command")) if not isinstance(
+                m.get("command"), list) else " ".join(map(str, m["command"]))), ("profile", c.get("profile")),
             ("processes x iterations", f"{c.get('processes')} x {c.get('iterations')}"),
-            ("order seed", c.get("seed")), ("per-process timeout (s)", c.get("timeout_s")),
-            ("per-process budget (s)", c.get("budget_s")),
+            ("order seed", c.get("seed")), ("per-process timeout (s)", html.readable(c.get("timeout_s"))),
+            ("per-process budget (s)", html.readable(c.get("budget_s"))),
             ("process outcomes", ", ".join(f"{k}: {v}" for k, v in sorted((m.get("process_counts") or {}).items()))),
             ("CPU", f"{cpu.get('model')}, {cpu.get('cores')} cores, governor {cpu.get('governor') or 'not readable'}"),
             ("clock", (m.get("cpu_clock") or {}).get("source")), ("kernel", mach.get("kernel")),
-            ("load average before / after", f"{mach.get('loadavg_before')} / {mach.get('loadavg_after')}"),
+            ("load average before / after", load),
             ("Python", (m.get("python") or {}).get("version")),
             ("project commit", f"{proj.get('commit')}{' (dirty)' if proj.get('dirty') else ''}"),
             ("libraries", ", ".join(f"{k} {v}" for k, v in sorted((m.get("libraries") or {}).items()))),
@@ -60,9 +63,9 @@ def manifest_section(run_dirs: list[Path]) -> str:
         avail = [f"{k} ({', '.join(f'{n} {x}' for n, x in (v.get('versions') or {}).items())})"
                  for k, v in engines if v.get("available")]
         rows.append(("engines available", "; ".join(avail) or "none"))
-        out.append(f"<h3>Run <code>{html.esc(m.get('run_id'))}</code></h3>"
-                   + html.table(["fact", "value"], [(k, "" if v is None else v) for k, v in rows]))
-    return "\n".join(out)
+        out.append(html.Section(f"Run {m.get('run_id')}", html.table(
+            ["fact", "value"], [(k, html.readable(v)) for k, v in rows]), level=3))
+    return out
 
 
 def warnings_section(summary: pd.DataFrame, run_dirs: list[Path]) -> str:
@@ -116,7 +119,7 @@ def ratio_section(table: pd.DataFrame | None, note: str, baseline: str, runs: Ru
     from harness.analysis.stats import is_baseline
 
     if table is None:
-        return html.inline_markdown(note)
+        return html.markdown(note)
     rows = []
     for r in table.itertuples():
         if r.benchmark == "geomean":
@@ -135,10 +138,10 @@ def ratio_section(table: pd.DataFrame | None, note: str, baseline: str, runs: Ru
     excluded = excluded_cells(runs.summary, prefix)
     return (html.table(["benchmark", "params", "engine", "runtime", f"time [{conf} CI]", f"ratio [{conf} CI]"], rows,
                        caption=caption, numeric=[False, False, False, False, True, True])
-            + html.inline_markdown(excluded))
+            + html.markdown(excluded))
 
 
-def studies_section(runs: RunSet, baseline: str, figures_dir: Path) -> str:
+def studies_section(runs: RunSet, baseline: str, figures_dir: Path) -> list[html.Section]:
     """Each study that has cells in the runs: its ratio table, its prose numbers and its figures."""
     import importlib
 
@@ -149,19 +152,19 @@ def studies_section(runs: RunSet, baseline: str, figures_dir: Path) -> str:
         if not any(b.startswith(module.PREFIX) for b in benchmarks):
             continue
         result = module.compute(runs, figures_dir, baseline)
-        out.append(f"<h2>{label}: {html.esc(name)}</h2>")
-        out.append(ratio_section(result.tables.get("ratios"), result.text.get("ratios", ""), baseline, runs,
-                                 module.PREFIX))
+        parts = [ratio_section(result.tables.get("ratios"), result.text.get("ratios", ""), baseline, runs,
+                                 module.PREFIX)]
         for key in ("cycles", "socket"):
             if result.text.get(key):
-                out.append(html.inline_markdown(result.text[key]))
+                parts.append(html.markdown(result.text[key]))
         for key, fig in result.figures.items():
             if fig is not None:
                 caption = (f"{label} {key.replace('_', ' ')}: error bars are {runs.confidence:.0%} confidence intervals "
                            f"({runs.method} method), drawn as computed (not symmetric)."
                            if key != "run_sequence" else f"{label}: run sequence per process (see below).")
-                out.append(html.figure(fig, caption))
-    return "\n".join(out)
+                parts.append(html.figure(fig, caption))
+        out.append(html.Section(f"{label}: {name}", "\n".join(parts)))
+    return out
 
 
 def sequences_section(runs: RunSet, patterns: list[str] | None, figures_dir: Path) -> str:
@@ -183,22 +186,26 @@ def sequences_section(runs: RunSet, patterns: list[str] | None, figures_dir: Pat
 
 def build(runs: RunSet, baseline: str = "sqlite/sqlite3@cpython", sequences: list[str] | None = None) -> str:
     """The whole page as one HTML string (figures drawn in a temporary folder and embedded)."""
+    from harness.studies.runfacts import noise_block_of, noise_warning
+
     names = ", ".join(d.name for d in runs.run_dirs)
+    intro = (f"<p>Everything on this page is computed from the raw timings stored in the run "
+             f"director{'y' if len(runs.run_dirs) == 1 else 'ies'} "
+             f"{', '.join(f'<code>{html.esc(d)}</code>' for d in runs.run_dirs)} by "
+             f"<code>python -m harness report</code>. Intervals are {runs.confidence:.0%} confidence intervals "
+             f"[low, high], {html.esc(METHOD_NAMES.get(runs.method, runs.method))}; baseline "
+             f"<code>{html.esc(baseline)}</code>.</p>")
+    noise = noise_block_of(runs.run_dirs, runs.processes)
+    warned = bool(noise_warning(runs.processes, [read_manifest(d) for d in runs.run_dirs]))
     with tempfile.TemporaryDirectory(prefix="crossings-report-") as tmp:
         figs = Path(tmp)
-        body = [
-            f"<h1>crossings report: {html.esc(names)}</h1>",
-            f"<p>Everything on this page is computed from the raw timings stored in the run "
-            f"director{'y' if len(runs.run_dirs) == 1 else 'ies'} "
-            f"{', '.join(f'<code>{html.esc(d)}</code>' for d in runs.run_dirs)} by "
-            f"<code>python -m harness report</code>. Intervals are {runs.confidence:.0%} confidence intervals "
-            f"[low, high], {html.esc(METHOD_NAMES.get(runs.method, runs.method))}; baseline "
-            f"<code>{html.esc(baseline)}</code>.</p>",
-            "<h2>Warnings</h2>", warnings_section(runs.summary, runs.run_dirs),
-            "<h2>Protocol</h2>", html.inline_markdown(protocol_text(runs.run_dirs)),
-            "<h2>Runs</h2>", manifest_section(runs.run_dirs),
-            "<h2>Every cell</h2>", summary_section(runs),
-            studies_section(runs, baseline, figs),
-            "<h2>Run sequences</h2>", sequences_section(runs, sequences, figs),
+        sections = [
+            html.Section("Warnings", warnings_section(runs.summary, runs.run_dirs)),
+            html.Section("Protocol", html.markdown(protocol_text(runs.run_dirs))),
+            html.Section("Runs", ""), *manifest_section(runs.run_dirs),
+            html.Section("Every cell", summary_section(runs)),
+            *studies_section(runs, baseline, figs),
+            html.Section("Run sequences", sequences_section(runs, sequences, figs)),
         ]
-        return html.page(f"crossings report: {names}", "\n".join(body))
+        return html.page(f"crossings report: {names}", sections, intro=intro,
+                         noise=noise if warned else "", noise_ok="" if warned else noise)

@@ -171,8 +171,10 @@ def _quote(arg: str) -> str:
     return shlex.quote(arg)
 
 
-def reproduce_block(run_dirs: list[Path]) -> str:
-    """The exact command that made each run (its manifest's `command`), then how the paper was made."""
+def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
+    """The exact command that made each run (its manifest's `command`), then how the paper was made:
+    `make paper` from data/reference/ (`reference`), or `harness notebooks` on the runs themselves
+    (a run's own report)."""
     out = []
     for d in run_dirs:
         m = read_manifest(Path(d))
@@ -188,10 +190,15 @@ def reproduce_block(run_dirs: list[Path]) -> str:
             cmd = (f"{made}   # -> {src.get('file', 'its output')}\n"
                    f"python -m harness import {src.get('file', 'FILE')} --format {src.get('format', 'FORMAT')}"
                    + (f" --engine {src['engine']}" if src.get("engine") else ""))
+        copied = (" the run directory was then copied to "
+                  f"`data/reference/{Path(d).name}`" if reference else "")
         out.append(f"Run `{m.get('run_id')}` was made at commit `{commit}` by\n\n```sh\n"
                    f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
-                   "(`--out` only chooses where the run directory goes; the run directory was then copied to "
-                   f"`data/reference/{Path(d).name}`.)")
+                   f"(`--out` only chooses where the run directory goes{';' + copied if copied else ''}.)")
+    if not reference:
+        dirs = " ".join(_quote(str(d)) for d in run_dirs)
+        out.append(f"This report was then made from the runs by\n\n```sh\npython -m harness notebooks {dirs}\n```")
+        return "\n\n".join(out)
     out.append("The tables, figures and generated text of this paper are then made from the runs by\n\n```sh\n"
                "make paper   # python -m harness notebooks data/reference/*/ --paper paper.md --figures figures \\\n"
                "             #   --executed data/reference-notebooks --history data/reference-history\n"

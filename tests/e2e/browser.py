@@ -53,3 +53,12 @@ def pixel_stats(png: Path) -> tuple[float, float]:
 
     grey = np.asarray(Image.open(png).convert("L"), dtype=float)
     return float(grey.std()), float((grey < 200).mean())
+
+
+def screenshot_url(url: str, out: Path, profile: Path, size: str = "1280,800",
+                   wait_ms: int = 15000) -> tuple[Path, list[str]]:
+    """A screenshot of a page served over HTTP, after `wait_ms` of virtual time for its scripts
+    (JupyterLab builds its page in JavaScript after load)."""
+    proc = _run([f"--screenshot={out}", f"--window-size={size}", f"--virtual-time-budget={wait_ms}", url], profile)
+    assert out.exists(), f"chromium wrote no screenshot:\n{proc.stderr[-2000:]}"
+    return out, console_lines(proc.stderr)

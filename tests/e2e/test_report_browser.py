@@ -20,7 +20,10 @@ def test_report_renders_in_chromium(smoke_run, tmp_path):
     assert "<table" in dom and "bindings.select_fold" in dom
     assert re.search(r"\d(?: [a-zµ]+)? \[[\d.,]+, [\d.,]+\]", dom), "no interval printed as value [low, high]"
     for section in ("Warnings", "Protocol", "Runs", "Every cell", "Run sequences"):
-        assert f"<h2>{section}</h2>" in dom
+        anchor = section.lower().replace(" ", "-")
+        assert f'<h2 id="{anchor}">{section}</h2>' in dom and f'<a href="#{anchor}">{section}</a>' in dom
+    assert 'id="noise"' in dom, "neither the noise warning nor the sentence saying there was none"
+    assert not re.search(r"\d\.\d{6,}", re.sub(r'src="data:[^"]*"', "", dom)), "a number printed unrounded"
     png, console = screenshot(out, tmp_path / "report.png", tmp_path / "profile")
     assert console == [], console
     spread, inked = pixel_stats(png)

@@ -10,6 +10,12 @@ def test_pairs_are_in_step():
     assert notebooks.out_of_step() == [], "run `make notebooks-sync` (jupytext --sync notebooks/*.py)"
 
 
+def test_every_notebook_opens_on_the_project_kernel():
+    """`make lab` registers the kernel `crossings`; a notebook naming another opens on the wrong Python."""
+    for path in sorted(notebooks.NOTEBOOK_DIR.glob("*.ipynb")) + sorted(notebooks.NOTEBOOK_DIR.glob("*.py")):
+        assert jupytext.read(path).metadata.get("kernelspec", {}).get("name") == "crossings", path.name
+
+
 def test_a_pair_out_of_step_is_reported(tmp_path, monkeypatch):
     src = notebooks.NOTEBOOK_DIR / "tpch.py"
     (tmp_path / "tpch.py").write_text(src.read_text())

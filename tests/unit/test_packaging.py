@@ -30,5 +30,6 @@ def test_lock_pins_every_direct_dependency():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     lock = (ROOT / "requirements.lock").read_text() + (ROOT / "requirements-mysqlclient.lock").read_text()
     pins = {m.group(1).lower().replace("_", "-") for m in re.finditer(r"^([A-Za-z0-9_.\-]+)==", lock, re.M)}
-    direct = {_norm(r)[0] for r in project["dependencies"] + project["optional-dependencies"]["mysql-c"]}
+    extras = project["optional-dependencies"]
+    direct = {_norm(r)[0] for r in project["dependencies"] + extras["mysql-c"] + extras["dev"]}
     assert direct <= pins, direct - pins

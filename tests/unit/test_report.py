@@ -18,7 +18,8 @@ def test_interval_keeps_both_ends():
 
 
 def test_escaping_and_code_spans():
-    assert html.inline_markdown("run `a<b` _x_") == "<p>run <code>a&lt;b</code> <em>x</em></p>"
+    assert html.markdown("run `a<b` _x_ <script>") == "<p>run <code>a&lt;b</code> <em>x</em> &lt;script&gt;</p>"
+    assert "<table>" in html.markdown("| a | b |\n|---|---|\n| 1 | 2 |")
     t = html.table(["a"], [["<script>"]])
     assert "<script>" not in t and "&lt;script&gt;" in t
 
@@ -27,7 +28,8 @@ def test_report_of_a_simulated_run(tmp_path):
     df = simdata.simulate_run(benchmarks=2, engines=("e/a", "e/b"), processes=3, iterations=8, warmup=2, seed=1)
     run = store.write_imported_run(tmp_path, df, {"machine": {}})
     page = report.build(RunSet(run, resamples=200), baseline="e/a")
-    assert page.startswith("<!DOCTYPE html>") and "<h2>Every cell</h2>" in page
+    assert page.startswith("<!DOCTYPE html>") and '<h2 id="every-cell">Every cell</h2>' in page
+    assert '<nav class="toc"' in page and '<a href="#every-cell">' in page
     assert "bench00" in page and "data:image/svg+xml;base64," in page
     assert not re.search(r'(src|href)="(https?:|//)', page)
 
@@ -41,3 +43,22 @@ def test_report_bad_input_exits_2(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert cli.main(["report", str(run), "--html", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_manifest_values_are_readable():
+    assert html.readable([2.82177734375, 2.1, 1.953125]) == "2.82, 2.10, 1.95"
+    assert html.readable(None) == "—" and html.readable(300.0) == "300"
+
+
+def test_report_shows_the_noise_warning(tmp_path):
+    import json
+
+    df = simdata.simulate_run(benchmarks=1, engines=("e/a", "e/b"), processes=3, iterations=5, seed=1)
+    run = store.write_imported_run(tmp_path, df, {"machine": {}})
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["doctor"] = [{"check": "load", "status": "warn", "value": "3.42 1.33 (of 2 CPUs)", "advice": ""}]
+    manifest.setdefault("machine", {})["loadavg_before"] = [2.82177734375, 2.5, 2.0]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    page = report.build(RunSet(run, resamples=200), baseline="e/a")
+    assert "2.82177734375" not in page and "2.82, 2.50, 2.00" in page
+    assert '<div class="warn" id="noise">' in page and "Warning: noisy run" in page and "3.42 1.33" in page

@@ -139,3 +139,15 @@ def test_a_positive_bound_never_prints_as_zero():
     low = text.split("[")[1].split(",")[0]
     assert float(low) > 0 and low != "0.000"
     assert fmt_interval(0.5, 0.25, 0.75) == "0.500 [0.250, 0.750]"
+
+
+def test_markdown_cells_escape_pipes():
+    import pandas as pd
+    from markdown_it import MarkdownIt
+
+    from harness.analysis.markdown import to_markdown
+
+    md = to_markdown(pd.DataFrame({"a|b": ["x | y", "line\nbreak"], "c": [1, 2]}))
+    assert "a\\|b" in md and "x \\| y" in md and "line break" in md
+    html = MarkdownIt("commonmark").enable("table").render(md)
+    assert html.count("<td>") == 4 and "x | y" in html
