@@ -60,6 +60,9 @@ class RunRequest:
     command: list[str] | None = None
     #: pin each worker to one CPU (harness.run.noise)
     pin: bool = True
+    #: run only this shard of the plan (harness.run.shard), under `run_id` shared by every shard
+    shard: Any = None
+    run_id: str | None = None
 
 
 #: bounds every request is checked against before anything starts (a typo like 50000000
@@ -248,7 +251,7 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         raise UserError(f"{len(cells)} cells x {processes} processes is more than {MAX_PLANNED} processes; "
                         "ask for fewer")
     order = interleave(len(cells), processes, request.seed)
-    return {
+    plan = {
         "run_id": run_id, "profile": profile.name, "processes": processes, "iterations": iterations,
         "seed": request.seed, "timeout_s": request.timeout_s if request.timeout_s is not None else profile.timeout_s,
         "budget_s": request.budget_s if request.budget_s is not None else profile.budget_s,
@@ -256,6 +259,11 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         "engines": engines, "runtimes": runtimes, "cells": cells,
         "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {}, "pin": request.pin,
     }
+    if request.shard is not None:
+        from harness.run.shard import shard_plan
+
+        return shard_plan(plan, request.shard)
+    return plan
 
 
 def plan_cells(plan: dict[str, Any]) -> list[Cell]:
