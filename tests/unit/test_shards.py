@@ -110,3 +110,22 @@ def test_collect_refuses_shards_of_other_plans_and_whole_runs(tmp_path):
     (whole / "plan.json").write_text(json.dumps(plan))
     with pytest.raises(UserError, match="not a shard"):
         collect([whole], tmp_path / "out")
+
+
+def test_job_script_starts_or_resumes_its_shard(tmp_path):
+    from harness.run.campaign import job_script
+
+    text = job_script("c1", 3, tmp_path / "shards", ["--profile", "smoke", "--param", "n=1 000"])
+    assert '"c1-shard-${K}-of-3"' in text and "run --resume" in text
+    assert "--shard \"$K/3\" --run-id c1" in text and "'n=1 000'" in text
+
+
+def test_campaign_without_slurm_is_one_line(tmp_path, monkeypatch):
+    from harness.run.campaign import collect_campaign, submit
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(UserError, match="sbatch not found"):
+        submit(tmp_path, "c1", 3, [])
+    assert not (tmp_path / "c1").exists()
+    with pytest.raises(UserError, match="not a campaign directory"):
+        collect_campaign(tmp_path)
