@@ -138,6 +138,31 @@ def geomean_cells(K: int = 22, P: int = 5, I: int = 10, resamples: int = 2000, c
     return draw
 
 
+def machine_cell(M: int = 3, P: int = 4, I: int = 10, spread: float = 0.1, resamples: int = 2000,
+                 confidence: float = 0.99) -> Draw:
+    """M machines x P processes x I iterations with between-machine lognormal sd `spread`: ours is
+    the three-level interval (`analysis.machines`), the comparison the process-level t interval
+    that ignores the machines."""
+    from harness.analysis.machines import machine_boot
+
+    truth = simdata.true_machines_mean(1.0, spread, BETWEEN)
+
+    def draw(rng: np.random.Generator, d: int):
+        xs, labels = simdata.simulate_machines(rng, 1.0, M, P, I, spread, BETWEEN, WITHIN)
+        cb = machine_boot(stats.CellSample(xs), labels, resamples, rng)
+        _, lo, hi, _ = stats.cell_interval(cb, DEFAULT_METHOD, confidence)
+        _, plo, phi = stats.t_interval(np.array([p.mean() for p in xs]), confidence)
+        return truth, (lo, hi), (plo, phi)
+
+    return draw
+
+
+def machine_scenarios(resamples: int = 2000) -> dict[str, Draw]:
+    """The three-level model: between-machine spread 0-20%, 3 and 6 machines of 4 processes x 10."""
+    return {f"M={M} x P=4 x I=10, machines {spread:.0%}": machine_cell(M, 4, 10, spread, resamples)
+            for M in (3, 6) for spread in (0.0, 0.05, 0.1, 0.2)}
+
+
 def scenarios(resamples: int = 2000) -> dict[str, Draw]:
     """Every scenario of issue 10, by name."""
     out: dict[str, Draw] = {}

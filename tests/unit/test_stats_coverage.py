@@ -65,3 +65,20 @@ def test_pooled_t_undercovers_with_between_process_variance():
         _, lo, hi = stats.mean_ci(x, "pooled-t", 0.99)
         hits += lo <= truth <= hi
     assert hits / 200 < 0.8  # the reason the default resamples processes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(coverage.machine_scenarios()))
+def test_three_level_model_covers_with_machine_spread_0_to_20(name, capsys):
+    c = coverage.measure(name, coverage.machine_scenarios()[name], SLOW_SETS)
+    with capsys.disabled():
+        print("\n" + c.row())
+    assert c.coverage >= MIN_COVERAGE and c.no_interval == 0, c
+
+
+@pytest.mark.parametrize("name", ["M=3 x P=4 x I=10, machines 20%", "M=6 x P=4 x I=10, machines 20%"])
+def test_fast_three_level_coverage(name):
+    """Machines 20% apart: the three-level interval covers; one that ignores machines does not."""
+    c = coverage.measure(name, coverage.machine_scenarios(resamples=1000)[name], 300)
+    assert c.coverage >= MIN_COVERAGE - 0.015, c
+    assert c.process_t_coverage < 0.9, c
