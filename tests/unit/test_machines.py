@@ -49,3 +49,29 @@ def test_runset_uses_the_machine_level_for_sharded_runs_only(tmp_path):
     assert one["df"] == 2 and not one["note"]  # one machine: the process level as before
     pt = RunSet(shards, method="process-t", resamples=500, use_cache=False).summary.iloc[0]
     assert not pt["note"] and math.isfinite(pt["ci_low_s"])
+
+
+def test_plan_on_machines_reaches_the_target_or_says_how_many_machines():
+    from harness.analysis.planner import Components, plan_cell, plan_cell_on_machines
+
+    c = Components(mean=1.0, s2_between=0.05**2, s2_within=0.02**2, processes=6, iterations=10, c_proc=0.5,
+                   c_iter=0.01)
+    p = plan_cell_on_machines(c, 4, 0.0, 0.03)
+    assert p.reachable and p.half_width <= 0.03 and p.processes * 4 >= 3
+    fewer = plan_cell_on_machines(c, 4, 0.0, 0.03 * 1.0001)
+    assert fewer.processes <= p.processes
+    assert plan_cell_on_machines(c, 1, 0.0, 0.03) == plan_cell(c, 0.03)  # one machine: the two-level plan
+    far = plan_cell_on_machines(c, 3, 0.05**2, 0.03)  # 5% between machines, t with 2 df
+    assert not far.reachable and "machines could reach it" in far.note
+    near = plan_cell_on_machines(c, 64, 0.05**2, 0.03)
+    assert near.reachable and near.half_width <= 0.03
+
+
+def test_between_machine_variance_measured_from_a_sharded_pilot(tmp_path):
+    from harness import store
+    from harness.analysis.planner import machine_variance
+
+    shards = [write_shard(tmp_path, "c1", k, 3, processes=9, machine_factor=[1.0, 1.3, 0.8][k]) for k in range(3)]
+    (key, (s2m, m)), = machine_variance(store.load_runs(shards), store.load_process_records(shards)).items()
+    assert m == 3 and 0.15 < math.sqrt(s2m) / 1e-3 < 0.35  # sd of 1.0, 1.3, 0.8 is 0.25 (of a 1 ms mean)
+    assert machine_variance(store.load_runs(shards[:1]), store.load_process_records(shards[:1])) == {}
