@@ -5,6 +5,9 @@ import argparse
 from pathlib import Path
 
 
+from harness.commands.fromstore import add_from_option, reading_store
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare two runs (medians, Mann-Whitney U, geomean), benchstat style",
                        description="Per cell present in both runs: median [distribution-free CI] per side, "
@@ -13,6 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "default. Warns, as benchstat, when a cell has too few samples for alpha.")
     p.add_argument("base", type=Path, metavar="BASE_RUN")
     p.add_argument("new", type=Path, metavar="NEW_RUN")
+    add_from_option(p)
     p.add_argument("--format", choices=["text", "csv", "json"], default="text")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="median CI level (default 0.95, as benchstat)")
@@ -31,6 +35,7 @@ def regressions(cmp, pct: float):
     return rows[rows.significant & (rows.delta_pct > pct)]
 
 
+@reading_store("base", "new")
 def run(args: argparse.Namespace) -> int:
     import sys
 

@@ -34,6 +34,9 @@ def test_push_then_summary_from_the_store(smoke_run: Path, pg_dsn: str, tmp_path
     assert stored == direct and direct.count("\n") > 1
     every = harness("summary", "--from", pg_dsn, "--format", "csv").stdout  # every run in the store: this one
     assert every == direct
+    cmp_direct = harness("compare", str(smoke_run), str(smoke_run), "--format", "csv").stdout
+    cmp_stored = harness("compare", "--from", pg_dsn, smoke_run.name, smoke_run.name, "--format", "csv").stdout
+    assert cmp_stored == cmp_direct
     with psycopg.connect(pg_dsn) as conn:
         assert conn.execute("SELECT count(*) FROM crossings.schema_migrations").fetchone()[0] == 1
         assert conn.execute("SELECT count(*) FROM crossings.runs").fetchone()[0] == 1
