@@ -184,6 +184,10 @@ def _shard(args: argparse.Namespace):
         raise UserError("--shard runs the fixed protocol (the adaptive rounds would depend on what the other "
                         "machines measured): give --target-ci 0 with --processes and --iterations "
                         "(`harness plan --target-ci PCT PILOT_RUN` sizes them)")
+    processes = args.processes if args.processes is not None else PROFILES[args.profile or "quick"].processes
+    if processes < shard.count:
+        raise UserError(f"--shard {shard.index}/{shard.count} spreads each cell's processes over {shard.count} "
+                        f"machines: give --processes of at least {shard.count} (now {processes})")
     where = (args.out or PROJECT_ROOT / "data" / "runs") / dir_name(args.run_id, shard)
     if where.exists():
         raise UserError(f"{where} exists: finish it with --resume {where}, or choose another --run-id")

@@ -129,3 +129,39 @@ def test_campaign_without_slurm_is_one_line(tmp_path, monkeypatch):
     assert not (tmp_path / "c1").exists()
     with pytest.raises(UserError, match="not a campaign directory"):
         collect_campaign(tmp_path)
+
+
+BAD = [
+    (["run", "--shard", "3/3", "--run-id", "x", "--processes", "3"], "must be below N"),
+    (["run", "--shard", "0/3", "--processes", "3"], "--shard K/N needs --run-id"),
+    (["run", "--run-id", "x"], "give --shard K/N with it"),
+    (["run", "--shard", "0/3", "--run-id", "no good!", "--processes", "3"], "--run-id 'no good!'"),
+    (["run", "--shard", "0/3", "--run-id", "x", "--profile", "smoke"], "--processes of at least 3"),
+    (["run", "--shard", "0/3", "--run-id", "x", "--processes", "3", "--profile", "paper"], "fixed protocol"),
+    (["run", "--shard", "0/3", "--run-id", "x", "--resume", "somewhere"], "leave --shard and --run-id out"),
+    (["collect", "nope", "--out", "o"], "no such run directory"),
+    (["campaign", "submit", "--scheduler", "slurm", "--nodes", "0", "--dir", "d"], "--nodes must be between"),
+    (["campaign", "submit", "--scheduler", "slurm", "--nodes", "3", "--dir", "d", "--profile", "smoke"],
+     "--processes of at least 3"),
+    (["campaign", "status", "nope"], "not a campaign directory"),
+    (["push", "nope", "--to", "mysql://u:pw@h/db"], "no such run directory"),
+    (["summary", "--from", "mysql://u:pw@h/db"], "takes a postgresql://"),
+    (["plan", "nope", "--target-ci", "3", "--machines", "0"], "--machines must be between"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a[:2]) + f" {i}" for i, (a, _) in enumerate(BAD)])
+def test_bad_shard_and_campaign_options_are_one_line(args, message, tmp_path, monkeypatch, capsys):
+    from conftest import one_line_error
+
+    from harness import cli
+
+    monkeypatch.chdir(tmp_path)
+    argv = [*args, "--out", str(tmp_path / "runs")] if args[0] == "run" else args
+    try:
+        status = cli.main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    line = one_line_error(capsys.readouterr().err)
+    assert status == 2 and message in line and "pw" not in line, line
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "d").exists()
