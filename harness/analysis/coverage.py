@@ -138,11 +138,11 @@ def geomean_cells(K: int = 22, P: int = 5, I: int = 10, resamples: int = 2000, c
     return draw
 
 
-def machine_cell(M: int = 3, P: int = 4, I: int = 10, spread: float = 0.1, resamples: int = 2000,
-                 confidence: float = 0.99) -> Draw:
-    """M machines x P processes x I iterations with between-machine lognormal sd `spread`: ours is
-    the three-level interval (`analysis.machines`), the comparison the process-level t interval
-    that ignores the machines."""
+def machine_cell(M: int = 3, P: int | tuple[int, ...] = 4, I: int = 10, spread: float = 0.1,
+                 resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """M machines x P processes (or a count per machine) x I iterations with between-machine
+    lognormal sd `spread`: ours is the three-level interval (`analysis.machines`), the comparison
+    the process-level t interval that ignores the machines."""
     from harness.analysis.machines import machine_boot
 
     truth = simdata.true_machines_mean(1.0, spread, BETWEEN)
@@ -158,9 +158,13 @@ def machine_cell(M: int = 3, P: int = 4, I: int = 10, spread: float = 0.1, resam
 
 
 def machine_scenarios(resamples: int = 2000) -> dict[str, Draw]:
-    """The three-level model: between-machine spread 0-20%, 3 and 6 machines of 4 processes x 10."""
-    return {f"M={M} x P=4 x I=10, machines {spread:.0%}": machine_cell(M, 4, 10, spread, resamples)
-            for M in (3, 6) for spread in (0.0, 0.05, 0.1, 0.2)}
+    """The three-level model: between-machine spread 0-20%, 2, 3 and 6 machines of 4 processes x
+    10 iterations, and 3 machines of 8, 2 and 2 processes."""
+    out = {f"M={M} x P=4 x I=10, machines {spread:.0%}": machine_cell(M, 4, 10, spread, resamples)
+           for M in (2, 3, 6) for spread in (0.0, 0.05, 0.1, 0.2)}
+    for spread in (0.0, 0.1, 0.2):  # one machine ran most processes: each machine still weighs the same
+        out[f"M=3 x P=[8,2,2] x I=10, machines {spread:.0%}"] = machine_cell(3, (8, 2, 2), 10, spread, resamples)
+    return out
 
 
 def scenarios(resamples: int = 2000) -> dict[str, Draw]:

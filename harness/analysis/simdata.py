@@ -36,18 +36,20 @@ def true_machines_mean(true_mean: float, between_machines: float, between: float
     return true_mean * math.exp(between_machines**2 / 2) * math.exp(between**2 / 2)
 
 
-def simulate_machines(rng: np.random.Generator, true_mean: float, machines: int = 3, processes: int = 4,
-                      iterations: int = 10, between_machines: float = 0.1, between: float = 0.05,
-                      within: float = 0.01) -> tuple[list[np.ndarray], list[str]]:
-    """One cell measured on `machines` machines, `processes` each: a process's iteration times are
-    true_mean * exp(a_m) * exp(b_p) * (1 + e_pi), with a_m ~ N(0, between_machines) fixed per
-    machine (the three levels of Kalibera and Jones). Returns the processes and their machine ids."""
-    a = rng.normal(0.0, between_machines, size=machines)
+def simulate_machines(rng: np.random.Generator, true_mean: float, machines: int = 3,
+                      processes: int | Sequence[int] = 4, iterations: int = 10, between_machines: float = 0.1,
+                      between: float = 0.05, within: float = 0.01) -> tuple[list[np.ndarray], list[str]]:
+    """One cell measured on `machines` machines, `processes` each (or a count per machine): a
+    process's iteration times are true_mean * exp(a_m) * exp(b_p) * (1 + e_pi), with
+    a_m ~ N(0, between_machines) fixed per machine (the three levels of Kalibera and Jones).
+    Returns the processes and their machine ids."""
+    counts = [processes] * machines if isinstance(processes, int) else list(processes)
+    a = rng.normal(0.0, between_machines, size=len(counts))
     xs, labels = [], []
-    for m in range(machines):
-        x = simulate_cell(rng, true_mean * math.exp(a[m]), processes, iterations, between, within)
+    for m, count in enumerate(counts):
+        x = simulate_cell(rng, true_mean * math.exp(a[m]), count, iterations, between, within)
         xs += list(x)
-        labels += [f"m{m}"] * processes
+        labels += [f"m{m}"] * count
     return xs, labels
 
 
