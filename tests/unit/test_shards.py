@@ -68,6 +68,7 @@ def test_collect_merges_every_process_once_and_reads_like_the_shards(tmp_path):
     assert a.to_csv(index=False) == b.to_csv(index=False)
 
 
+@pytest.mark.filterwarnings("ignore::harness.store.IncompleteRunWarning")
 def test_collect_refuses_missing_incomplete_and_colliding_shards(tmp_path):
     shared = tmp_path / "shared"
     shards = [write_shard(shared, "c1", k, 3) for k in range(3)]
