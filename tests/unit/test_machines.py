@@ -75,3 +75,16 @@ def test_between_machine_variance_measured_from_a_sharded_pilot(tmp_path):
     (key, (s2m, m)), = machine_variance(store.load_runs(shards), store.load_process_records(shards)).items()
     assert m == 3 and 0.15 < math.sqrt(s2m) / 1e-3 < 0.35  # sd of 1.0, 1.3, 0.8 is 0.25 (of a 1 ms mean)
     assert machine_variance(store.load_runs(shards[:1]), store.load_process_records(shards[:1])) == {}
+
+
+def test_plan_command_on_machines(tmp_path, capsys):
+    from harness import cli
+
+    shards = [write_shard(tmp_path, "c1", k, 3, processes=9, machine_factor=[1.0, 1.02, 0.99][k]) for k in range(3)]
+    assert cli.main(["plan", *map(str, shards), "--target-ci", "20", "--machines", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "wall time on 4 machines" in out and "from 3 machines" in out and "4 x " in out
+    assert cli.main(["plan", str(shards[0]), "--target-ci", "20", "--machines", "4", "--machine-spread", "5",
+                     "--format", "csv"]) == 0
+    csv = capsys.readouterr().out
+    assert csv.startswith("benchmark,") and ",wall_s," in csv and "assumed 5%" in csv
