@@ -82,16 +82,23 @@ def migrate(conn: Any) -> list[int]:
     return applied
 
 
-def run_files(run_dir: Path) -> list[tuple[str, bytes]]:
-    """(path relative to the run directory, bytes) of every file a load of the run reads."""
+def run_files(run_dir: Path) -> list[tuple[str, str, int]]:
+    """(path relative to the run directory, sha256, size) of every file a load of the run reads,
+    each read once (one file in memory at a time)."""
     run_dir = Path(run_dir)
-    return [(p.relative_to(run_dir).as_posix(), p.read_bytes()) for p in store.input_files([run_dir])]
+    out = []
+    for p in store.input_files([run_dir]):
+        data = p.read_bytes()
+        out.append((p.relative_to(run_dir).as_posix(), hashlib.sha256(data).hexdigest(), len(data)))
+    return out
 
 
-def content_hash(files: list[tuple[str, bytes]]) -> str:
+def content_hash(files: list[tuple[str, bytes]] | list[tuple[str, str, int]]) -> str:
+    """sha256 over each file's path and sha256, in path order: a run's identity in the store."""
     h = hashlib.sha256()
-    for path, data in sorted(files):
-        h.update(f"{path}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    for f in sorted(files):
+        digest = f[1] if isinstance(f[1], str) else hashlib.sha256(f[1]).hexdigest()
+        h.update(f"{f[0]}\0{digest}\n".encode())
     return h.hexdigest()
 
 
@@ -128,11 +135,14 @@ def push(run_dirs: list[Path], dsn: str, replace: bool = False) -> list[tuple[st
                 conn.execute("INSERT INTO crossings.runs (run_id, content_hash, status, manifest, plan, files, bytes) "
                              "VALUES (%s, %s, %s, %s, %s, %s, %s)",
                              (run_id, digest, manifest.get("status"), Jsonb(manifest), Jsonb(plan), len(files),
-                              sum(len(b) for _, b in files)))
+                              sum(size for _, _, size in files)))
                 with conn.cursor() as cur:
-                    cur.executemany("INSERT INTO crossings.files (run_id, path, sha256, size, data) "
-                                    "VALUES (%s, %s, %s, %s, %s)",
-                                    [(run_id, p, hashlib.sha256(b).hexdigest(), len(b), b) for p, b in files])
+                    for path, sha, _ in files:
+                        data = (Path(d) / path).read_bytes()
+                        if hashlib.sha256(data).hexdigest() != sha:  # changed since it was verified: roll back
+                            raise DataError(f"{Path(d) / path} changed while it was pushed; nothing was stored")
+                        cur.execute("INSERT INTO crossings.files (run_id, path, sha256, size, data) "
+                                    "VALUES (%s, %s, %s, %s, %s)", (run_id, path, sha, len(data), data))
                     cur.executemany(
                         "INSERT INTO crossings.processes (run_id, seq, benchmark, params, engine, runtime, process, "
                         "status, machine_id, shard, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
