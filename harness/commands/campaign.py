@@ -105,6 +105,12 @@ def status(args: argparse.Namespace) -> int:
 
 def collect(args: argparse.Namespace) -> int:
     from harness.run.campaign import collect_campaign
+    from harness.run.collect import differing_commits
 
-    print(collect_campaign(args.campaign, args.out, args.allow_incomplete))
+    run = collect_campaign(args.campaign, args.out, args.allow_incomplete)
+    commits = differing_commits(run)
+    if commits:
+        print(f"warning: the shards ran different harness commits ({', '.join(c[:12] for c in commits)}): "
+              "differences between machines may be differences of code", file=sys.stderr)
+    print(run)
     return 0

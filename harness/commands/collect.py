@@ -19,7 +19,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.run.collect import collect
+    import sys
 
-    print(collect(args.shards, args.out, args.allow_incomplete))
+    from harness.run.collect import collect, differing_commits
+
+    run = collect(args.shards, args.out, args.allow_incomplete)
+    commits = differing_commits(run)
+    if commits:
+        print(f"warning: the shards ran different harness commits ({', '.join(c[:12] for c in commits)}): "
+              "differences between machines may be differences of code", file=sys.stderr)
+    print(run)
     return 0

@@ -128,6 +128,14 @@ def _write(tmp: Path, shards: list[_Shard], owner: dict[int, _Shard], order: lis
     write_json_atomic(tmp / "manifest.json", manifest)
 
 
+def differing_commits(run_dir: Path) -> list[str]:
+    """The harness commits a collected run's shards ran, when there is more than one (their
+    numbers may then differ for reasons of code, not machine)."""
+    shards = store.read_manifest(run_dir).get("shards") or []
+    commits = {str((s.get("project") or {}).get("commit")) for s in shards}
+    return sorted(commits) if len(commits) > 1 else []
+
+
 def _copy(src: Path, dst: Path) -> None:
     """Byte for byte, flushed to disk (the directory appears by rename only once all are)."""
     shutil.copyfile(src, dst)
@@ -163,7 +171,8 @@ def merged_manifest(shards: list[_Shard], planned: int) -> dict[str, Any]:
                        "machines": sorted(seen), "hostname": (s.manifest.get("machine") or {}).get("hostname"),
                        "started": s.manifest.get("started"), "ended": s.manifest.get("ended"),
                        "processes_planned": len(s.plan["order"]), "processes_recorded": len(s.records),
-                       "doctor": s.manifest.get("doctor"), "segments": s.manifest.get("segments")})
+                       "project": s.manifest.get("project"), "doctor": s.manifest.get("doctor"),
+                       "segments": s.manifest.get("segments")})
     statuses = {s.manifest.get("status") for s in shards}
     m["status"] = "complete" if statuses == {"complete"} and len(shards) == shards[0].shard.count else "incomplete"
     m["started"] = min(str(s.manifest.get("started")) for s in shards)

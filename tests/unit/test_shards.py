@@ -166,3 +166,14 @@ def test_bad_shard_and_campaign_options_are_one_line(args, message, tmp_path, mo
     line = one_line_error(capsys.readouterr().err)
     assert status == 2 and message in line and "pw" not in line, line
     assert not (tmp_path / "runs").exists() and not (tmp_path / "d").exists()
+
+
+def test_shards_of_different_commits_are_named(tmp_path):
+    from harness.run.collect import differing_commits
+
+    shards = [write_shard(tmp_path / "shared", "c1", k, 2) for k in range(2)]
+    m = json.loads((shards[1] / "manifest.json").read_text())
+    m["project"] = {**(m.get("project") or {}), "commit": "0" * 40}
+    (shards[1] / "manifest.json").write_text(json.dumps(m))
+    run = collect(shards, tmp_path / "out")
+    assert "0" * 40 in differing_commits(run) and len(differing_commits(run)) == 2
