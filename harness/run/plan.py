@@ -13,7 +13,7 @@ import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import engines as engine_registry
 from harness import workloads
@@ -22,6 +22,9 @@ from harness.fsutil import PROJECT_ROOT
 from harness.protocol import canonical_params
 from harness.run.profiles import PROFILES, Profile, params_for
 from harness.run.runtimes import RUNTIMES
+
+if TYPE_CHECKING:
+    from harness.run.shard import Shard
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,7 @@ class RunRequest:
     #: pin each worker to one CPU (harness.run.noise)
     pin: bool = True
     #: run only this shard of the plan (harness.run.shard), under `run_id` shared by every shard
-    shard: Any = None
+    shard: Shard | None = None
     run_id: str | None = None
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 DAEMONS = ("munged", "slurmctld", "slurmd")
-CLIENTS = ("sbatch", "squeue", "scontrol")
+CLIENTS = ("sbatch", "squeue", "scontrol", "sinfo")
 
 
 def missing() -> list[str]:
