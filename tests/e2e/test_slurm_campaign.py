@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -39,6 +40,12 @@ def test_three_shard_campaign_collected(tmp_path, slurm_env):
     cdir = Path(last_line(sub.stdout))
     campaign = json.loads((cdir / "campaign.json").read_text())
     assert "--array=0-2" in campaign["sbatch"] and "--exclusive" in campaign["sbatch"]
+    # tasks held in the queue: collect refuses while Slurm still has them (3 exclusive tasks in a row
+    # take several seconds, so they cannot all be done by now)
+    subprocess.run(["scontrol", "hold", campaign["job_id"]], env=slurm_env, capture_output=True)
+    early = harness("campaign", "collect", str(cdir), env=slurm_env, check=False)
+    assert early.returncode == 2 and "still runs shard" in one_line_error(early.stderr)
+    subprocess.run(["scontrol", "release", campaign["job_id"]], env=slurm_env, capture_output=True, check=True)
     while True:
         rows = _status(cdir, slurm_env)
         if all(r["slurm"] not in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "unknown") for r in rows):
