@@ -26,7 +26,7 @@ from harness import store
 from harness.errors import UserError
 from harness.fsutil import PROJECT_ROOT, write_json_atomic
 from harness.redaction import redact
-from harness.run.shard import Shard, dir_name, shard_of
+from harness.run.shard import dir_pattern, shard_of
 
 SCHEDULERS = ("slurm",)
 #: what a Slurm state means for a campaign's task
@@ -60,12 +60,12 @@ def job_script(run_id: str, shards: int, shards_dir: Path, run_args: list[str]) 
     """The array task: start its shard, or resume it when Slurm ran the task before (requeue)."""
     q = shlex.quote
     py = q(sys.executable)
-    first = dir_name(run_id, Shard(0, shards)).replace("-shard-0-of-", "-shard-${K}-of-")
+    mine = dir_pattern(run_id, "${K}", shards)
     return f"""#!/bin/bash
 # crossings campaign {run_id}: shard $SLURM_ARRAY_TASK_ID of {shards} (written by harness campaign submit)
 set -euo pipefail
 K="${{SLURM_ARRAY_TASK_ID:?not a Slurm array task}}"
-SHARD_DIR={q(str(shards_dir))}/"{first}"
+SHARD_DIR={q(str(shards_dir))}/"{mine}"
 cd {q(str(PROJECT_ROOT))}
 if [ -f "$SHARD_DIR/plan.json" ]; then
   exec {py} -m harness run --resume "$SHARD_DIR" --no-progress

@@ -62,7 +62,12 @@ def order_digest(order: list) -> str:
 
 def dir_name(run_id: str, shard: Shard) -> str:
     """The shard's run directory name, beside its siblings in a shared folder."""
-    return f"{run_id}-shard-{shard.index}-of-{shard.count}"
+    return dir_pattern(run_id, str(shard.index), shard.count)
+
+
+def dir_pattern(run_id: str, index: str, count: int) -> str:
+    """`dir_name` with the index as given (a shell variable in a job script, or a glob)."""
+    return f"{run_id}-shard-{index}-of-{count}"
 
 
 def shard_plan(plan: dict[str, Any], shard: Shard) -> dict[str, Any]:
