@@ -138,8 +138,9 @@ def geomean_cells(K: int = 22, P: int = 5, I: int = 10, resamples: int = 2000, c
     return draw
 
 
-def machine_cell(P: int, I: int, between: float = 0.25, contaminated: float = 0.10, slow: tuple[float, float] = (1.5, 2.0),
-                 recall: float = 0.95, resamples: int = 2000, confidence: float = 0.99) -> Draw:
+def disturbed_cell(P: int, I: int, between: float = 0.25, contaminated: float = 0.10,
+                   slow: tuple[float, float] = (1.5, 2.0),
+                   recall: float = 0.95, resamples: int = 2000, confidence: float = 0.99) -> Draw:
     """What this 2-core VM looks like: between-process spread `between` (log sd), a share
     `contaminated` of processes `slow` times slower (a neighbour on the worker's CPU), of which
     the flag catches `recall`; each flagged process is rerun (a fresh draw, within the runner's
@@ -166,6 +167,25 @@ def machine_cell(P: int, I: int, between: float = 0.25, contaminated: float = 0.
         ex = exclude(keys, [x for x, _ in procs], [(None, "")] * len(procs),
                      {k for k, (_, f) in zip(keys, procs) if f})
         return truth, *_cell_pair(ex.xs, rng, resamples, confidence)
+
+    return draw
+
+
+def machine_cell(M: int = 3, P: int | tuple[int, ...] = 4, I: int = 10, spread: float = 0.1,
+                 resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """M machines x P processes (or a count per machine) x I iterations with between-machine
+    lognormal sd `spread`: ours is the three-level interval (`analysis.machines`), the comparison
+    the process-level t interval that ignores the machines."""
+    from harness.analysis.machines import machine_boot
+
+    truth = simdata.true_machines_mean(1.0, spread, BETWEEN)
+
+    def draw(rng: np.random.Generator, d: int):
+        xs, labels = simdata.simulate_machines(rng, 1.0, M, P, I, spread, BETWEEN, WITHIN)
+        cb = machine_boot(stats.CellSample(xs), labels, resamples, rng)
+        _, lo, hi, _ = stats.cell_interval(cb, DEFAULT_METHOD, confidence)
+        _, plo, phi = stats.t_interval(np.array([p.mean() for p in xs]), confidence)
+        return truth, (lo, hi), (plo, phi)
 
     return draw
 
@@ -201,12 +221,22 @@ def interference_scenarios(resamples: int = 2000) -> dict[str, Draw]:
     out: dict[str, Draw] = {}
     for P in (3, 10, 30):
         for I in (2, 20):
-            out[f"machine-like: spread 25%, 10% disturbed 1.5-2x, 95% caught, P={P} x I={I}"] = machine_cell(
+            out[f"machine-like: spread 25%, 10% disturbed 1.5-2x, 95% caught, P={P} x I={I}"] = disturbed_cell(
                 P, I, resamples=resamples)
-    out["machine-like: spread 20%, 10% disturbed, none caught, P=10 x I=10"] = machine_cell(
+    out["machine-like: spread 20%, 10% disturbed, none caught, P=10 x I=10"] = disturbed_cell(
         10, 10, between=0.2, recall=0.0, resamples=resamples)
     for P in (5, 10, 30):
         out[f"canary-adjusted: phases 20%, canary noise 3%, P={P} x I=10"] = canary_cell(P, resamples=resamples)
+    return out
+
+
+def machine_scenarios(resamples: int = 2000) -> dict[str, Draw]:
+    """The three-level model: between-machine spread 0-20%, 2, 3 and 6 machines of 4 processes x
+    10 iterations, and 3 machines of 8, 2 and 2 processes."""
+    out = {f"M={M} x P=4 x I=10, machines {spread:.0%}": machine_cell(M, 4, 10, spread, resamples)
+           for M in (2, 3, 6) for spread in (0.0, 0.05, 0.1, 0.2)}
+    for spread in (0.0, 0.1, 0.2):  # one machine ran most processes: each machine still weighs the same
+        out[f"M=3 x P=[8,2,2] x I=10, machines {spread:.0%}"] = machine_cell(3, (8, 2, 2), 10, spread, resamples)
     return out
 
 

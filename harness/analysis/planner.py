@@ -350,3 +350,142 @@ def assess_run(run_dir: Path | str, target: float, confidence: float = 0.99, res
             "plan": {"processes": p.processes, "iterations": p.total_iterations, "machine_s": p.machine_s,
                      "half_width": p.half_width, "note": p.note}}
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Several machines: the three-level model (machine, process, iteration)
+# ----------------------------------------------------------------------------------------------
+
+
+def machine_variance(raw: Any, procs: Any) -> dict[tuple, tuple[float, int]]:
+    """Per cell whose pilot processes ran on two or more machines: (s2_machines, machines), the
+    between-machine variance by the method of moments (variance of the machines' means of process
+    means, less the within-machine variance of process means over the processes per machine)."""
+    out: dict[tuple, tuple[float, int]] = {}
+    if raw.empty or procs.empty or "machine" not in procs:
+        return out
+    ids = procs[["run_id", "seq"]].copy()
+    ids["machine_id"] = [m.get("id") if isinstance(m, dict) else None for m in procs["machine"]]
+    ok = raw[raw["check_ok"].astype(bool)]
+    pm = ok.groupby([*CELL, "run_id", "seq"], sort=False)["wall_ns"].mean().div(1e9).rename("x").reset_index()
+    pm = pm.merge(ids, on=["run_id", "seq"], how="left")
+    for key, g in pm.groupby(CELL, sort=False):
+        if g["machine_id"].isna().any() or g["machine_id"].nunique() < 2:
+            continue
+        by = g.groupby("machine_id")["x"]
+        means, counts = by.mean(), by.count()
+        within = by.var(ddof=1).dropna()
+        s2_within_machine = float(within.mean()) if len(within) else 0.0
+        s2m = float(means.var(ddof=1)) - s2_within_machine / float(counts.mean())
+        out[tuple(key)] = (max(0.0, s2m), int(len(means)))
+    return out
+
+
+def plan_cell_on_machines(c: Components, machines: int, s2_machines: float, target: float,
+                          confidence: float = 0.99, max_processes: int = MAX_PROCESSES,
+                          max_iterations: int = MAX_ITERATIONS) -> CellPlan:
+    """The cheapest processes-per-machine x iterations on `machines` machines whose three-level t
+    interval (machines - 1 df: `analysis.machines`) reaches `target`; `machine_s` is the machine
+    time over all machines. The variance of the mean of M machines of p processes of n
+    iterations is s2_machines / M + (s2_between + s2_within / n) / (M p) (Kalibera & Jones)."""
+    if machines < 2:
+        return plan_cell(c, target, confidence, max_processes=max_processes, max_iterations=max_iterations)
+    if not (math.isfinite(c.mean) and c.mean > 0 and math.isfinite(c.s2_within) and math.isfinite(c.s2_between)
+            and math.isfinite(c.c_iter) and c.c_iter > 0):
+        return CellPlan(0, 0, c.warmup, math.nan, math.nan, False,
+                        "pilot too small: needs >= 2 processes of >= 2 iterations and their costs")
+    t = _t(confidence, machines - 1)
+    cp = max(c.c_proc if math.isfinite(c.c_proc) else 0.0, 0.0)
+    floor = t * math.sqrt(s2_machines / machines) / c.mean
+    n = optimal_iterations(cp, c.c_iter, c.s2_within, c.s2_between, max_iterations)
+
+    def hw(p: int, iters: int) -> float:
+        v = s2_machines / machines + (c.s2_between + c.s2_within / iters) / (machines * p)
+        return t * math.sqrt(v) / c.mean
+
+    if c.s2_between <= 0 and c.s2_within > 0:  # iterations alone shrink it: a process or more of as many as needed
+        n = max_iterations
+    lo, hi = max(1, math.ceil(MIN_PROCESSES / machines)), max_processes
+    if floor >= target or hw(hi, n) > target:
+        need = machines
+        while need < MAX_PROCESSES and t_machines(confidence, need) * math.sqrt(s2_machines / need) / c.mean >= target:
+            need *= 2
+        return CellPlan(0, 0, c.warmup, math.nan, floor, False,
+                        f"target out of reach on {machines} machines (the spread between machines alone gives "
+                        f"+-{100 * floor:.3g}%); {need} machines could reach it")
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if hw(mid, n) <= target:
+            hi = mid
+        else:
+            lo = mid
+    p = lo if hw(lo, n) <= target else hi
+    if c.s2_between <= 0 and c.s2_within > 0:  # fewest iterations that still reach it with p processes
+        n = max(1, math.ceil(c.s2_within / (machines * p * ((target * c.mean / t) ** 2 - s2_machines / machines)
+                                              - c.s2_between)))
+        n = min(n, max_iterations)
+    cost = machines * p * (cp + (c.warmup + n) * c.c_iter)
+    return CellPlan(p, n, c.warmup, cost, hw(p, n), True, "")
+
+
+def t_machines(confidence: float, machines: int) -> float:
+    return _t(confidence, max(machines - 1, 1))
+
+
+def plan_runs_on_machines(run_dirs: Iterable[Path | str], target: float, machines: int,
+                          machine_spread: float | None = None, confidence: float = 0.99) -> Any:
+    """The plan table on `machines` machines: PLAN_COLUMNS with `machines` and `processes` per
+    machine, machine time over all machines and the wall time (`wall_s`: machine time / machines,
+    the machines working at once). The between-machine variance comes from the pilot when its
+    processes ran on two or more machines, else from `machine_spread` (relative sd; None: 0)."""
+    import pandas as pd
+
+    from harness import store
+
+    dirs = [Path(d) for d in run_dirs]
+    raw = store.load_runs(dirs)
+    procs = store.load_process_records(dirs)
+    comps = components_of(raw, procs)
+    measured = machine_variance(raw, procs)
+    got = achieved(raw, confidence)
+    rows = []
+    for key, c in comps.items():
+        if key in measured:
+            s2m, seen = measured[key]
+            source = f"between-machine sd {100 * math.sqrt(s2m) / c.mean:.3g}% from {seen} machines"
+        else:
+            s2m = ((machine_spread or 0.0) * c.mean) ** 2
+            source = (f"between-machine sd assumed {100 * (machine_spread or 0):.3g}%" +
+                      ("" if machine_spread else " (a sharded pilot measures it)"))
+        p = plan_cell_on_machines(c, machines, s2m, target, confidence)
+        note = "; ".join(x for x in (p.note, source) if x)
+        rows.append((*key, f"{c.processes}x{c.iterations:.3g}", c.mean, math.sqrt(c.s2_between),
+                     math.sqrt(c.s2_within), c.c_proc, c.c_iter, 100 * got.get(key, math.nan), machines,
+                     p.processes, p.total_iterations, p.warmup, p.machine_s, p.machine_s / machines,
+                     100 * p.half_width, p.reachable, note))
+    cols = PLAN_COLUMNS[:11] + ["machines"] + PLAN_COLUMNS[11:15] + ["wall_s"] + PLAN_COLUMNS[15:]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def format_machines_plan(df: Any, target: float, machines: int) -> str:
+    """The plan on several machines as text: machines x processes x iterations per cell, and the
+    wall time of the whole campaign on those machines."""
+    if df.empty:
+        return "no cell with timings"
+    show = df.copy()
+    show["plan"] = [f"{m} x {p} x {i}" for m, p, i in zip(show["machines"], show["processes"], show["iterations"])]
+    for col in ("mean_s", "c_proc_s", "c_iter_s"):
+        show[col] = show[col].map(lambda v: f"{v:.3g}")
+    show["predicted_pct"] = show["predicted_pct"].map(lambda v: "" if not math.isfinite(v) else f"{v:.3g}")
+    for col in ("machine_s", "wall_s"):
+        show[col] = show[col].map(lambda v: "" if not math.isfinite(v) else f"{v:,.0f}")
+    show = show[CELL + ["pilot", "mean_s", "plan", "machine_s", "wall_s", "predicted_pct", "note"]]
+    total = float(df["machine_s"].where(np.isfinite(df["machine_s"]), 0).sum())
+    bad = int((~df["reachable"]).sum())
+    lines = [show.to_string(index=False), "",
+             f"target +-{100 * target:g}% (99% half-width, relative) with machines x processes per machine x "
+             f"iterations; machine time {total:,.0f} s, wall time on {machines} machines {total / machines:,.0f} s "
+             f"({total / machines / 3600:.2f} h)"]
+    if bad:
+        lines.append(f"{bad} of {len(df)} cells cannot reach the target on {machines} machines")
+    return "\n".join(lines)

@@ -119,14 +119,36 @@ class RunSet:
     def info(self) -> pd.DataFrame:
         return self._split[2]
 
+    @cached_property
+    def machines(self) -> dict[tuple, list[str]]:
+        """Per cell whose processes ran on two or more machines (each process record names its
+        machine), each process's machine id: those cells get the three-level interval
+        (`analysis.machines`) with the default method."""
+        from harness.analysis.machines import process_machines
+
+        if self.method != DEFAULT_METHOD:
+            return {}
+        machine_of: dict[tuple, str | None] = {}
+        for d in self.run_dirs:
+            run_id = store.read_manifest(d)["run_id"]
+            for rec in store.process_records(d).values():
+                m = rec.get("machine")
+                machine_of[(run_id, rec.get("benchmark"), rec.get("params"), rec.get("engine"), rec.get("runtime"),
+                            int(rec.get("process", -1)))] = m.get("id") if isinstance(m, dict) else None
+        return process_machines(self.series.keys, self.series.xs, machine_of)
+
     # -- reduced once --
     def _reduce(self, cache: dict, samples: dict, keys: Iterable[tuple] | None, count: bool) -> dict[tuple, CellBoot]:
         from harness.analysis import stats
+        from harness.analysis.machines import machine_boots
 
         wanted = list(samples) if keys is None else list(keys)
         missing = {k: samples[k] for k in wanted if k not in cache and k in samples}
         if missing:
-            fresh = stats.boot_cells(missing, self.method, self.resamples, self.seed, *self._replicate_cache())
+            multi = {k: s for k, s in missing.items() if k in self.machines}
+            plain = {k: s for k, s in missing.items() if k not in multi}
+            fresh = stats.boot_cells(plain, self.method, self.resamples, self.seed, *self._replicate_cache())
+            fresh.update(machine_boots(multi, self.machines, self.resamples, self.seed))
             if count:
                 self.boot_counts.update(fresh.keys())
             cache.update(fresh)

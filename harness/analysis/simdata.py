@@ -31,6 +31,28 @@ def simulate_cell(rng: np.random.Generator, true_mean: float, processes: int = 5
     return x
 
 
+def true_machines_mean(true_mean: float, between_machines: float, between: float) -> float:
+    """Expected iteration time over machines, processes and iterations (`simulate_machines`)."""
+    return true_mean * math.exp(between_machines**2 / 2) * math.exp(between**2 / 2)
+
+
+def simulate_machines(rng: np.random.Generator, true_mean: float, machines: int = 3,
+                      processes: int | Sequence[int] = 4, iterations: int = 10, between_machines: float = 0.1,
+                      between: float = 0.05, within: float = 0.01) -> tuple[list[np.ndarray], list[str]]:
+    """One cell measured on `machines` machines, `processes` each (or a count per machine): a
+    process's iteration times are true_mean * exp(a_m) * exp(b_p) * (1 + e_pi), with
+    a_m ~ N(0, between_machines) fixed per machine (the three levels of Kalibera and Jones).
+    Returns the processes and their machine ids."""
+    counts = [processes] * machines if isinstance(processes, int) else list(processes)
+    a = rng.normal(0.0, between_machines, size=len(counts))
+    xs, labels = [], []
+    for m, count in enumerate(counts):
+        x = simulate_cell(rng, true_mean * math.exp(a[m]), count, iterations, between, within)
+        xs += list(x)
+        labels += [f"m{m}"] * count
+    return xs, labels
+
+
 def simulate_run(benchmarks: int | Sequence[str] = 22, engines: Sequence[str] = ("a", "b", "c", "d"),
                  processes: int = 5, iterations: int = 50, between: float = 0.05, within: float = 0.01,
                  true_means: dict[tuple[str, str], float] | None = None, seed: int = 0,

@@ -5,6 +5,9 @@ import argparse
 from pathlib import Path
 
 
+from harness.commands.fromstore import add_from_option, reading_store
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare two runs (medians, Mann-Whitney U, geomean), benchstat style",
                        description="Per cell present in both runs: median [distribution-free CI] per side, "
@@ -24,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--adjust", choices=["none", "canary"], default="none",
                    help="canary: each process mean adjusted to one common machine speed by its canary (regression "
                         "adjustment, CUPED), for comparisons across speed phases of the host (default none)")
+    add_from_option(p)
     p.add_argument("--format", choices=["text", "csv", "json"], default="text")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="median CI level (default 0.95, as benchstat)")
@@ -66,6 +70,7 @@ def regressions(cmp, pct: float):
     return rows[rows.significant & (rows.delta_pct > pct)]
 
 
+@reading_store("base", "new")
 def run(args: argparse.Namespace) -> int:
     import sys
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.commands.fromstore import add_from_option, reading_store
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     from harness.commands.summary import add_stats_options
@@ -15,6 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "compare's benchstat test (Mann-Whitney U on per-process means).")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN",
                    help="run directories, or folders of runs (e.g. data/reference-history)")
+    add_from_option(p)
     p.add_argument("--benchmarks", help="GLOB[,GLOB]: only these benchmarks (default all)")
     p.add_argument("--engines", help="GLOB[,GLOB]: only these engines (default all)")
     p.add_argument("--format", choices=["text", "csv", "markdown", "json"], default="text")
@@ -25,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+@reading_store("runs")
 def run(args: argparse.Namespace) -> int:
     import sys
 

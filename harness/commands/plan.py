@@ -16,6 +16,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="relative half-width to reach, in percent (3 = +-3%%)")
     p.add_argument("--budget-per-cell", type=float, metavar="SEC", help="machine seconds a cell may take")
     p.add_argument("--confidence", type=float, default=0.99, help="confidence level (default 0.99)")
+    p.add_argument("--machines", type=int, default=1, metavar="N",
+                   help="plan for N machines (run --shard, campaign submit): machines x processes x iterations "
+                        "under the three-level model, with the wall time on N machines (default 1)")
+    p.add_argument("--machine-spread", type=float, metavar="PCT",
+                   help="between-machine sd to assume, in percent, where the pilot ran on one machine (default 0)")
     p.add_argument("--format", choices=["text", "csv"], default="text")
     p.set_defaults(func=run)
 
@@ -31,6 +36,21 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
     target = args.target_ci / 100
+    if not 1 <= args.machines <= 10_000:
+        raise UserError(f"--machines must be between 1 and 10000, got {args.machines}")
+    if args.machine_spread is not None and not 0 <= args.machine_spread < 100:
+        raise UserError("--machine-spread is a percentage from 0 to 100, e.g. 5")
+    if args.machines > 1 or args.machine_spread is not None:
+        from harness.analysis.planner import format_machines_plan, plan_runs_on_machines
+
+        if args.budget_per_cell is not None:
+            raise UserError("--budget-per-cell plans one machine; leave it out with --machines")
+        spread = args.machine_spread / 100 if args.machine_spread is not None else None
+        df = plan_runs_on_machines(args.runs, target, args.machines, spread, args.confidence)
+        if df.empty:
+            raise UserError("the runs hold no timings to plan from")
+        print(df.to_csv(index=False) if args.format == "csv" else format_machines_plan(df, target, args.machines))
+        return 0
     df = plan_runs(args.runs, target, args.confidence, args.budget_per_cell)
     if df.empty:
         raise UserError("the runs hold no timings to plan from")

@@ -5,6 +5,9 @@ import argparse
 from pathlib import Path
 
 
+from harness.commands.fromstore import add_from_option, reading_store
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from harness.commands.summary import add_stats_options
 
@@ -13,6 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "manifest, warnings (failed, invalid, skipped cells with reasons) and the "
                                    "protocol, computed from the raw timings, in one HTML file.")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    add_from_option(p)
     p.add_argument("--html", required=True, type=Path, metavar="OUT", help="the HTML file to write")
     p.add_argument("--baseline", default="sqlite/sqlite3@cpython", metavar="ENGINE",
                    help="engine the ratios are relative to (ENGINE or ENGINE@RUNTIME; default sqlite/sqlite3@cpython)")
@@ -37,6 +41,7 @@ def check_writable(out: Path) -> None:
         raise UserError(f"{out}: not writable")
 
 
+@reading_store("runs")
 def run(args: argparse.Namespace) -> int:
     from harness.analysis.runset import RunSet
     from harness.errors import UserError

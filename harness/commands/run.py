@@ -67,6 +67,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-rerun", action="store_true",
                    help="keep disturbed processes as they are instead of running them again "
                         "(they are still flagged, and left out of estimates unless --keep-contaminated)")
+    m = p.add_argument_group("more than one machine", "every machine builds the same plan; shard K of N runs "
+                             "the processes p of each cell with p mod N = K, in the plan's interleaved order, "
+                             "into OUT/RUN_ID-shard-K-of-N; `harness collect` merges the shards")
+    m.add_argument("--shard", metavar="K/N", help="run shard K of N (counted from 0); needs --run-id")
+    m.add_argument("--run-id", metavar="ID", help="the run id every shard shares (letters, digits, . _ -)")
     a = p.add_argument_group("adaptive protocol", "run each cell until its 99%% interval meets a target: a pilot "
                              "(--processes, default 3), then rounds of processes sized by the planner")
     a.add_argument("--target-ci", type=float, metavar="PCT",
@@ -151,11 +156,12 @@ def run(args: argparse.Namespace) -> int:
     from harness.run.servers import user_dsns
 
     check_environment()
+    shard = _shard(args)
     drive = _adaptive(args)
     dsns = user_dsns(args.dsn)
     progress = not args.no_progress
     try:
-        run_dir = _start_or_resume(args, dsns, progress, drive)
+        run_dir = _start_or_resume(args, dsns, progress, drive, shard)
     except RunStopped as exc:  # disk full and the like: one line, the run directory, exit 1
         print(f"error: {exc}", file=sys.stderr)
         print(exc.run_dir)
@@ -165,7 +171,41 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: bool, drive=None) -> Path:
+def _shard(args: argparse.Namespace):
+    """The shard to run (`run.shard.Shard`), or None; every contradiction is refused here."""
+    from harness.errors import UserError
+    from harness.fsutil import PROJECT_ROOT
+    from harness.run.profiles import PROFILES
+    from harness.run.shard import check_run_id, dir_name, parse_shard
+
+    if args.shard is None and args.run_id is None:
+        return None
+    if args.resume:
+        raise UserError("--resume finishes the stored run or shard; leave --shard and --run-id out")
+    if args.shard is None:
+        raise UserError("--run-id names the run the shards share: give --shard K/N with it")
+    if args.run_id is None:
+        raise UserError("--shard K/N needs --run-id ID, the same on every machine (harness campaign submit "
+                        "chooses one)")
+    shard = parse_shard(args.shard)
+    check_run_id(args.run_id)
+    target = args.target_ci if args.target_ci is not None else PROFILES[args.profile or "quick"].target_ci_pct
+    if target:
+        raise UserError("--shard runs the fixed protocol (the adaptive rounds would depend on what the other "
+                        "machines measured): give --target-ci 0 with --processes and --iterations "
+                        "(`harness plan --target-ci PCT PILOT_RUN` sizes them)")
+    processes = args.processes if args.processes is not None else PROFILES[args.profile or "quick"].processes
+    if processes < shard.count:
+        raise UserError(f"--shard {shard.index}/{shard.count} spreads each cell's processes over {shard.count} "
+                        f"machines: give --processes of at least {shard.count} (now {processes})")
+    where = (args.out or PROJECT_ROOT / "data" / "runs") / dir_name(args.run_id, shard)
+    if where.exists():
+        raise UserError(f"{where} exists: finish it with --resume {where}, or choose another --run-id")
+    return shard
+
+
+def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: bool, drive=None,
+                     shard=None) -> Path:
     from harness.errors import UserError
     from harness.fsutil import PROJECT_ROOT
     from harness.run.plan import RunRequest, check_counts
@@ -188,6 +228,7 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             budget_s=args.budget, params=params, dsns=dsns, progress=progress, pin=not args.no_pin,
             max_wait_s=_max_wait(args.max_wait), rerun=False if args.no_rerun else None,
             aa=_nonempty("--aa", args.aa),
+            shard=shard, run_id=args.run_id if shard is not None else None,
             command=["python", "-m", "harness", *sys.argv[1:]])
         if drive is not None and request.processes is None:
             request.processes = 3  # the adaptive pilot

@@ -29,30 +29,46 @@ def add_stats_options(p: argparse.ArgumentParser, with_steady_state: bool = True
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("summary", help="per-cell statistics of one or more runs")
-    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    p.add_argument("runs", nargs="*", type=Path, metavar="RUN_DIR",
+                   help="run directories; with --from, run ids in the store (default: every run there)")
+    p.add_argument("--from", dest="from_dsn", metavar="DSN",
+                   help="read the runs from a PostgreSQL results store (harness push) instead of directories")
     p.add_argument("--format", choices=["text", "csv", "markdown", "json"], default="text")
     add_stats_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
-    from harness import store
-    from harness.analysis.runset import RunSet
-    from harness.analysis.summary import format_summary, noise_notes
     from harness.errors import UserError
 
     if not 0 < args.confidence < 1:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
     if not 1 <= args.resamples <= 10_000_000:
         raise UserError(f"--resamples must be between 1 and 10000000, got {args.resamples}")
+    if args.from_dsn:
+        from harness.run.resultsdb import Materialized
+
+        with Materialized(args.from_dsn, [str(r) for r in args.runs]) as dirs:
+            args.runs, args.shown = dirs, [d.name for d in dirs]
+            return _summary(args)
+    if not args.runs:
+        raise UserError("give one or more run directories (or --from DSN)")
+    return _summary(args)
+
+
+def _summary(args: argparse.Namespace) -> int:
+    import sys
+
+    from harness import store
+    from harness.analysis.runset import RunSet
+    from harness.analysis.summary import format_summary, noise_notes
+
     runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
                   seed=args.seed, steady_state=args.steady_state, keep_contaminated=args.keep_contaminated)
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
-        print(to_json(runs.summary, command="summary", runs=[str(d) for d in args.runs], method=args.method,
+        print(to_json(runs.summary, command="summary", runs=getattr(args, "shown", None) or [str(d) for d in args.runs], method=args.method,
                       confidence=args.confidence, resamples=args.resamples, seed=args.seed,
                       steady_state=args.steady_state, keep_contaminated=args.keep_contaminated, units="seconds"))
     else:

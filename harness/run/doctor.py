@@ -23,6 +23,23 @@ OK, WARN, INFO = "ok", "warn", "info"
 NOISE_CHECKS = ("load", "busy processes")
 
 
+def fingerprint() -> dict[str, Any]:
+    """The machine a process ran on, as each process record names it: host, CPU model, cores,
+    kernel, governor, memory, and `id`, a short hash of them (two hosts are two machines, and a
+    host whose kernel or governor changed is counted as another)."""
+    import hashlib
+    import json
+    import platform
+
+    from harness.run.manifest import memory_bytes
+
+    cpu = cpu_info()
+    fp = {"hostname": platform.node(), "cpu_model": cpu["model"], "cores": cpu["cores"],
+          "kernel": platform.release(), "governor": cpu["governor"], "memory_bytes": memory_bytes()}
+    fp["id"] = hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:12]
+    return fp
+
+
 def _finding(check: str, status: str, value: Any, advice: str = "") -> dict[str, Any]:
     return {"check": check, "status": status, "value": value, "advice": advice}
 

@@ -13,7 +13,7 @@ import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import engines as engine_registry
 from harness import workloads
@@ -22,6 +22,9 @@ from harness.fsutil import PROJECT_ROOT
 from harness.protocol import canonical_params
 from harness.run.profiles import PROFILES, Profile, params_for
 from harness.run.runtimes import RUNTIMES
+
+if TYPE_CHECKING:
+    from harness.run.shard import Shard
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,9 @@ class RunRequest:
     #: engine globs whose cells are measured twice, the twin under the parameter `aa=twin`
     #: (an A/A check within the run: the two names of one cell must not differ)
     aa: list[str] | None = None
+    #: run only this shard of the plan (harness.run.shard), under `run_id` shared by every shard
+    shard: Shard | None = None
+    run_id: str | None = None
 
 
 #: bounds every request is checked against before anything starts (a typo like 50000000
@@ -271,7 +277,7 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         raise UserError(f"{len(cells)} cells x {processes} processes is more than {MAX_PLANNED} processes; "
                         "ask for fewer")
     order = interleave(len(cells), processes, request.seed)
-    return {
+    plan = {
         "run_id": run_id, "profile": profile.name, "processes": processes, "iterations": iterations,
         "seed": request.seed, "timeout_s": request.timeout_s if request.timeout_s is not None else profile.timeout_s,
         "budget_s": request.budget_s if request.budget_s is not None else profile.budget_s,
@@ -281,6 +287,14 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         "interference": True, "rerun": request.rerun if request.rerun is not None else _env_rerun(),
         "max_wait_s": request.max_wait_s if request.max_wait_s is not None else _env_max_wait(profile.max_wait_s),
     }
+    if request.shard is not None:
+        from harness.run.shard import shard_plan
+
+        # a rerun takes the next seq and process number, which another shard of the plan owns:
+        # disturbed processes of a shard are flagged and left out, not rerun
+        plan["rerun"] = False
+        return shard_plan(plan, request.shard)
+    return plan
 
 
 def _env_rerun() -> bool:

@@ -27,7 +27,7 @@ from harness.errors import RunStopped, UserError
 from harness.fsutil import PROJECT_ROOT, Busy, try_locked, write_json_atomic
 from harness.protocol import canonical_params, timing_rows
 from harness.redaction import redact
-from harness.run import doctor, interference, noise
+from harness.run import doctor, interference, noise, shard
 from harness.run.manifest import base_manifest, git_commit
 from harness.run.plan import Cell, RunRequest, build_plan, plan_cells, worker_params
 from harness.run.probe import probe_all
@@ -100,6 +100,8 @@ class Runner:
         self.said_wait_spent = False
         #: write a line above the progress bar (a waiting runner says so)
         self.say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
+        #: the machine (and, in a shard, which shard) each process record names
+        self.where = shard.record_fields(plan, doctor.fingerprint())
 
     # -- per-cell preparation (untimed, outside every worker) --
     def _prepare(self, index: int) -> dict[str, Any]:
@@ -144,7 +146,7 @@ class Runner:
             extra.setdefault("rerun_of", rerun_of)
         rec = {"benchmark": cell.benchmark, "params": canonical_params(cell.params), "engine": cell.engine,
                "runtime": extra.pop("runtime", None) or cell.runtime, "runtime_family": cell.runtime,
-               "process": process, "status": status, "reason": redact(reason), **extra}
+               "process": process, "status": status, "reason": redact(reason), **self.where, **extra}
         store.write_process_record(self.run_dir, seq, rec)
         self.counts[status] = self.counts.get(status, 0) + 1
 
@@ -386,7 +388,7 @@ def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None)
     the runner instead of `Runner.execute` (the adaptive protocol runs it in rounds)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    run_id = store.new_run_id()
+    run_id = request.run_id or store.new_run_id()
     # start-up work that only reads the machine overlaps with planning: the doctor's sampling
     # window (it sleeps), git and the clock reads (subprocesses), and the Parquet writer's import
     # (joined before the first process starts, so it never runs beside a measurement)
@@ -399,7 +401,10 @@ def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None)
         manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
                                                           "budget_s", "benchmarks", "engines", "runtimes")}
         manifest["doctor"] = found.result()
-    sweep_unstarted_run_dirs(Path(request.out))
+        if plan.get("shard"):
+            manifest["shard"] = plan["shard"]
+    if request.shard is None:  # shards share a folder: another machine's directory may be starting
+        sweep_unstarted_run_dirs(Path(request.out))
     return _execute_with_servers(Path(request.out), plan, manifest, request.dsns, request.progress, first=True,
                                  drive=drive)
 
@@ -450,7 +455,7 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
     run directory) under the run directory's lock, in one private temp directory."""
     from harness.run.servers import run_servers
 
-    run_dir = target / plan["run_id"] if first else target
+    run_dir = target / plan.get("run_dir", plan["run_id"]) if first else target
     servers = None
     status = "complete"
     cpus = noise.choose_cpus(plan.get("pin", True))

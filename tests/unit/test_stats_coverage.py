@@ -96,6 +96,23 @@ def test_canary_adjustment_narrows_the_interval_under_phases():
 def test_leaving_disturbed_processes_in_biases_the_mean():
     """The counter-example: with every disturbed process kept (recall 0) and 30% of them 2x
     slower, a cell of 30 processes misses its undisturbed mean far more often than 1%."""
-    c = coverage.measure("kept", coverage.machine_cell(30, 10, between=0.05, contaminated=0.3, slow=(2.0, 2.0),
+    c = coverage.measure("kept", coverage.disturbed_cell(30, 10, between=0.05, contaminated=0.3, slow=(2.0, 2.0),
                                                        recall=0.0, resamples=500), 100)
     assert c.coverage < 0.5, c
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(coverage.machine_scenarios()))
+def test_three_level_model_covers_with_machine_spread_0_to_20(name, capsys):
+    c = coverage.measure(name, coverage.machine_scenarios()[name], SLOW_SETS)
+    with capsys.disabled():
+        print("\n" + c.row())
+    assert c.coverage >= MIN_COVERAGE and c.no_interval == 0, c
+
+
+@pytest.mark.parametrize("name", ["M=3 x P=4 x I=10, machines 20%", "M=6 x P=4 x I=10, machines 20%"])
+def test_fast_three_level_coverage(name):
+    """Machines 20% apart: the three-level interval covers; one that ignores machines does not."""
+    c = coverage.measure(name, coverage.machine_scenarios(resamples=1000)[name], 300)
+    assert c.coverage >= MIN_COVERAGE - 0.015, c
+    assert c.process_t_coverage < 0.9, c
