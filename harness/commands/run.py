@@ -35,13 +35,17 @@ def _params(values: list[str]) -> dict[str, str | list[str]]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from harness.run.plan import profile_name
     from harness.run.profiles import PROFILES
+    from harness.run.runtimes import RUNTIMES
 
     p = sub.add_parser("run", help="run benchmarks (fresh processes x iterations per cell)")
-    p.add_argument("--profile", choices=sorted(PROFILES), help="protocol and defaults (default quick)")
-    p.add_argument("--benchmarks", help="benchmark globs, comma-separated (default: the profile's)")
+    p.add_argument("--profile", type=profile_name, metavar="{" + ",".join(sorted(PROFILES)) + "}",
+                   help="protocol and defaults (default quick)")
+    p.add_argument("--benchmarks", help="benchmark globs, comma-separated (default: the profile's; an engine made for its own "
+                        "benchmarks, such as ramsql/go, runs those)")
     p.add_argument("--engines", help="engine globs, comma-separated (default: the profile's)")
-    p.add_argument("--runtimes", help="runtimes, comma-separated: cpython,pypy,c (default cpython)")
+    p.add_argument("--runtimes", help=f"runtimes, comma-separated: {', '.join(RUNTIMES)} (default cpython)")
     p.add_argument("--processes", type=int, help="fresh processes per cell (default: the profile's)")
     p.add_argument("--iterations", type=int, help="timed iterations per process (default: the profile's)")
     p.add_argument("--seed", type=int, help="seed of the interleaved process order (default 0)")
@@ -57,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run instead of starting one")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--no-pin", action="store_true", help="do not pin each worker to one CPU")
-    a = p.add_argument_group("adaptive protocol", "run each cell until its 99%% interval meets a target: a pilot "
+    a = p.add_argument_group("adaptive protocol", "run each cell until its 99% interval meets a target: a pilot "
                              "(--processes, default 3), then rounds of processes sized by the planner")
     a.add_argument("--target-ci", type=float, metavar="PCT",
                    help="relative half-width to reach, in percent (3 = +-3%%; default: the profile's, which "
