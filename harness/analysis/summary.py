@@ -6,17 +6,32 @@ crossings and values converted per operation, and rows/s for the bindings study.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from harness.analysis import textout
 from harness.run import cpuclock
 
 KEYS = ["benchmark", "params", "engine", "runtime"]
 FIRST_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
                  "ci_high_s", "median_s"]
+
+
+#: what a benchmark's `rows_param` counts -> (its rate column, the unit people read): point
+#: queries are counted per query, every other rate per row; each rate has its own column so no
+#: column mixes units (cycles_per_row is derived from rows_per_s alone)
+RATE_COLUMNS = {"rows": ("rows_per_s", "rows/s"), "queries": ("queries_per_s", "queries/s")}
+
+
+def rate_of(benchmark: str) -> tuple[str, str]:
+    """(rate column, unit) of a benchmark: `queries_per_s`, `queries/s` for one-row point
+    queries, else `rows_per_s`, `rows/s`."""
+    from harness import workloads
+
+    w = workloads.all_workloads().get(benchmark)
+    return RATE_COLUMNS["queries" if getattr(w, "rows_param", None) == "queries" else "rows"]
 
 
 def _param(params: str, key: str) -> float | None:
@@ -130,13 +145,17 @@ def attach_run_facts(summary: pd.DataFrame, counts: pd.DataFrame, procs: pd.Data
     else:
         merged = summary.assign(status="ok", reason="")
     all_workloads = workloads.all_workloads()
-    rows_per_s = []
+    rates: dict[str, list[float]] = {column: [] for column, _ in RATE_COLUMNS.values()}
     for _, r in merged.iterrows():
         w = all_workloads.get(r["benchmark"])
         key = getattr(w, "rows_param", None) if w else None
         n = _param(r["params"], key) if key else None
-        rows_per_s.append(n / r["mean_s"] if n and r.get("mean_s") and r["mean_s"] > 0 else np.nan)
-    merged["rows_per_s"] = rows_per_s
+        rate = n / r["mean_s"] if n and r.get("mean_s") and r["mean_s"] > 0 else np.nan
+        own = RATE_COLUMNS["queries" if key == "queries" else "rows"][0]
+        for column, values in rates.items():
+            values.append(rate if column == own else np.nan)
+    for column, values in rates.items():
+        merged[column] = values
     merged = cpuclock.add_cycles_per_row(merged, cpuclock.clock_of_run(run_dirs[0]))
     cols = FIRST_COLUMNS + [c for c in merged.columns if c not in FIRST_COLUMNS]
     merged = merged.sort_values(KEYS, kind="stable").reset_index(drop=True)
@@ -172,11 +191,11 @@ def format_summary(df: pd.DataFrame, fmt: str) -> str:
     for c in ["median_s", "std_s"]:
         if c in show:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:.6g}")
-    for c in ("rows_per_s", "cycles_per_row"):
+    for c in ("rows_per_s", "queries_per_s", "cycles_per_row"):
         if c in show:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
     cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", label, alt_label,
-                        "median_s", "rows_per_s", "cycles_per_row", "crossings", "method", "used", "warmup",
+                        "median_s", "rows_per_s", "queries_per_s", "cycles_per_row", "crossings", "method", "used", "warmup",
                         "no_steady", "outliers", "noisy", "note", "status", "reason"] if c and c in show]
     show = show[cols].astype(object).where(show[cols].notna(), "")
     if fmt == "markdown":
@@ -185,50 +204,17 @@ def format_summary(df: pd.DataFrame, fmt: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------
-# Text for people: one header line per benchmark, aligned columns, units chosen per cell
+# Text for people: one aligned table (analysis.textout), units chosen per cell
 # ------------------------------------------------------------------------------------------
 
-TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-
-
-def _digits(x: float) -> str:
-    """Three significant digits without exponent (8.49, 76.2, 412)."""
-    return f"{x:#.3g}".rstrip(".") if abs(x) < 1000 else f"{x:.0f}"
-
-
-def time_text(mean: float, low: float = math.nan, high: float = math.nan) -> str:
-    """`8.49 ms [7.61, 9.55]`: one unit per cell, chosen from the mean, bounds in the same unit."""
-    if not _finite(mean):
-        return ""
-    scale, unit = next(((f, u) for f, u in TIME_UNITS if abs(mean) >= f), TIME_UNITS[-1])
-    out = f"{_digits(mean / scale)} {unit}"
-    if _finite(low) and _finite(high):
-        out += f" [{_digits(low / scale)}, {_digits(high / scale)}]"
-    return out
-
-
-def rate_text(rate: float, unit: str) -> str:
-    """`3.88 M rows/s`, `104 k queries/s`."""
-    if not _finite(rate):
-        return ""
-    for f, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if rate >= f:
-            return f"{_digits(rate / f)} {prefix} {unit}"
-    return f"{_digits(rate)} {unit}"
-
-
-def _finite(x: object) -> bool:
-    try:
-        return math.isfinite(float(x))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
+TIME_UNITS = textout.TIME_UNITS
+time_text = textout.time_text
+rate_text = textout.rate_text
+_finite = textout.finite
 
 
 def _rate_unit(benchmark: str) -> str:
-    from harness import workloads
-
-    w = workloads.all_workloads().get(benchmark)
-    return "queries/s" if getattr(w, "rows_param", None) == "queries" else "rows/s"
+    return rate_of(benchmark)[1]
 
 
 def _cut(text: str, limit: int) -> str:
@@ -238,61 +224,89 @@ def _cut(text: str, limit: int) -> str:
     return text[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
 
 
-def format_text(df: pd.DataFrame, width: int = 118) -> str:
-    """The summary for a terminal: per benchmark (and params) a header line, then one aligned
-    line per engine and runtime with P x I, mean [CI] in a unit chosen per cell, the rate, and
-    notes (status, no steady state, noisy, the all-iterations estimate where it disagrees)."""
+def _notes(r: dict) -> list[str]:
+    """What a reader must know beside a cell's numbers: status, skipped processes, drift, noise,
+    the all-iterations estimate where it disagrees, why there is no interval."""
+    notes = []
+    status = str(r.get("status") or "")
+    if status and status != "ok":
+        notes.append(f"{status}: {r.get('reason') or ''}".rstrip(": "))
+    elif _finite(r.get("skipped_processes")) and r["skipped_processes"]:
+        n = int(r["skipped_processes"])
+        notes.append(f"{n} process{'es' if n > 1 else ''} {r.get('reason') or 'not run'}")
+    if _finite(r.get("no_steady")) and r["no_steady"]:
+        notes.append(f"no steady state in {int(r['no_steady'])}")
+    if _finite(r.get("noisy")) and r["noisy"]:
+        notes.append(f"noisy {int(r['noisy'])}")
+    if r.get("disagree") is True:
+        notes.append(f"† all iterations: {time_text(r.get('alt_mean_s'), r.get('alt_ci_low_s'), r.get('alt_ci_high_s'))}")
+    if r.get("note") and not _finite(r.get("ci_low_s")) and _finite(r.get("mean_s")):
+        notes.append(str(r["note"]))
+    return notes
+
+
+#: notes longer than this go under the table (the row says `note N`), so the notes column stays narrow
+NOTE_INLINE = 24
+
+
+def _rate(r: dict) -> str:
+    column, unit = rate_of(str(r["benchmark"]))
+    value = r.get(column)
+    if not _finite(value) and column != "rows_per_s":  # a summary made before the rate columns split
+        value = r.get("rows_per_s")
+    return rate_text(value, unit)
+
+
+def bench_label(benchmark: str, params: str) -> str:
+    """`bindings.point_query [n=10, queries=5]`: the parameters (empty ones left out) in brackets
+    after the benchmark, a space after each comma so a narrow column wraps between them."""
+    shown = [p for p in str(params).split(",") if p and not p.endswith("=")]
+    return f"{benchmark} [{', '.join(shown)}]" if shown else benchmark
+
+
+def format_text(df: pd.DataFrame, width: int | None = None) -> str:
+    """The summary for a terminal: a table with one group per benchmark (and params), one row per
+    engine and runtime: P x I, mean [CI] in a unit chosen per cell, the rate with its unit, and
+    notes (status, no steady state, noisy, the all-iterations estimate where it disagrees).
+    At most `width` characters a line (default: textout.output_width(), 120)."""
     if df.empty:
         return "no cells"
+    width = width or textout.output_width()
     conf = df["confidence"].dropna() if "confidence" in df else pd.Series(dtype=float)
     method = df["method"].dropna() if "method" in df else pd.Series(dtype=object)
-    head = (f"mean time per iteration [{conf.iloc[0]:.0%} CI] ({method.iloc[0] if len(method) else 'default'} "
-            "method); P x I: processes x iterations per process" if len(conf) else "mean time per iteration")
-    rows = []
+    level = f"{conf.iloc[0]:.0%}" if len(conf) else ""
+    head = (f"mean time per iteration [{level} CI] ({method.iloc[0] if len(method) else 'default'} method); "
+            "P x I: processes x iterations per process" if len(conf) else "mean time per iteration")
+    rows, sections, current, footnotes = [], [], None, {}
     for r in df.to_dict("records"):
-        notes = []
-        status = str(r.get("status") or "")
-        if status and status != "ok":
-            notes.append(f"{status}: {r.get('reason') or ''}".rstrip(": "))
-        elif _finite(r.get("skipped_processes")) and r["skipped_processes"]:
-            n = int(r["skipped_processes"])
-            notes.append(f"{n} process{'es' if n > 1 else ''} {r.get('reason') or 'not run'}")
-        if _finite(r.get("no_steady")) and r["no_steady"]:
-            notes.append(f"no steady state in {int(r['no_steady'])}")
-        if _finite(r.get("noisy")) and r["noisy"]:
-            notes.append(f"noisy {int(r['noisy'])}")
-        if r.get("disagree") is True:
-            notes.append(f"† all iterations: {time_text(r.get('alt_mean_s'), r.get('alt_ci_low_s'), r.get('alt_ci_high_s'))}")
-        if r.get("note") and not _finite(r.get("ci_low_s")) and _finite(r.get("mean_s")):
-            notes.append(str(r["note"]))
+        label = bench_label(str(r["benchmark"]), str(r.get("params") or ""))
+        if label != current:
+            if current is not None:
+                sections.append(len(rows))
+            current = label
+            shown = label
+        else:
+            shown = ""
         p, i = r.get("processes"), r.get("iterations")
         pxi = f"{int(p)} x {int(i)}" if _finite(p) and _finite(i) else ""
-        rows.append((f"{r['benchmark']} [{r['params']}]" if r.get("params") else str(r["benchmark"]),
-                     str(r["engine"]), str(r.get("runtime") if _finite(r.get("mean_s")) or r.get("runtime") else ""),
-                     pxi, time_text(r.get("mean_s"), r.get("ci_low_s"), r.get("ci_high_s")),
-                     rate_text(r.get("rows_per_s"), _rate_unit(str(r["benchmark"]))), "; ".join(notes)))
-    widths = [max(len(row[k]) for row in rows) for k in range(1, 6)]
-    titles = ("engine", "runtime", "P x I", "mean [CI]", "rate")
-    widths = [max(w, len(t)) for w, t in zip(widths, titles)]
-    lines = [head, ""]
-    fixed = 2 + sum(widths) + 2 * len(widths)
-    header = "  " + "  ".join(t.ljust(w) if k < 3 else t.rjust(w) for k, (t, w) in enumerate(zip(titles, widths)))
-    lines.append(header.rstrip() + "  notes")
-    current = None
-    for row in rows:
-        if row[0] != current:
-            current = row[0]
-            lines.append(_cut(current, width))
-        cells = [row[1].ljust(widths[0]), row[2].ljust(widths[1]), row[3].rjust(widths[2]), row[4].rjust(widths[3]),
-                 row[5].rjust(widths[4])]
-        line = "  " + "  ".join(cells)
-        room = width - fixed
-        if row[6] and len(row[6]) <= room:
-            line += "  " + row[6]
-        lines.append(line.rstrip())
-        if row[6] and len(row[6]) > room:  # a long note goes on its own line below the cell's
-            lines.append("      " + _cut(row[6], width - 6))
-    return "\n".join(lines)
+        runtime = str(r.get("runtime") if _finite(r.get("mean_s")) or r.get("runtime") else "")
+        parts = []
+        for part in _notes(r):  # a long note goes under the table once, its number in each row
+            if len(part) > NOTE_INLINE:
+                part = f"note {footnotes.setdefault(part, len(footnotes) + 1)}"
+            parts.append(part)
+        note = "; ".join(parts)
+        rows.append((shown, str(r["engine"]), runtime, pxi,
+                     time_text(r.get("mean_s"), r.get("ci_low_s"), r.get("ci_high_s")), _rate(r), note))
+    columns = [textout.Col("benchmark [params]"), textout.Col("engine"), textout.Col("runtime"),
+               textout.Col("P x I", "right", wrap=False),
+               textout.Col(f"mean [{level} CI]" if level else "mean", "right", wrap=False),
+               textout.Col("rate", "right", wrap=False), textout.Col("notes", min_width=12)]
+    out = [textout.wrap(head, width), "", textout.table(columns, rows, width, sections)]
+    if footnotes:
+        out.append("")
+        out += [textout.wrap(f"note {k}: {_cut(n, 240)}", width, indent="  ") for n, k in footnotes.items()]
+    return "\n".join(out)
 
 
 def _has_tabulate() -> bool:

@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from harness import store
     from harness.analysis.runset import RunSet
     from harness.analysis.summary import format_summary, noise_notes
+    from harness.analysis.textout import wrap
     from harness.errors import UserError
 
     if not 0 < args.confidence < 1:
@@ -55,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_summary(runs.summary, args.format))
     for note in noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs]):
-        print(note, file=sys.stderr)
+        print(wrap(note, indent="  "), file=sys.stderr)
     return 0
