@@ -9,13 +9,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare two runs (medians, Mann-Whitney U, geomean), benchstat style",
                        description="Per cell present in both runs: median [distribution-free CI] per side, "
                                    "change in percent, two-sided Mann-Whitney U p-value, exact as benchstat's "
-                                   "(`~` where p > alpha), then a geomean row. Samples are per-process means by "
+                                   "(`~` where p > alpha), then a geomean row; beneath each median, the mean [99% CI] that `summary` "
+                                   "gives. Times read as in `summary` (8.79 ms [8.61, 9.02]). Samples are per-process means by "
                                    "default. Warns, as benchstat, when a cell has too few samples for alpha.")
     p.add_argument("base", type=Path, metavar="BASE_RUN")
     p.add_argument("new", type=Path, metavar="NEW_RUN")
     p.add_argument("--format", choices=["text", "csv", "json"], default="text")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="median CI level (default 0.95, as benchstat)")
+    p.add_argument("--no-means", dest="means", action="store_false",
+                   help="leave out each side's mean [99%% CI] as `summary` gives it (default: shown beneath the "
+                        "median, and in csv/json as base_mean_s, base_mean_ci_low_s, ...)")
     p.add_argument("--samples", choices=["process", "iteration"], default="process",
                    help="what one sample is: a process's mean (default; iterations of a process are not "
                         "independent) or each iteration")
@@ -54,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
             shown = ", ".join(f"{k[0]}/{k[2]}" + (f" [{k[1]}]" if k[1] else "") for k in lost[:3])
             print(f"warning: {len(lost)} cell(s) of {name} are not in the other run, so not compared: {shown}"
                   + (" ..." if len(lost) > 3 else ""), file=sys.stderr)
+    if args.means:
+        from harness.analysis.runset import RunSet
+
+        cmp = tables.attach_means(cmp, RunSet([args.base]).summary, RunSet([args.new]).summary)
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
