@@ -121,7 +121,7 @@ def table(columns: Sequence[Col | str], rows: Sequence[Sequence[object]], width:
     out = io.StringIO()
     console = Console(file=out, width=width, color_system=None, force_terminal=False, markup=False,
                       highlight=False, emoji=False, soft_wrap=False, legacy_windows=False)
-    console.print(t)
+    console.print(t, crop=False)
     lines = [line.rstrip() for line in out.getvalue().splitlines()]
     return "\n".join(_fit(line, width) for line in lines)
 

@@ -120,7 +120,8 @@ def test_globs_select_cells_and_unknown_globs_fail(step_runs):
 def test_command_outputs_and_figure(step_runs, tmp_path, capsys):
     assert main(["history", str(step_runs), "--resamples", "100", "--benchmarks", "bench00"]) == 0
     out = capsys.readouterr().out
-    assert "bench00 [] e cpython3.11" in out and "+" in out and "~ (p=" in out and "Mann-Whitney" in out
+    assert "bench00" in out and "+" in out and "~ (p=" in out and "Mann-Whitney" in out
+    assert max(len(line) for line in out.splitlines()) <= 120 and " ms [" in out and "Runtime cpython3.11" in out
     assert main(["history", str(step_runs), "--resamples", "100", "--format", "csv"]) == 0
     csv = capsys.readouterr().out
     assert csv.splitlines()[0].split(",") == history.HISTORY_COLUMNS and len(csv.splitlines()) == 11
