@@ -162,42 +162,37 @@ def attach_run_facts(summary: pd.DataFrame, counts: pd.DataFrame, procs: pd.Data
     return merged[[c for c in cols if c in merged.columns]]
 
 
-def _interval_text(m: float, lo: float, hi: float) -> str:
-    if pd.isna(m):
-        return ""
-    if pd.isna(lo) or pd.isna(hi):
-        return f"{m:.6g}"
-    return f"{m:.6g} [{lo:.6g}, {hi:.6g}]"
-
-
 def format_summary(df: pd.DataFrame, fmt: str) -> str:
-    """Render a summary as csv, markdown (seconds) or text for people (`format_text`)."""
+    """Render a summary as csv (seconds, every column), text for people (`format_text`), or a
+    Markdown table in the text's vocabulary (`8.49 ms [7.61, 9.55]`, rates with their unit)."""
     if fmt == "csv":
         return df.to_csv(index=False)
     if fmt == "text":
         return format_text(df)
     show = df.copy()
     conf = show["confidence"].dropna()
-    label = f"mean [{conf.iloc[0] * 100:.10g}% CI] (s)" if len(conf) else "mean [CI] (s)"
-    show[label] = [_interval_text(m, lo, hi) for m, lo, hi in zip(show["mean_s"], show["ci_low_s"], show["ci_high_s"])]
+    label = f"mean [{conf.iloc[0] * 100:.10g}% CI]" if len(conf) else "mean [CI]"
+    show[label] = [time_text(m, lo, hi) for m, lo, hi in zip(show["mean_s"], show["ci_low_s"], show["ci_high_s"])]
     if "alt_mean_s" in show:
         used = show["alt_used"].dropna()
         alt_label = f"{used[used != ''].iloc[0] if (used != '').any() else 'other'} iterations, where they disagree"
-        show[alt_label] = [_interval_text(m, lo, hi) if bool(d) else ""
+        show[alt_label] = [time_text(m, lo, hi) if bool(d) else ""
                            for m, lo, hi, d in zip(show["alt_mean_s"], show["alt_ci_low_s"], show["alt_ci_high_s"],
                                                    show["disagree"].fillna(False))]
     else:
         alt_label = None
-    for c in ["median_s", "std_s"]:
+    names = {"median_s": "median", "std_s": "sd", "rows_per_s": "rows/s", "queries_per_s": "queries/s",
+             "cycles_per_row": "cycles/row"}
+    for c in ("median_s", "std_s"):
         if c in show:
-            show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:.6g}")
+            show[c] = show[c].map(time_text)
     for c in ("rows_per_s", "queries_per_s", "cycles_per_row"):
         if c in show:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
     cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", label, alt_label,
                         "median_s", "rows_per_s", "queries_per_s", "cycles_per_row", "crossings", "method", "used", "warmup",
                         "no_steady", "outliers", "noisy", "note", "status", "reason"] if c and c in show]
-    show = show[cols].astype(object).where(show[cols].notna(), "")
+    show = show[cols].astype(object).where(show[cols].notna(), "").rename(columns=names)
     if fmt == "markdown":
         return show.to_markdown(index=False) if _has_tabulate() else _md(show)
     return show.to_string(index=False)
@@ -320,5 +315,5 @@ def _has_tabulate() -> bool:
 def _md(df: pd.DataFrame) -> str:
     head = "| " + " | ".join(df.columns) + " |"
     sep = "|" + "|".join("---" for _ in df.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    body = ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join([head, sep, *body])

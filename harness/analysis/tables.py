@@ -42,9 +42,11 @@ def build_table(df: pd.DataFrame, baseline: str, method: str = DEFAULT_METHOD, c
     """
     engines = set(df["engine"].unique()) if len(df) else set()
     if not has_baseline(df, baseline):
-        from harness.errors import UserError
+        from harness.errors import UserError, did_you_mean
 
-        raise UserError(f"baseline engine {baseline!r} is not in the runs (engines: {', '.join(sorted(engines)) or 'none'})")
+        hint = did_you_mean(stats.parse_baseline(baseline)[0], sorted(engines))
+        raise UserError(f"baseline engine {baseline!r} is not in the runs{hint} (engines: "
+                        f"{', '.join(sorted(engines)) or 'none'})")
     out = stats.ratio_summary(df, baseline, method, confidence, resamples, seed, steady_state)
     return select_columns(out)
 

@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from harness.analysis import stats, tables
+    from harness.analysis.summary import bench_label
+    from harness.analysis.textout import wrap
     from harness.errors import UserError
     from harness.store import load_runs
 
@@ -55,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
     for name, side, other in ((args.base.name, a, b), (args.new.name, b, a)):
         lost = sorted(set(side) - set(other))
         if lost:  # a gate must not pass quietly because a cell stopped measuring
-            shown = ", ".join(f"{k[0]}/{k[2]}" + (f" [{k[1]}]" if k[1] else "") for k in lost[:3])
-            print(f"warning: {len(lost)} cell(s) of {name} are not in the other run, so not compared: {shown}"
-                  + (" ..." if len(lost) > 3 else ""), file=sys.stderr)
+            shown = ", ".join(f"{bench_label(k[0], k[1])} {k[2]}" for k in lost[:3])
+            print(wrap(f"warning: {len(lost)} cell(s) of {name} are not in the other run, so not compared: {shown}"
+                       + (" ..." if len(lost) > 3 else ""), indent="  "), file=sys.stderr)
     if args.means:
         from harness.analysis.runset import RunSet
 
