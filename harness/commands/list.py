@@ -44,7 +44,9 @@ def probes(pairs: list[tuple[str, str]], refresh: bool = False) -> tuple[dict[st
                                      cached.get("runtimes", {}))
     if use and (set(found) - set(cached.get("probes", {})) or set(reasons) - set(cached.get("runtimes", {}))):
         kept = {k: v for k, v in found.items() if not _user_dsn(k.split("@", 1)[0])}
-        probe_cache.write(fingerprint, {"probes": {**cached.get("probes", {}), **kept},
+        # a probe may have built a worker into the build caches, which the fingerprint watches:
+        # the answers are kept under the state they leave, which is what the next list finds
+        probe_cache.write(probe_cache.installed_fingerprint(), {"probes": {**cached.get("probes", {}), **kept},
                                         "runtimes": {**cached.get("runtimes", {}), **reasons}})
     return found, reasons
 
