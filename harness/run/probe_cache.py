@@ -56,7 +56,8 @@ def installed_fingerprint() -> str:
     for tool in TOOLS:
         found = shutil.which(tool)
         lines.append(f"{tool}\x1f" + (_stat_line(os.path.realpath(found)) if found else "-"))
-    lines += [_stat_line(p) for p in sys.path if p and os.path.isdir(p)]
+    # where pip installs (not the current directory, which `python -m` puts first and which changes often)
+    lines += [_stat_line(p) for p in sys.path if p and ("-packages" in p) and os.path.isdir(p)]
     lines += [_stat_line(os.path.expanduser(p)) for p in WATCHED]
     lines += [_stat_line(str(PROJECT_ROOT / "data" / "cache" / name)) for name in BUILD_CACHES]
     source = PROJECT_ROOT / "harness"
