@@ -190,4 +190,4 @@ def test_compare_warns_about_cells_only_one_run_has(tmp_path, capsys):
     b = store.write_imported_run(tmp_path, df, {"project": {"commit": "b" * 40}})
     assert main(["compare", str(a), str(b), "--fail-on-regression", "10"]) == 0
     err = capsys.readouterr().err
-    assert f"warning: 1 cell(s) of {a.name} are not in the other run, so not compared: bench01/e" in err
+    assert f"warning: 1 cell(s) of {a.name} are not in the other run, so not compared: bench01 e" in err
