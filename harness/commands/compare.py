@@ -77,11 +77,13 @@ def run(args: argparse.Namespace) -> int:
         blind = cmp[(cmp.benchmark != "geomean") & (cmp.warning != "")]
         if len(blind):
             r = blind.iloc[0]
-            raise UserError(f"--fail-on-regression cannot decide: {r.benchmark}/{r.engine} has n={int(r.base_n)}+"
+            raise UserError(f"--fail-on-regression cannot decide: {bench_label(r.benchmark, r.params)} {r.engine} "
+                            f"has n={int(r.base_n)}+"
                             f"{int(r.new_n)}, {r.warning} ({len(blind)} of {len(cmp) - 1} cells too small)")
         bad = regressions(cmp, args.fail_on_regression)
         if len(bad):
-            names = ", ".join(f"{r.benchmark}/{r.engine} {r.delta_pct:+.1f}%" for r in bad.itertuples())
+            names = ", ".join(f"{bench_label(r.benchmark, r.params)} {r.engine} {r.delta_pct:+.1f}%"
+                              for r in bad.itertuples())
             print(f"regression over {args.fail_on_regression}%: {names}", file=sys.stderr)
             return 1
     return 0
