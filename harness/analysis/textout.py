@@ -116,10 +116,10 @@ def table(columns: Sequence[Col | str], rows: Sequence[Sequence[object]], width:
     cols = [c if isinstance(c, Col) else Col(c) for c in columns]
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True,
               expand=False)
-    mins, wraps = _min_widths(cols, rows, width)
-    for c, least, may_wrap in zip(cols, mins, wraps):
+    widths, wraps = _widths(cols, rows, width)
+    for k, (c, may_wrap) in enumerate(zip(cols, wraps)):
         t.add_column(Text(c.header), justify=c.justify, no_wrap=not may_wrap,
-                     overflow="fold" if may_wrap else "ellipsis", min_width=least)
+                     overflow="fold" if may_wrap else "ellipsis", width=widths[k] if widths else None)
     starts = set(sections)
     for i, row in enumerate(rows):
         t.add_row(*[Text("" if v is None else str(v)) for v in row], end_section=(i + 1) in starts)
@@ -131,34 +131,35 @@ def table(columns: Sequence[Col | str], rows: Sequence[Sequence[object]], width:
     return "\n".join(_fit(line, width) for line in lines)
 
 
-def _min_widths(cols: Sequence[Col], rows: Sequence[Sequence[object]],
-                width: int) -> tuple[list[int | None], list[bool]]:
-    """(least width, may wrap) per column. Wrapping columns keep their longest word whole and the
-    others stay on one line while the table fits so; when it does not, the one-line columns may
-    wrap at their spaces too (`9.45 ms` over `[4.33, 20.6]`), and only then do words break, in
-    the widest column first and in the first (the names) last."""
-    def words(k: int) -> int:
-        found = [len(w) for row in rows for w in str(row[k] if row[k] is not None else "").split()]
-        return max(found + [max((len(w) for w in cols[k].header.split()), default=1)])
+def _widths(cols: Sequence[Col], rows: Sequence[Sequence[object]], width: int) -> tuple[list[int] | None, list[bool]]:
+    """(each column's width, or None when the table fits as it is; whether it may wrap). Too
+    wide, the widest wrapping column gives a character at a time down to its longest word;
+    still too wide, the one-line columns may wrap at their spaces
+    (`9.45 ms` over `[4.33, 20.6]`); only then do words break, down to 6 characters."""
+    def cells(k: int) -> list[str]:
+        return [cols[k].header] + [str(r[k]) for r in rows if r[k] is not None]
 
-    def whole(k: int) -> int:
-        return max([len(line) for r in rows for line in str(r[k] if r[k] is not None else "").splitlines()]
-                   + [len(cols[k].header)])
-
-    wraps = [c.wrap for c in cols]
-    mins = [c.min_width if c.min_width is not None else (min(words(k), 32) if c.wrap else whole(k))
-            for k, c in enumerate(cols)]
+    natural = [max(len(line) for c in cells(k) for line in (c.splitlines() or [""])) for k in range(len(cols))]
+    words = [max((len(w) for c in cells(k) for w in c.split()), default=1) for k in range(len(cols))]
     room = width - 2 * (len(cols) - 1)
-    if sum(mins) > room:  # the one-line columns may wrap at spaces
+    if sum(natural) <= room:
+        return None, [c.wrap for c in cols]
+    widths = list(natural)
+    wraps = [c.wrap for c in cols]
+
+    def shrink(floor: list[int]) -> None:
+        while sum(widths) > room:
+            movable = [k for k in range(len(cols)) if wraps[k] and widths[k] > floor[k]]
+            if not movable:
+                return
+            widths[max(movable, key=lambda k: (widths[k], k))] -= 1  # the widest; of equals, the later
+
+    shrink([max(w, c.min_width or 0) for w, c in zip(words, cols)])
+    if sum(widths) > room:
         wraps = [True] * len(cols)
-        mins = [c.min_width if c.min_width is not None else min(words(k), 32) for k, c in enumerate(cols)]
-    while sum(mins) > room:
-        shrinkable = [k for k in range(len(cols)) if mins[k] > 6]
-        if not shrinkable:
-            break
-        later = [k for k in shrinkable if k != 0] or shrinkable
-        mins[max(later, key=lambda k: mins[k])] -= 1
-    return [m if w else None for m, w in zip(mins, wraps)], wraps
+        shrink([max(w, c.min_width or 0) for w, c in zip(words, cols)])
+    shrink([min(6, n) for n in natural])
+    return widths, wraps
 
 
 def _fit(line: str, width: int) -> str:

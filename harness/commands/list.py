@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     for name, eng in engines.ENGINES.items():
         usable = [rt for rt in runtimes if rt in eng.runtimes]
         if not usable:
-            rows.append((name, "-", "elsewhere", f"runs on {', '.join(eng.runtimes)} only: add --runtimes {eng.runtimes[0]}"))
+            rows.append((name, "-", "not probed", f"runs on {', '.join(eng.runtimes)} only: add --runtimes {eng.runtimes[0]}"))
         for rt in usable:
             rows.append((name, rt, *_state(found[f"{name}@{rt}"])))
     print("engines:")
