@@ -6,6 +6,8 @@ crossings and values converted per operation, and rows/s for the bindings study.
 """
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -162,6 +164,14 @@ def attach_run_facts(summary: pd.DataFrame, counts: pd.DataFrame, procs: pd.Data
     return merged[[c for c in cols if c in merged.columns]]
 
 
+def _interval_text(m: float, lo: float, hi: float) -> str:
+    if pd.isna(m):
+        return ""
+    if pd.isna(lo) or pd.isna(hi):
+        return f"{m:.6g}"
+    return f"{m:.6g} [{lo:.6g}, {hi:.6g}]"
+
+
 def format_summary(df: pd.DataFrame, fmt: str) -> str:
     """Render a summary as csv (seconds, every column), text for people (`format_text`), or a
     Markdown table in the text's vocabulary (`8.49 ms [7.61, 9.55]`, rates with their unit)."""
@@ -203,6 +213,7 @@ def format_summary(df: pd.DataFrame, fmt: str) -> str:
 # ------------------------------------------------------------------------------------------
 
 TIME_UNITS = textout.TIME_UNITS
+_digits = textout.digits3
 time_text = textout.time_text
 rate_text = textout.rate_text
 _finite = textout.finite
@@ -217,27 +228,6 @@ def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
-
-
-def _notes(r: dict) -> list[str]:
-    """What a reader must know beside a cell's numbers: status, skipped processes, drift, noise,
-    the all-iterations estimate where it disagrees, why there is no interval."""
-    notes = []
-    status = str(r.get("status") or "")
-    if status and status != "ok":
-        notes.append(f"{status}: {r.get('reason') or ''}".rstrip(": "))
-    elif _finite(r.get("skipped_processes")) and r["skipped_processes"]:
-        n = int(r["skipped_processes"])
-        notes.append(f"{n} process{'es' if n > 1 else ''} {r.get('reason') or 'not run'}")
-    if _finite(r.get("no_steady")) and r["no_steady"]:
-        notes.append(f"no steady state in {int(r['no_steady'])}")
-    if _finite(r.get("noisy")) and r["noisy"]:
-        notes.append(f"noisy {int(r['noisy'])}")
-    if r.get("disagree") is True:
-        notes.append(f"† all iterations: {time_text(r.get('alt_mean_s'), r.get('alt_ci_low_s'), r.get('alt_ci_high_s'))}")
-    if r.get("note") and not _finite(r.get("ci_low_s")) and _finite(r.get("mean_s")):
-        notes.append(str(r["note"]))
-    return notes
 
 
 #: notes longer than this go under the table (the row says `note N`), so the notes column stays narrow
@@ -259,45 +249,61 @@ def bench_label(benchmark: str, params: str) -> str:
     return f"{benchmark} [{', '.join(shown)}]" if shown else benchmark
 
 
-def format_text(df: pd.DataFrame, width: int | None = None) -> str:
-    """The summary for a terminal: a table with one group per benchmark (and params), one row per
-    engine and runtime: P x I, mean [CI] in a unit chosen per cell, the rate with its unit, and
-    notes (status, no steady state, noisy, the all-iterations estimate where it disagrees).
-    At most `width` characters a line (default: textout.output_width(), 120)."""
+def format_text(df: pd.DataFrame, width: int = 118) -> str:
+    """The summary for a terminal: per benchmark (and params) a header line, then one aligned
+    line per engine and runtime with P x I, mean [CI] in a unit chosen per cell, the rate, and
+    notes (status, no steady state, noisy, the all-iterations estimate where it disagrees)."""
     if df.empty:
         return "no cells"
-    width = width or textout.output_width()
     conf = df["confidence"].dropna() if "confidence" in df else pd.Series(dtype=float)
     method = df["method"].dropna() if "method" in df else pd.Series(dtype=object)
-    level = f"{conf.iloc[0]:.0%}" if len(conf) else ""
-    head = (f"mean time per iteration [{level} CI] ({method.iloc[0] if len(method) else 'default'} method); "
-            "P x I: processes x iterations per process" if len(conf) else "mean time per iteration")
-    rows, sections, current, footnotes = [], [], None, {}
+    head = (f"mean time per iteration [{conf.iloc[0]:.0%} CI] ({method.iloc[0] if len(method) else 'default'} "
+            "method); P x I: processes x iterations per process" if len(conf) else "mean time per iteration")
+    rows = []
     for r in df.to_dict("records"):
-        label = bench_label(str(r["benchmark"]), str(r.get("params") or ""))
-        if label != current:
-            if current is not None:
-                sections.append(len(rows))
-            current = label
-            shown = label
-        else:
-            shown = ""
+        notes = []
+        status = str(r.get("status") or "")
+        if status and status != "ok":
+            notes.append(f"{status}: {r.get('reason') or ''}".rstrip(": "))
+        elif _finite(r.get("skipped_processes")) and r["skipped_processes"]:
+            n = int(r["skipped_processes"])
+            notes.append(f"{n} process{'es' if n > 1 else ''} {r.get('reason') or 'not run'}")
+        if _finite(r.get("no_steady")) and r["no_steady"]:
+            notes.append(f"no steady state in {int(r['no_steady'])}")
+        if _finite(r.get("noisy")) and r["noisy"]:
+            notes.append(f"noisy {int(r['noisy'])}")
+        if r.get("disagree") is True:
+            notes.append(f"† all iterations: {time_text(r.get('alt_mean_s'), r.get('alt_ci_low_s'), r.get('alt_ci_high_s'))}")
+        if r.get("note") and not _finite(r.get("ci_low_s")) and _finite(r.get("mean_s")):
+            notes.append(str(r["note"]))
         p, i = r.get("processes"), r.get("iterations")
         pxi = f"{int(p)} x {int(i)}" if _finite(p) and _finite(i) else ""
-        runtime = str(r.get("runtime") if _finite(r.get("mean_s")) or r.get("runtime") else "")
-        parts = []
-        for part in _notes(r):  # a long note goes under the table once, its number in each row
-            if len(part) > NOTE_INLINE:
-                part = f"note {footnotes.setdefault(part, len(footnotes) + 1)}"
-            parts.append(part)
-        note = "; ".join(parts)
-        rows.append((shown, str(r["engine"]), runtime, pxi,
-                     time_text(r.get("mean_s"), r.get("ci_low_s"), r.get("ci_high_s")), _rate(r), note))
+        rows.append((bench_label(str(r["benchmark"]), str(r.get("params") or "")),
+                     str(r["engine"]), str(r.get("runtime") if _finite(r.get("mean_s")) or r.get("runtime") else ""),
+                     pxi, time_text(r.get("mean_s"), r.get("ci_low_s"), r.get("ci_high_s")), _rate(r), notes))
+    return _table_text(head, rows, min(width, textout.output_width()))
+
+
+def _table_text(head: str, rows: list[tuple], width: int) -> str:
+    """format_text's rows (label, engine, runtime, P x I, mean [CI], rate, [notes]) as one table
+    (analysis.textout): a group per benchmark [params], its label on its first row; a note longer
+    than NOTE_INLINE numbered under the table once, its number in each row that has it."""
+    table_rows, sections, current, footnotes = [], [], None, {}
+    for label, *cells, notes in rows:
+        if label != current:
+            if current is not None:
+                sections.append(len(table_rows))
+            current, shown = label, label
+        else:
+            shown = ""
+        parts = [f"note {footnotes.setdefault(n, len(footnotes) + 1)}" if len(n) > NOTE_INLINE else n for n in notes]
+        table_rows.append([shown, *cells, "; ".join(parts)])
+    conf = re.search(r"\[(\d+%) CI\]", head)
     columns = [textout.Col("benchmark [params]"), textout.Col("engine"), textout.Col("runtime"),
                textout.Col("P x I", "right", wrap=False),
-               textout.Col(f"mean [{level} CI]" if level else "mean", "right", wrap=False),
-               textout.Col("rate", "right", wrap=False), textout.Col("notes", min_width=12)]
-    out = [textout.wrap(head, width), "", textout.table(columns, rows, width, sections)]
+               textout.Col(f"mean [{conf.group(1)} CI]" if conf else "mean", "right", wrap=False),
+               textout.Col("rate", "right", wrap=False), textout.Col("notes")]
+    out = [textout.wrap(head, width), "", textout.table(columns, table_rows, width, sections)]
     if footnotes:
         out.append("")
         out += [textout.wrap(f"note {k}: {_cut(n, 240)}", width, indent="  ") for n, k in footnotes.items()]
