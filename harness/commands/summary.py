@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
                       steady_state=args.steady_state, units="seconds"))
     else:
         print(format_summary(runs.summary, args.format))
-    for note in [wrap(n, indent="  ") for n in noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs])]:
+    notes = noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs])
+    for note in [wrap(n, indent="  ") for n in notes]:
         print(note, file=sys.stderr)
     return 0
