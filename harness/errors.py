@@ -21,3 +21,41 @@ class RunStopped(UserError):
     def __init__(self, message: str, run_dir: object = None) -> None:
         super().__init__(message)
         self.run_dir = run_dir
+
+
+def close_names(typed: str, names: "list[str]", n: int = 3) -> "list[str]":
+    """The names a mistyped one most likely meant: those with a part (split at `/` or `.`) equal
+    to it (`sqlite3` -> `sqlite/sqlite3`, `select_fold` -> `bindings.select_fold`; a family,
+    `sqlite` -> `sqlite/*`), else difflib's close matches on whole names and parts."""
+    import difflib
+    import re
+
+    def parts(name: str) -> "list[str]":
+        return re.split(r"[/.]", name.lower())
+
+    word = typed.strip().lower().strip("*?[]")
+    if not word:
+        return []
+    exact = [name for name in names if word in parts(name) and word != name.lower()]
+    family = [name for name in exact if parts(name)[0] == word]
+    if len(family) > 1:  # `sqlite`: the family's glob, then its members
+        sep = family[0][len(word)]
+        return [word + sep + "*", *family][:n + 1]
+    if exact:
+        return exact[:n]
+    index: "dict[str, list[str]]" = {}
+    for name in names:
+        for part in [name.lower(), *parts(name)]:
+            index.setdefault(part, []).append(name)
+    close = [name for part in difflib.get_close_matches(word, list(index), n=2 * n, cutoff=0.6)
+             for name in index[part]]
+    return list(dict.fromkeys(close))[:n]
+
+
+def did_you_mean(typed: "list[str] | str", names: "list[str]") -> str:
+    """` (did you mean X?)` for the names a user mistyped, or ''; for error messages."""
+    found = [c for t in ([typed] if isinstance(typed, str) else typed) for c in close_names(t, names)]
+    found = list(dict.fromkeys(found))
+    if not found:
+        return ""
+    return " (did you mean " + " or ".join(found) + "?)"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.errors import UserError
+from harness.errors import UserError, did_you_mean
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,7 +134,8 @@ def check_globs(kind: str, globs: list[str], names: Iterable[str]) -> None:
     names = sorted(set(names))
     for g in globs:
         if not any(fnmatch.fnmatchcase(n, g) for n in names):
-            raise UserError(f"--{kind} {g!r} matches nothing in these runs; {kind}: {', '.join(names) or 'none'}")
+            raise UserError(f"--{kind} {g!r} matches nothing in these runs{did_you_mean(g, names)}; "
+                            f"{kind}: {', '.join(names) or 'none'}")
 
 
 def _matches(value: str, globs: list[str]) -> bool:
@@ -269,17 +270,14 @@ def significant_changes(history: pd.DataFrame) -> pd.DataFrame:
     return history[history["significant"].astype(bool)]
 
 
-def _num(v: float) -> str:
-    a = abs(v)
-    return f"{v:.0f}" if a >= 100 else f"{v:.1f}" if a >= 10 else f"{v:.2f}"
+def _interval(m: float, lo: float, hi: float, unit_of: float) -> str:
+    """summary's `8.49 ms [7.61, 9.55]`, in one unit per cell (that of `unit_of`)."""
+    from harness.analysis.textout import finite, time_text
 
-
-def _interval(m: float, lo: float, hi: float, scale: float) -> str:
-    if m is None or not math.isfinite(m):
+    if not finite(m):
         return "—"
-    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{_num(m / scale)} (no interval)"
-    return f"{_num(m / scale)} [{_num(lo / scale)}, {_num(hi / scale)}]"
+    text = time_text(m, lo, hi, unit_of)
+    return text if finite(lo) and finite(hi) else f"{text} (no interval)"
 
 
 def _p_text(r) -> str:
@@ -288,22 +286,28 @@ def _p_text(r) -> str:
     return f"(p={r.p_value:.2g} n={int(r.previous_n)}+{int(r.n)})"
 
 
-def display_table(history: pd.DataFrame) -> pd.DataFrame:
+def display_table(history: pd.DataFrame, split_cell: bool = False) -> pd.DataFrame:
     """The timeline for people: per cell and run, the commit, its date, the mean [low, high] in
-    one unit per cell, and the change from the previous run (`~`, or the delta when significant)."""
+    one unit per cell, and the change from the previous run (`~`, or the delta when significant).
+    `split_cell`: the cell's name also in three columns (benchmark [params], engine, runtime)."""
     import pandas as pd
 
-    from harness.analysis.figures.style import time_unit
+
+    from harness.analysis.summary import bench_label
 
     rows = []
     for _, g in history.groupby(CELL, sort=False):
-        scale, unit = time_unit(g["mean_s"])
+        means = g["mean_s"].dropna()
+        unit_of = float(means.median()) if len(means) else math.nan
         for r in g.itertuples(index=False):
             change = r.change + (f" {_p_text(r)}" if r.change else "") + (f" ({r.warning})" if r.warning else "")
-            rows.append({"cell": f"{r.benchmark} [{r.params}] {r.engine} {r.runtime}", "#": r.position,
+            parts = ({"benchmark [params]": bench_label(r.benchmark, r.params), "engine": r.engine,
+                      "runtime": r.runtime} if split_cell else {})
+            rows.append({"cell": f"{bench_label(r.benchmark, r.params)} {r.engine} {r.runtime}", **parts,
+                         "#": r.position,
                          "commit": (r.commit or "unknown")[:7] + ("+" if r.dirty else ""),
                          "commit date (UTC)": short_date(r.commit_date),
-                         f"mean [{r.confidence:.0%} CI]": (_interval(r.mean_s, r.ci_low_s, r.ci_high_s, scale) + f" {unit}"
+                         f"mean [{r.confidence:.0%} CI]": (_interval(r.mean_s, r.ci_low_s, r.ci_high_s, unit_of)
                                                           if r.status == "ok" else f"{r.status}"),
                          "change vs previous": change})
     return pd.DataFrame(rows)
@@ -313,19 +317,37 @@ def format_history(history: pd.DataFrame, fmt: str = "text", alpha: float = 0.05
     """The timeline as aligned text (one block per cell), CSV (every column, seconds) or Markdown."""
     if fmt == "csv":
         return history.to_csv(index=False, float_format="%.9g")
-    table = display_table(history)
     if fmt == "markdown":
         from harness.analysis.markdown import to_markdown
 
-        return to_markdown(table)
-    out = []
-    for cell, g in table.groupby("cell", sort=False):
-        out.append(cell)
-        body = g.drop(columns=["cell"]).to_string(index=False)
-        out.extend("  " + line for line in body.splitlines())
-        out.append("")
-    out.append(caption(history, alpha))
-    return "\n".join(out) + "\n"
+        return to_markdown(display_table(history))
+    return history_text(display_table(history, split_cell=True), caption(history, alpha))
+
+
+def history_text(table: pd.DataFrame, under: str, width: int | None = None) -> str:
+    """display_table's rows for a terminal: one group per cell (its name on its first row), at
+    most `width` characters a line (default 120), the caption wrapped beneath."""
+    from harness.analysis import textout
+
+    width = width or textout.output_width()
+    if table.empty:
+        return textout.wrap(under, width) + "\n"
+    one_runtime = table["runtime"].nunique() == 1
+    if one_runtime:  # said once under the table
+        under += f" Runtime {table['runtime'].iloc[0]}."
+    names = ["benchmark [params]", "engine"] + ([] if one_runtime else ["runtime"])
+    shown = [c for c in table.columns if c not in ("benchmark [params]", "engine", "runtime", "cell")]
+    rows, sections, last = [], [], None
+    for r in table.to_dict("records"):
+        first = r["cell"] != last
+        if first and last is not None:
+            sections.append(len(rows))
+        last = r["cell"]
+        rows.append([r[c] if first else "" for c in names] + [r[c] for c in shown])
+    columns = [textout.Col(c) for c in names] + [
+        textout.Col(c, "right" if c in ("#",) or c.startswith("mean") else "left", wrap=c == "change vs previous")
+        for c in shown]
+    return textout.table(columns, rows, width, sections) + "\n\n" + textout.wrap(under, width) + "\n"
 
 
 def caption(history: pd.DataFrame, alpha: float = 0.05) -> str:

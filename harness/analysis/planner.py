@@ -28,6 +28,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy import stats as sps
 
+from harness.analysis import textout
+
 #: fewest processes a plan uses: a variance from two processes has one degree of freedom (t = 63.7)
 MIN_PROCESSES = 3
 MAX_PROCESSES = 100_000
@@ -294,22 +296,52 @@ def plan_runs(run_dirs: Iterable[Path | str], target: float, confidence: float =
     return pd.DataFrame(rows, columns=PLAN_COLUMNS)
 
 
-def format_plan(df: Any, target: float, budget_s: float | None) -> str:
-    """The plan as aligned text, with a total and the cells that cannot reach the target."""
+def _pct_text(v: float) -> str:
+    return f"±{textout.digits3(v)}%" if math.isfinite(v) else ""
+
+
+def format_plan(df: Any, target: float, budget_s: float | None, width: int | None = None) -> str:
+    """The plan for people, in summary's units (analysis.textout), one row per cell: the pilot's
+    mean, its variance components (relative to the mean) and the cost of a process, the
+    half-width reached now, the processes x iterations that reach the target and the machine
+    time they take; notes numbered under the table, a total, and the cells that cannot reach the
+    target. At most `width` characters a line (default 120)."""
     if df.empty:
         return "no cell with timings"
-    show = df.copy()
-    for col in ("mean_s", "sd_between_s", "sd_within_s", "c_proc_s", "c_iter_s"):
-        show[col] = show[col].map(lambda v: f"{v:.3g}")
-    for col in ("achieved_pct", "predicted_pct"):
-        show[col] = show[col].map(lambda v: "" if not math.isfinite(v) else f"{v:.3g}")
-    show["machine_s"] = show["machine_s"].map(lambda v: "" if not math.isfinite(v) else f"{v:,.0f}")
-    show = show.drop(columns=["reachable"])
+    from harness.analysis.summary import bench_label
+
+    width = width or textout.output_width()
+    one_runtime = df["runtime"].nunique() == 1
+    one_pilot = df["pilot"].nunique() == 1
+    rows, notes = [], {}
+    for r in df.to_dict("records"):
+        label = [bench_label(r["benchmark"], r["params"]), r["engine"]] + ([] if one_runtime else [r["runtime"]])
+        label += [] if one_pilot else [str(r["pilot"]).replace("x", " x ")]
+        rel = (lambda v: f"{textout.digits3(100 * v / r['mean_s'])}%") if r["mean_s"] > 0 else (lambda v: "")
+        note = str(r.get("note") or "")
+        rows.append(label + [
+            textout.time_text(r["mean_s"]), rel(r["sd_between_s"]), rel(r["sd_within_s"]),
+            textout.seconds_text(r["c_proc_s"]), _pct_text(r["achieved_pct"]),
+            f"{int(r['processes'])} x {int(r['iterations'])}", textout.seconds_text(r["machine_s"]),
+            _pct_text(r["predicted_pct"]), str(notes.setdefault(note, len(notes) + 1)) if note else ""])
+    columns = [textout.Col("benchmark [params]"), textout.Col("engine")] + ([] if one_runtime else [textout.Col("runtime")])
+    columns += [] if one_pilot else [textout.Col("pilot", "right", wrap=False)]
+    columns += [textout.Col("mean", "right", wrap=False), textout.Col("sd between", "right"),
+                textout.Col("sd within", "right"), textout.Col("process", "right", wrap=False),
+                textout.Col("now", "right", wrap=False), textout.Col("plan P x I", "right", wrap=False),
+                textout.Col("machine", "right", wrap=False), textout.Col("then", "right", wrap=False),
+                textout.Col("note", wrap=False)]
     total = float(df["machine_s"].where(np.isfinite(df["machine_s"]), 0).sum())
     bad = df[~df["reachable"]]
-    lines = [show.to_string(index=False), "",
-             f"target +-{100 * target:g}% (99% half-width, relative); machine time for all cells: {total:,.0f} s"
-             f" ({total / 3600:.2f} h)"]
+    pilot = f"pilot {str(df['pilot'].iloc[0]).replace('x', ' x ')} per cell; " if one_pilot else ""
+    lines = [textout.table(columns, rows, width), ""]
+    lines += [textout.wrap(f"note {k}: {n}", width, indent="  ") for n, k in notes.items()]
+    lines.append(textout.wrap(
+        f"target ±{100 * target:g}% (99% half-width, relative). {pilot}sd between / within: the standard deviation "
+        "of process means and of iterations within a process, relative to the mean; process: what a process costs "
+        "beside its timed iterations (start, set-up, warm-up, exit); now: the half-width the pilot reached; "
+        "then: the one the plan predicts" + (f"; runtime {df['runtime'].iloc[0]}" if one_runtime else "")
+        + f". Machine time for all cells: {textout.seconds_text(total)} ({total:,.0f} s)", width))
     if budget_s is not None:
         lines.append(f"budget per cell {budget_s:g} s: {len(bad)} of {len(df)} cells cannot reach the target")
     elif len(bad):

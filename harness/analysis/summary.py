@@ -7,16 +7,33 @@ crossings and values converted per operation, and rows/s for the bindings study.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from harness.analysis import textout
 from harness.run import cpuclock
 
 KEYS = ["benchmark", "params", "engine", "runtime"]
 FIRST_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
                  "ci_high_s", "median_s"]
+
+
+#: what a benchmark's `rows_param` counts -> (its rate column, the unit people read): point
+#: queries are counted per query, every other rate per row; each rate has its own column so no
+#: column mixes units (cycles_per_row is derived from rows_per_s alone)
+RATE_COLUMNS = {"rows": ("rows_per_s", "rows/s"), "queries": ("queries_per_s", "queries/s")}
+
+
+def rate_of(benchmark: str) -> tuple[str, str]:
+    """(rate column, unit) of a benchmark: `queries_per_s`, `queries/s` for one-row point
+    queries, else `rows_per_s`, `rows/s`."""
+    from harness import workloads
+
+    w = workloads.all_workloads().get(benchmark)
+    return RATE_COLUMNS["queries" if getattr(w, "rows_param", None) == "queries" else "rows"]
 
 
 def _param(params: str, key: str) -> float | None:
@@ -152,13 +169,17 @@ def attach_run_facts(summary: pd.DataFrame, counts: pd.DataFrame, procs: pd.Data
     else:
         merged = summary.assign(status="ok", reason="")
     all_workloads = workloads.all_workloads()
-    rows_per_s = []
+    rates: dict[str, list[float]] = {column: [] for column, _ in RATE_COLUMNS.values()}
     for _, r in merged.iterrows():
         w = all_workloads.get(r["benchmark"])
         key = getattr(w, "rows_param", None) if w else None
         n = _param(r["params"], key) if key else None
-        rows_per_s.append(n / r["mean_s"] if n and r.get("mean_s") and r["mean_s"] > 0 else np.nan)
-    merged["rows_per_s"] = rows_per_s
+        rate = n / r["mean_s"] if n and r.get("mean_s") and r["mean_s"] > 0 else np.nan
+        own = RATE_COLUMNS["queries" if key == "queries" else "rows"][0]
+        for column, values in rates.items():
+            values.append(rate if column == own else np.nan)
+    for column, values in rates.items():
+        merged[column] = values
     merged = cpuclock.add_cycles_per_row(merged, cpuclock.clock_of_run(run_dirs[0]))
     cols = FIRST_COLUMNS + [c for c in merged.columns if c not in FIRST_COLUMNS]
     merged = merged.sort_values(KEYS, kind="stable").reset_index(drop=True)
@@ -191,83 +212,54 @@ def _interval_text(m: float, lo: float, hi: float) -> str:
 
 
 def format_summary(df: pd.DataFrame, fmt: str) -> str:
-    """Render a summary as csv, markdown (seconds) or text for people (`format_text`)."""
+    """Render a summary as csv (seconds, every column), text for people (`format_text`), or a
+    Markdown table in the text's vocabulary (`8.49 ms [7.61, 9.55]`, rates with their unit)."""
     if fmt == "csv":
         return df.to_csv(index=False)
     if fmt == "text":
         return format_text(df)
     show = df.copy()
     conf = show["confidence"].dropna()
-    label = f"mean [{conf.iloc[0] * 100:.10g}% CI] (s)" if len(conf) else "mean [CI] (s)"
-    show[label] = [_interval_text(m, lo, hi) for m, lo, hi in zip(show["mean_s"], show["ci_low_s"], show["ci_high_s"])]
+    label = f"mean [{conf.iloc[0] * 100:.10g}% CI]" if len(conf) else "mean [CI]"
+    show[label] = [time_text(m, lo, hi) for m, lo, hi in zip(show["mean_s"], show["ci_low_s"], show["ci_high_s"])]
     if "alt_mean_s" in show:
         used = show["alt_used"].dropna()
         alt_label = f"{used[used != ''].iloc[0] if (used != '').any() else 'other'} iterations, where they disagree"
-        show[alt_label] = [_interval_text(m, lo, hi) if bool(d) else ""
+        show[alt_label] = [time_text(m, lo, hi) if bool(d) else ""
                            for m, lo, hi, d in zip(show["alt_mean_s"], show["alt_ci_low_s"], show["alt_ci_high_s"],
                                                    show["disagree"].fillna(False))]
     else:
         alt_label = None
-    for c in ["median_s", "std_s"]:
+    names = {"median_s": "median", "std_s": "sd", "rows_per_s": "rows/s", "queries_per_s": "queries/s",
+             "cycles_per_row": "cycles/row"}
+    for c in ("median_s", "std_s"):
         if c in show:
-            show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:.6g}")
-    for c in ("rows_per_s", "cycles_per_row"):
+            show[c] = show[c].map(time_text)
+    for c in ("rows_per_s", "queries_per_s", "cycles_per_row"):
         if c in show:
             show[c] = show[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
     cols = [c for c in ["benchmark", "params", "engine", "runtime", "processes", "iterations", label, alt_label,
-                        "median_s", "rows_per_s", "cycles_per_row", "crossings", "method", "used", "warmup",
+                        "median_s", "rows_per_s", "queries_per_s", "cycles_per_row", "crossings", "method", "used", "warmup",
                         "no_steady", "outliers", "noisy", "note", "status", "reason"] if c and c in show]
-    show = show[cols].astype(object).where(show[cols].notna(), "")
+    show = show[cols].astype(object).where(show[cols].notna(), "").rename(columns=names)
     if fmt == "markdown":
         return show.to_markdown(index=False) if _has_tabulate() else _md(show)
     return show.to_string(index=False)
 
 
 # ------------------------------------------------------------------------------------------
-# Text for people: one header line per benchmark, aligned columns, units chosen per cell
+# Text for people: one aligned table (analysis.textout), units chosen per cell
 # ------------------------------------------------------------------------------------------
 
-TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-
-
-def _digits(x: float) -> str:
-    """Three significant digits without exponent (8.49, 76.2, 412)."""
-    return f"{x:#.3g}".rstrip(".") if abs(x) < 1000 else f"{x:.0f}"
-
-
-def time_text(mean: float, low: float = math.nan, high: float = math.nan) -> str:
-    """`8.49 ms [7.61, 9.55]`: one unit per cell, chosen from the mean, bounds in the same unit."""
-    if not _finite(mean):
-        return ""
-    scale, unit = next(((f, u) for f, u in TIME_UNITS if abs(mean) >= f), TIME_UNITS[-1])
-    out = f"{_digits(mean / scale)} {unit}"
-    if _finite(low) and _finite(high):
-        out += f" [{_digits(low / scale)}, {_digits(high / scale)}]"
-    return out
-
-
-def rate_text(rate: float, unit: str) -> str:
-    """`3.88 M rows/s`, `104 k queries/s`."""
-    if not _finite(rate):
-        return ""
-    for f, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if rate >= f:
-            return f"{_digits(rate / f)} {prefix} {unit}"
-    return f"{_digits(rate)} {unit}"
-
-
-def _finite(x: object) -> bool:
-    try:
-        return math.isfinite(float(x))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
+TIME_UNITS = textout.TIME_UNITS
+_digits = textout.digits3
+time_text = textout.time_text
+rate_text = textout.rate_text
+_finite = textout.finite
 
 
 def _rate_unit(benchmark: str) -> str:
-    from harness import workloads
-
-    w = workloads.all_workloads().get(benchmark)
-    return "queries/s" if getattr(w, "rows_param", None) == "queries" else "rows/s"
+    return rate_of(benchmark)[1]
 
 
 def _cut(text: str, limit: int) -> str:
@@ -275,6 +267,25 @@ def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit].rsplit(" ", 1)[0].rstrip(",;:(") + " …"
+
+
+#: notes longer than this go under the table (the row says `note N`), so the notes column stays narrow
+NOTE_INLINE = 24
+
+
+def _rate(r: dict) -> str:
+    column, unit = rate_of(str(r["benchmark"]))
+    value = r.get(column)
+    if not _finite(value) and column != "rows_per_s":  # a summary made before the rate columns split
+        value = r.get("rows_per_s")
+    return rate_text(value, unit)
+
+
+def bench_label(benchmark: str, params: str) -> str:
+    """`bindings.point_query [n=10, queries=5]`: the parameters (empty ones left out) in brackets
+    after the benchmark, a space after each comma so a narrow column wraps between them."""
+    shown = [p for p in str(params).split(",") if p and not p.endswith("=")]
+    return f"{benchmark} [{', '.join(shown)}]" if shown else benchmark
 
 
 def format_text(df: pd.DataFrame, width: int = 118) -> str:
@@ -317,32 +328,36 @@ def format_text(df: pd.DataFrame, width: int = 118) -> str:
             notes.append(str(r["note"]))
         p, i = r.get("processes"), r.get("iterations")
         pxi = f"{int(p)} x {int(i)}" if _finite(p) and _finite(i) else ""
-        rows.append((f"{r['benchmark']} [{r['params']}]" if r.get("params") else str(r["benchmark"]),
+        rows.append((bench_label(str(r["benchmark"]), str(r.get("params") or "")),
                      str(r["engine"]), str(r.get("runtime") if _finite(r.get("mean_s")) or r.get("runtime") else ""),
-                     pxi, time_text(r.get("mean_s"), r.get("ci_low_s"), r.get("ci_high_s")),
-                     rate_text(r.get("rows_per_s"), _rate_unit(str(r["benchmark"]))), "; ".join(notes)))
-    widths = [max(len(row[k]) for row in rows) for k in range(1, 6)]
-    titles = ("engine", "runtime", "P x I", "mean [CI]", "rate")
-    widths = [max(w, len(t)) for w, t in zip(widths, titles)]
-    lines = [head, ""]
-    fixed = 2 + sum(widths) + 2 * len(widths)
-    header = "  " + "  ".join(t.ljust(w) if k < 3 else t.rjust(w) for k, (t, w) in enumerate(zip(titles, widths)))
-    lines.append(header.rstrip() + "  notes")
-    current = None
-    for row in rows:
-        if row[0] != current:
-            current = row[0]
-            lines.append(_cut(current, width))
-        cells = [row[1].ljust(widths[0]), row[2].ljust(widths[1]), row[3].rjust(widths[2]), row[4].rjust(widths[3]),
-                 row[5].rjust(widths[4])]
-        line = "  " + "  ".join(cells)
-        room = width - fixed
-        if row[6] and len(row[6]) <= room:
-            line += "  " + row[6]
-        lines.append(line.rstrip())
-        if row[6] and len(row[6]) > room:  # a long note goes on its own line below the cell's
-            lines.append("      " + _cut(row[6], width - 6))
-    return "\n".join(lines)
+                     pxi, time_text(r.get("mean_s"), r.get("ci_low_s"), r.get("ci_high_s")), _rate(r), notes))
+    return _table_text(head, rows, min(width, textout.output_width()))
+
+
+def _table_text(head: str, rows: list[tuple], width: int) -> str:
+    """format_text's rows (label, engine, runtime, P x I, mean [CI], rate, [notes]) as one table
+    (analysis.textout): a group per benchmark [params], its label on its first row; a note longer
+    than NOTE_INLINE numbered under the table once, its number in each row that has it."""
+    table_rows, sections, current, footnotes = [], [], None, {}
+    for label, *cells, notes in rows:
+        if label != current:
+            if current is not None:
+                sections.append(len(table_rows))
+            current, shown = label, label
+        else:
+            shown = ""
+        parts = [f"note {footnotes.setdefault(n, len(footnotes) + 1)}" if len(n) > NOTE_INLINE else n for n in notes]
+        table_rows.append([shown, *cells, "; ".join(parts)])
+    conf = re.search(r"\[(\d+%) CI\]", head)
+    columns = [textout.Col("benchmark [params]"), textout.Col("engine"), textout.Col("runtime"),
+               textout.Col("P x I", "right", wrap=False),
+               textout.Col(f"mean [{conf.group(1)} CI]" if conf else "mean", "right", wrap=False),
+               textout.Col("rate", "right", wrap=False), textout.Col("notes")]
+    out = [textout.wrap(head, width), "", textout.table(columns, table_rows, width, sections)]
+    if footnotes:
+        out.append("")
+        out += [textout.wrap(f"note {k}: {_cut(n, 240)}", width, indent="  ") for n, k in footnotes.items()]
+    return "\n".join(out)
 
 
 def _has_tabulate() -> bool:
@@ -356,5 +371,5 @@ def _has_tabulate() -> bool:
 def _md(df: pd.DataFrame) -> str:
     head = "| " + " | ".join(df.columns) + " |"
     sep = "|" + "|".join("---" for _ in df.columns) + "|"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    body = ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join([head, sep, *body])

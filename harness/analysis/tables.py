@@ -42,9 +42,11 @@ def build_table(df: pd.DataFrame, baseline: str, method: str = DEFAULT_METHOD, c
     """
     engines = set(df["engine"].unique()) if len(df) else set()
     if not has_baseline(df, baseline):
-        from harness.errors import UserError
+        from harness.errors import UserError, did_you_mean
 
-        raise UserError(f"baseline engine {baseline!r} is not in the runs (engines: {', '.join(sorted(engines)) or 'none'})")
+        hint = did_you_mean(stats.parse_baseline(baseline)[0], sorted(engines))
+        raise UserError(f"baseline engine {baseline!r} is not in the runs{hint} (engines: "
+                        f"{', '.join(sorted(engines)) or 'none'})")
     out = stats.ratio_summary(df, baseline, method, confidence, resamples, seed, steady_state)
     return select_columns(out)
 
@@ -295,46 +297,85 @@ def fmt_pct(p: float) -> str:
     return f"{p:.0f}%"
 
 
+#: compare's extra columns: each side's mean and its interval as `summary` computes them
+MEAN_COLUMNS = ["base_mean_s", "base_mean_ci_low_s", "base_mean_ci_high_s", "new_mean_s", "new_mean_ci_low_s",
+                "new_mean_ci_high_s"]
+
+
+def attach_means(cmp: pd.DataFrame, base_summary: pd.DataFrame, new_summary: pd.DataFrame) -> pd.DataFrame:
+    """`cmp` with each side's mean [CI] (MEAN_COLUMNS) from that side's summary, cell by cell,
+    so `compare` prints the numbers `summary` prints beside benchstat's medians."""
+    keys = ["benchmark", "params", "engine", "runtime"]
+    out = cmp
+    for side, summ in (("base", base_summary), ("new", new_summary)):
+        part = summ[keys + ["mean_s", "ci_low_s", "ci_high_s"]].drop_duplicates(keys).rename(columns={
+            "mean_s": f"{side}_mean_s", "ci_low_s": f"{side}_mean_ci_low_s", "ci_high_s": f"{side}_mean_ci_high_s"})
+        out = out.merge(part, on=keys, how="left")
+    return out
+
+
 def compare_text(cmp: pd.DataFrame, base_name: str = "base", new_name: str = "new", alpha: float = 0.05,
-                 confidence: float = 0.95) -> str:
-    """benchstat-like text: name, base median [CI], new median [CI], delta or ~, (p=… n=…), and
-    benchstat's warnings (too few samples for a CI or for alpha) under the table."""
-    def name(r) -> str:
-        if r.benchmark == "geomean":
-            return "geomean"
-        extra = [x for x in (r.params, r.engine, r.runtime) if x]
-        return r.benchmark + (f" [{' '.join(extra)}]" if extra else "")
+                 confidence: float = 0.95, mean_confidence: float | None = None, width: int | None = None) -> str:
+    """The comparison for people, in summary's vocabulary (analysis.textout: `8.79 ms [8.61, 9.02]`,
+    one unit per row): per cell the median [distribution-free CI] of each side and, when `cmp`
+    has them (attach_means), the mean [CI] beneath; the change or `~` (benchstat's rule), the
+    Mann-Whitney p and n; benchstat's warnings under the table."""
+    from harness.analysis import textout
+    from harness.analysis.summary import bench_label
 
-    def side(m: float, lo: float, hi: float) -> str:
-        # too few samples for a bounded CI (benchstat's ±∞): the median alone, the warning says why
-        return f"{fmt_si(m)} [{fmt_si(lo)}, {fmt_si(hi)}]" if np.isfinite(lo) and np.isfinite(hi) else fmt_si(m)
-
-    rows, warnings = [], []
+    has_means = "base_mean_s" in cmp
+    cells = cmp[cmp.benchmark != "geomean"]
+    one_runtime = cells["runtime"].nunique() == 1
+    rows: list[list[str]] = []
+    warnings: dict[str, list[str]] = {}  # benchstat's warning -> the cells it concerns
+    sections: list[int] | None = [] if has_means else None  # a rule between benchmarks when cells take two lines
+    last = None
     for r in cmp.itertuples(index=False):
         geo = r.benchmark == "geomean"
-        b = fmt_si(r.base_median_s) if geo else side(r.base_median_s, r.base_ci_low_s, r.base_ci_high_s)
-        n = fmt_si(r.new_median_s) if geo else side(r.new_median_s, r.new_ci_low_s, r.new_ci_high_s)
-        delta = f"{r.delta_pct:+.2f}%" if geo else r.delta
+        unit_of = r.base_median_s
         if geo:
-            note = ""
-        else:
-            nn = f"n={int(r.base_n)}" if r.base_n == r.new_n else f"n={int(r.base_n)}+{int(r.new_n)}"
-            note = f"(p={r.p_value:.3f} {nn})" if np.isfinite(r.p_value) and r.p_value != 0 else f"({nn})"
-            if getattr(r, "warning", ""):
-                warnings.append(f"{name(r)}: {r.warning}")
-            if not geo and (math.isinf(r.base_ci_pct) or math.isinf(r.new_ci_pct)):
-                op, need = ci_samples_needed(confidence)
-                warnings.append(f"{name(r)}: need {op} {need} samples for confidence interval at level {confidence:g}")
-        rows.append((name(r), b, n, delta, note))
-    head = ("", base_name, new_name, "vs base", "")
-    sub = ("", "sec/op", "sec/op", "", "")
-    allrows = [head, sub] + rows
-    w = [max(len(x[i]) for x in allrows) for i in range(5)]
-    lines = []
-    for i, r in enumerate(allrows):
-        lines.append(f"{r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:>{w[2]}}  {r[3]:>{w[3]}} {r[4]}".rstrip())
-    lines.append(f"(medians [distribution-free {_pct(confidence)} CI]; delta shown unless Mann-Whitney p > {alpha:g})")
-    lines += [f"warning: {w_}" for w_ in warnings]
+            stat = "median"
+            b, n = textout.time_text(r.base_median_s, unit_of=unit_of), textout.time_text(r.new_median_s, unit_of=unit_of)
+            if sections is not None and rows:
+                sections.append(len(rows))
+            rows.append(["geomean", ""] + ([] if one_runtime else [""]) + [stat, b, n, f"{r.delta_pct:+.2f}%", ""])
+            continue
+        name = f"{bench_label(r.benchmark, r.params)} {r.engine} {r.runtime}"
+        b = textout.time_text(r.base_median_s, r.base_ci_low_s, r.base_ci_high_s, unit_of)
+        n = textout.time_text(r.new_median_s, r.new_ci_low_s, r.new_ci_high_s, unit_of)
+        stat = "median"
+        if has_means:
+            stat += "\nmean"
+            b += "\n" + textout.time_text(r.base_mean_s, r.base_mean_ci_low_s, r.base_mean_ci_high_s, unit_of)
+            n += "\n" + textout.time_text(r.new_mean_s, r.new_mean_ci_low_s, r.new_mean_ci_high_s, unit_of)
+        nn = f"n={int(r.base_n)}" if r.base_n == r.new_n else f"n={int(r.base_n)}+{int(r.new_n)}"
+        test = f"p={r.p_value:.3f} {nn}" if np.isfinite(r.p_value) and r.p_value != 0 else nn
+        if getattr(r, "warning", ""):
+            warnings.setdefault(r.warning, []).append(name)
+        if math.isinf(r.base_ci_pct) or math.isinf(r.new_ci_pct):
+            op, need = ci_samples_needed(confidence)
+            warnings.setdefault(f"need {op} {need} samples for confidence interval at level {confidence:g}",
+                                []).append(name)
+        if sections is not None and rows and r.benchmark != last:
+            sections.append(len(rows))
+        last = r.benchmark
+        label = [bench_label(r.benchmark, r.params), r.engine] + ([] if one_runtime else [r.runtime])
+        rows.append(label + [stat, b, n, r.delta, test])
+    columns = [textout.Col("benchmark [params]"), textout.Col("engine")]
+    columns += [] if one_runtime else [textout.Col("runtime")]
+    columns += [textout.Col(""), textout.Col(base_name, "right", wrap=False), textout.Col(new_name, "right", wrap=False),
+                textout.Col("vs base", "right", wrap=False), textout.Col("test")]
+    width = width or textout.output_width()
+    means = (f"; means [{_pct(mean_confidence or 0.99)} CI] as `summary` gives them (steady-state iterations)"
+             if has_means else "")
+    lines = [textout.table(columns, rows, width, sections or ()),
+             textout.wrap(f"medians of per-process means [distribution-free {_pct(confidence)} CI]{means}; "
+                          f"vs base: change of the medians, `~` where Mann-Whitney p > {alpha:g}"
+                          + (f"; runtime {cells['runtime'].iloc[0]}" if one_runtime and len(cells) else ""), width)]
+    for message, names in warnings.items():  # one line per warning, not one per cell
+        which = names[0] if len(names) == 1 else (f"{len(names)} of {len(cells)} cells, e.g. {names[0]}"
+                                                  if len(names) < len(cells) else f"all {len(names)} cells")
+        lines.append(textout.wrap(f"warning: {which}: {message}", width, indent="  "))
     return "\n".join(lines) + "\n"
 
 

@@ -12,7 +12,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="compare two runs (medians, Mann-Whitney U, geomean), benchstat style",
                        description="Per cell present in both runs: median [distribution-free CI] per side, "
                                    "change in percent, two-sided Mann-Whitney U p-value, exact as benchstat's "
-                                   "(`~` where p > alpha), then a geomean row. Samples are per-process means by "
+                                   "(`~` where p > alpha), then a geomean row; beneath each median, the mean [99% CI] that `summary` "
+                                   "gives. Times read as in `summary` (8.79 ms [8.61, 9.02]). Samples are per-process means by "
                                    "default. Warns, as benchstat, when a cell has too few samples for alpha.")
     p.add_argument("base", type=Path, metavar="BASE_RUN")
     p.add_argument("new", type=Path, metavar="NEW_RUN", nargs="?",
@@ -31,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "csv", "json"], default="text")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="median CI level (default 0.95, as benchstat)")
+    p.add_argument("--no-means", dest="means", action="store_false",
+                   help="leave out each side's mean [99%% CI] as `summary` gives it (default: shown beneath the "
+                        "median, and in csv/json as base_mean_s, base_mean_ci_low_s, ...)")
     p.add_argument("--samples", choices=["process", "iteration"], default="process",
                    help="what one sample is: a process's mean (default; iterations of a process are not "
                         "independent) or each iteration")
@@ -75,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from harness.analysis import stats, tables
+    from harness.analysis.summary import bench_label
+    from harness.analysis.textout import wrap
     from harness.errors import UserError
     from harness.store import load_runs
 
@@ -105,9 +111,15 @@ def run(args: argparse.Namespace) -> int:
     for name, side, other in ((args.base.name, a, b), (new_dir.name, b, a)):
         lost = sorted(set(side) - set(other))
         if lost:  # a gate must not pass quietly because a cell stopped measuring
-            shown = ", ".join(f"{k[0]}/{k[2]}" + (f" [{k[1]}]" if k[1] else "") for k in lost[:3])
-            print(f"warning: {len(lost)} cell(s) of {name} are not in the other run, so not compared: {shown}"
-                  + (" ..." if len(lost) > 3 else ""), file=sys.stderr)
+            shown = ", ".join(f"{bench_label(k[0], k[1])} {k[2]}" for k in lost[:3])
+            print(wrap(f"warning: {len(lost)} cell(s) of {name} are not in the other run, so not compared: {shown}"
+                       + (" ..." if len(lost) > 3 else ""), indent="  "), file=sys.stderr)
+    if args.means:
+        from harness.analysis.runset import RunSet
+
+        # each side's summary, its cells named as the comparison names them
+        cmp = tables.attach_means(cmp, _side(RunSet([args.base]).summary, args.base_params, ""),
+                                  _side(RunSet([new_dir]).summary, args.new_params, ""))
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
@@ -123,11 +135,13 @@ def run(args: argparse.Namespace) -> int:
         blind = cmp[(cmp.benchmark != "geomean") & (cmp.warning != "")]
         if len(blind):
             r = blind.iloc[0]
-            raise UserError(f"--fail-on-regression cannot decide: {r.benchmark}/{r.engine} has n={int(r.base_n)}+"
+            raise UserError(f"--fail-on-regression cannot decide: {bench_label(r.benchmark, r.params)} {r.engine} "
+                            f"has n={int(r.base_n)}+"
                             f"{int(r.new_n)}, {r.warning} ({len(blind)} of {len(cmp) - 1} cells too small)")
         bad = regressions(cmp, args.fail_on_regression)
         if len(bad):
-            names = ", ".join(f"{r.benchmark}/{r.engine} {r.delta_pct:+.1f}%" for r in bad.itertuples())
+            names = ", ".join(f"{bench_label(r.benchmark, r.params)} {r.engine} {r.delta_pct:+.1f}%"
+                              for r in bad.itertuples())
             print(f"regression over {args.fail_on_regression}%: {names}", file=sys.stderr)
             return 1
     return 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,11 +16,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def doctor_text(found: list[dict[str, Any]], width: int | None = None) -> str:
+    """The findings as a table within the width (analysis.textout): status, check, the value and,
+    where it is not ok, what to do; then format_findings' verdict line."""
+    from harness.analysis.textout import Col, table
+    from harness.run.doctor import OK, format_findings
+
+    rows = [(f["status"], f["check"], ("unknown" if f["value"] is None else str(f["value"]))
+             + (f"\n-> {f['advice']}" if f["advice"] and f["status"] != OK else "")) for f in found]
+    verdict = format_findings(found).splitlines()[-1]
+    return table([Col("", wrap=False), Col("check"), Col("value, and what to do")], rows, width) + "\n\n" + verdict
+
+
 def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
-    from harness.run.doctor import findings, format_findings
+    from harness.run.doctor import findings
 
     if not 0 < args.window <= 60:
         raise UserError("--window must be between 0 and 60 seconds")
-    print(format_findings(findings(args.out, args.window)))
+    print(doctor_text(findings(args.out, args.window)))
     return 0

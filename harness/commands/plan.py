@@ -9,7 +9,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="size an experiment from a pilot run (processes x iterations per cell)",
                        description="Estimates each cell's between- and within-process variance (steady-state "
                                    "iterations) and the cost of a process and of an iteration, and prints the "
-                                   "cheapest processes x iterations that reach the target 99%% half-width "
+                                   "cheapest processes x iterations that reach the target 99% half-width "
                                    "(Kalibera & Jones 2013), with the machine time it takes.")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="the pilot run(s)")
     p.add_argument("--target-ci", type=float, required=True, metavar="PCT",

@@ -35,13 +35,17 @@ def _params(values: list[str]) -> dict[str, str | list[str]]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from harness.run.plan import profile_name
     from harness.run.profiles import PROFILES
+    from harness.run.runtimes import RUNTIMES
 
     p = sub.add_parser("run", help="run benchmarks (fresh processes x iterations per cell)")
-    p.add_argument("--profile", choices=sorted(PROFILES), help="protocol and defaults (default quick)")
-    p.add_argument("--benchmarks", help="benchmark globs, comma-separated (default: the profile's)")
+    p.add_argument("--profile", type=profile_name, metavar="{" + ",".join(sorted(PROFILES)) + "}",
+                   help="protocol and defaults (default quick)")
+    p.add_argument("--benchmarks", help="benchmark globs, comma-separated (default: the profile's; an engine made for its own "
+                        "benchmarks, such as ramsql/go, runs those)")
     p.add_argument("--engines", help="engine globs, comma-separated (default: the profile's)")
-    p.add_argument("--runtimes", help="runtimes, comma-separated: cpython,pypy,c (default cpython)")
+    p.add_argument("--runtimes", help=f"runtimes, comma-separated: {', '.join(RUNTIMES)} (default cpython)")
     p.add_argument("--processes", type=int, help="fresh processes per cell (default: the profile's)")
     p.add_argument("--iterations", type=int, help="timed iterations per process (default: the profile's)")
     p.add_argument("--seed", type=int, help="seed of the interleaved process order (default 0)")
@@ -72,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "into OUT/RUN_ID-shard-K-of-N; `harness collect` merges the shards")
     m.add_argument("--shard", metavar="K/N", help="run shard K of N (counted from 0); needs --run-id")
     m.add_argument("--run-id", metavar="ID", help="the run id every shard shares (letters, digits, . _ -)")
-    a = p.add_argument_group("adaptive protocol", "run each cell until its 99%% interval meets a target: a pilot "
+    a = p.add_argument_group("adaptive protocol", "run each cell until its 99% interval meets a target: a pilot "
                              "(--processes, default 3), then rounds of processes sized by the planner")
     a.add_argument("--target-ci", type=float, metavar="PCT",
                    help="relative half-width to reach, in percent (3 = +-3%%; default: the profile's, which "

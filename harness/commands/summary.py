@@ -62,6 +62,7 @@ def _summary(args: argparse.Namespace) -> int:
     from harness import store
     from harness.analysis.runset import RunSet
     from harness.analysis.summary import format_summary, noise_notes
+    from harness.analysis.textout import wrap
 
     runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
                   seed=args.seed, steady_state=args.steady_state, keep_contaminated=args.keep_contaminated)
@@ -73,7 +74,8 @@ def _summary(args: argparse.Namespace) -> int:
                       steady_state=args.steady_state, keep_contaminated=args.keep_contaminated, units="seconds"))
     else:
         print(format_summary(runs.summary, args.format))
-    for note in noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs]):
+    notes = noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs])
+    for note in [wrap(n, indent="  ") for n in notes]:
         print(note, file=sys.stderr)
     if args.format == "text":
         from harness.analysis.aa import aa_rows, aa_text

@@ -82,6 +82,9 @@ class Engine:
     server_family: Optional[str] = None
     #: processes are native programs (runtime `c`), not `harness.worker`
     native = False
+    #: benchmark globs of the workloads this adapter was made for (e.g. `ramsql.*` for the Go
+    #: program's engines), run when a request names no benchmarks; empty: the profile's
+    benchmarks: Tuple[str, ...] = ()
 
     @property
     def family(self) -> str:

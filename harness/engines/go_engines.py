@@ -15,6 +15,8 @@ from harness.engines.base import Connection, Engine, NotApplicable
 
 class _GoEngine(Engine):
     runtimes = ("go",)
+    #: the Go program implements E6's benchmarks only
+    benchmarks = ("ramsql.*",)
     #: processes are the Go program launched by harness.run.go.launcher, not harness.worker
     native = True
     storage = "in memory (RamSQL's engine; SQLite's :memory:), one connection, made by the Go program"

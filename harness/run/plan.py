@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness import engines as engine_registry
 from harness import workloads
-from harness.errors import UserError
+from harness.errors import UserError, did_you_mean
 from harness.fsutil import PROJECT_ROOT
 from harness.protocol import canonical_params
 from harness.run.profiles import PROFILES, Profile, params_for
@@ -198,8 +198,9 @@ def resolve_benchmarks(patterns: list[str]) -> list[str]:
     names = workloads.match(patterns)
     unknown = [p for p in patterns if not workloads.match([p], include_selftest=True)]
     if unknown or not names:
-        valid = ", ".join(n for n in sorted(workloads.all_workloads()))
-        raise UserError(f"unknown benchmark {', '.join(unknown or patterns)!s}; benchmarks: {valid}")
+        names = sorted(workloads.all_workloads())
+        hint = did_you_mean(unknown or patterns, names)
+        raise UserError(f"unknown benchmark {', '.join(unknown or patterns)!s}{hint}; benchmarks: {', '.join(names)}")
     return names
 
 
@@ -207,16 +208,40 @@ def resolve_engines(patterns: list[str]) -> list[str]:
     names = engine_registry.match(patterns)
     unknown = [p for p in patterns if not engine_registry.match([p])]
     if unknown or not names:
-        valid = ", ".join(sorted(engine_registry.ENGINES))
-        raise UserError(f"unknown engine {', '.join(unknown or patterns)}; engines: {valid}")
+        names = sorted(engine_registry.ENGINES)
+        hint = did_you_mean(unknown or patterns, names)
+        raise UserError(f"unknown engine {', '.join(unknown or patterns)}{hint}; engines: {', '.join(names)}")
     return names
 
 
 def resolve_runtimes(names: list[str]) -> list[str]:
     unknown = [n for n in names if n not in RUNTIMES]
     if unknown or not names:
-        raise UserError(f"unknown runtime {', '.join(unknown)}; runtimes: {', '.join(RUNTIMES)}")
+        hint = did_you_mean(unknown, list(RUNTIMES))
+        raise UserError(f"unknown runtime {', '.join(unknown)}{hint}; runtimes: {', '.join(RUNTIMES)}")
     return names
+
+
+def profile_name(name: str) -> str:
+    """`name` if it is a profile; an argparse type, so a typo gets `did you mean` and the list."""
+    import argparse
+
+    if name not in PROFILES:
+        hint = did_you_mean(name, list(PROFILES))
+        raise argparse.ArgumentTypeError(f"unknown profile {name!r}{hint}; profiles: {', '.join(PROFILES)}")
+    return name
+
+
+def default_benchmarks(profile: Profile, engines: list[str]) -> dict[str, set[str]]:
+    """Per engine, the benchmarks a request without `--benchmarks` runs: the profile's, or, for an
+    engine made for its own benchmarks (`Engine.benchmarks`, e.g. ramsql/go), those, so that
+    `run --engines ramsql/go --runtimes go` measures E6 rather than nothing."""
+    profile_benchmarks = set(workloads.match(list(profile.benchmarks)))
+    out = {}
+    for e in engines:
+        own = tuple(getattr(engine_registry.get(e), "benchmarks", ()) or ())
+        out[e] = set(workloads.match(list(own))) if own else profile_benchmarks
+    return out
 
 
 def interleave(n_cells: int, processes: int, seed: int) -> list[tuple[int, int]]:
@@ -248,8 +273,10 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     named = set(engine_patterns) & set(engine_registry.ENGINES)
     if request.benchmarks:
         benchmarks = resolve_benchmarks(split_globs(request.benchmarks))
+        allowed = {e: set(benchmarks) for e in engines}
     else:  # a profile's globs may name families this checkout does not have; they just match nothing
-        benchmarks = workloads.match(list(profile.benchmarks))
+        allowed = default_benchmarks(profile, engines)
+        benchmarks = [b for b in workloads.all_workloads() if any(b in v for v in allowed.values())]
     runtimes = resolve_runtimes(request.runtimes)
     check_counts(request.processes, request.iterations, request.timeout_s, request.budget_s)
     processes = request.processes if request.processes is not None else profile.processes
@@ -263,6 +290,8 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
     for b in benchmarks:
         w = workloads.get(b)
         for e in engines:
+            if b not in allowed[e]:
+                continue
             for r in runtimes:
                 # a glob (`sqlite/*`) means "those that can run here"; a name typed in full is
                 # kept even where it cannot run, so the run says why it was skipped

@@ -14,6 +14,7 @@ from harness.analysis.figures.rates import e1_rows, plot_native_vs_bindings, plo
 from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
+from harness.analysis.summary import rate_of
 from harness.run import cpuclock
 from harness.studies import findings, runfacts, seeds
 from harness.studies.common import StudyResult, family_table, figure_link, protocol_text, rate_unit
@@ -84,13 +85,22 @@ def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
         "mean (ms)": [f"{m * 1e3:.3f}{ci(lo * 1e3, hi * 1e3, '.3f')}"
                       for m, lo, hi in zip(df["mean_s"], df["ci_low_s"], df["ci_high_s"])],
         "rate (thousands per s)": [f"{r / 1e3:,.1f}{ci(lo / 1e3, hi / 1e3, ',.1f')} {rate_unit(b)}"
-                                   for b, r, lo, hi in zip(df["benchmark"], df["rows_per_s"], df["rows_per_s_low"],
-                                                           df["rows_per_s_high"])],
+                                   for b, r, lo, hi in _rates(df)],
     })
     if "cycles_per_row" in df:
         out["cycles/row"] = [("" if pd.isna(v) or rate_unit(b) != "rows/s" else f"{v:.0f}")
                              for b, v in zip(df["benchmark"], df["cycles_per_row"])]
     return out.reset_index(drop=True)
+
+
+def _rates(df: pd.DataFrame) -> list[tuple[str, float, float, float]]:
+    """(benchmark, rate, low, high) per row of e1_rows' output, each from its benchmark's own
+    rate column (rows/s, or queries/s for point queries)."""
+    out = []
+    for r in df.to_dict("records"):
+        column = rate_of(r["benchmark"])[0]
+        out.append((r["benchmark"], r.get(column), r.get(f"{column}_low"), r.get(f"{column}_high")))
+    return out
 
 
 def cycles_gap(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
@@ -146,9 +156,9 @@ def socket_paragraph(summary: pd.DataFrame, baseline: str = "sqlite/sqlite3") ->
             base_row = base_all["mean_s"] / (base_all["rows_per_s"] * base_all["mean_s"]) * 1e9
             bits.append(f"{per_row:.0f} ns per row fetched in bulk ({per_row - base_row:+.0f} ns against {baseline})")
         if row_point is not None and base_point is not None:
-            k = row_point["rows_per_s"] * row_point["mean_s"]
+            k = row_point["queries_per_s"] * row_point["mean_s"]
             per_q = row_point["mean_s"] / k * 1e6
-            base_q = base_point["mean_s"] / (base_point["rows_per_s"] * base_point["mean_s"]) * 1e6
+            base_q = base_point["mean_s"] / (base_point["queries_per_s"] * base_point["mean_s"]) * 1e6
             bits.append(f"{per_q:.1f} µs per point query ({per_q / base_q:.0f}x {baseline}'s {base_q:.1f} µs)")
         if bits:
             parts.append(f"{engine}: " + "; ".join(bits) + ".")

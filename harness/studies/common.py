@@ -71,10 +71,9 @@ def family_table(runs: RunSet, prefix: str, baseline: str) -> tuple[pd.DataFrame
 
 def rate_unit(benchmark: str) -> str:
     """What a benchmark's rate counts: rows/s for scans, queries/s for one-row point queries."""
-    from harness import workloads
+    from harness.analysis.summary import rate_of
 
-    w = workloads.all_workloads().get(benchmark)
-    return "queries/s" if getattr(w, "rows_param", None) == "queries" else "rows/s"
+    return rate_of(benchmark)[1]
 
 
 def figure_link(alt: str, figure: Path, paper_path: Path | str) -> str:

@@ -57,7 +57,7 @@ def test_ci_job_passes_twice_then_fails_on_a_slowdown(tmp_path):
     workload.write_text(text.replace("        time.sleep(state)\n", "        time.sleep(3 * state)\n", 1))
     third = _job(co, history, tmp_path)
     assert third.returncode == 1, third.stdout + third.stderr
-    assert "regression over 25.0%: selftest.sleep/sqlite/sqlite3 +" in third.stderr
+    assert "regression over 25.0%: selftest.sleep [" in third.stderr and "] sqlite/sqlite3 +" in third.stderr
     assert (history / "LAST_GOOD").read_text().strip() == good2  # the slow run does not become the baseline
     runs = sorted(d for d in history.iterdir() if (d / "manifest.json").exists())
     assert len(runs) == 3  # ... but stays in the history

@@ -103,11 +103,19 @@ def test_list_says_why_a_server_engine_cannot_run():
     env.pop("CROSSINGS_POSTGRESQL_DSN", None)
     env.pop("CROSSINGS_MARIADB_DSN", None)
     out = harness("list", env=env).stdout
-    pg = [line for line in out.splitlines() if "postgresql/psycopg" in line][0]
+
+    def row(engine: str) -> str:
+        """The engine's row of the table, its wrapped continuation lines joined."""
+        lines = out.splitlines()
+        i = next(k for k, line in enumerate(lines) if line.startswith(engine + " "))
+        rest = [line for line in lines[i + 1:]]
+        more = next((k for k, line in enumerate(rest) if not line.startswith(" ")), len(rest))
+        return " ".join(" ".join([lines[i], *rest[:more]]).split())
+
+    pg = row("postgresql/psycopg")
     assert "unavailable" in pg and "postgresql binaries not found: install Debian's postgresql, or give --dsn" in pg
     for engine in ("mariadb/pymysql", "mariadb/mysqlclient"):
-        line = [line for line in out.splitlines() if engine in line][0]
-        assert "mariadb binaries not found" in line
+        assert "mariadb binaries not found" in row(engine)
 
 
 def test_missing_server_skips_its_cells_and_the_run_goes_on(tmp_path, private_tmp):

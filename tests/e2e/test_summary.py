@@ -21,7 +21,10 @@ def test_summary_csv_columns(smoke_run):
     assert (ok["processes"] == 2).all()
     assert ok["ci_low_s"].isna().all() and ok["ci_high_s"].isna().all()
     assert ok["note"].str.contains("an interval needs at least 3").all()
-    assert (ok["mean_s"] > 0).all() and (ok["rows_per_s"] > 0).all()
+    # every rate in the column of its unit: rows/s for scans, queries/s for point queries
+    points = ok["benchmark"] == "bindings.point_query"
+    assert (ok["mean_s"] > 0).all() and (ok.loc[~points, "rows_per_s"] > 0).all()
+    assert (ok.loc[points, "queries_per_s"] > 0).all() and ok.loc[points, "rows_per_s"].isna().all()
     for fmt in ("text", "markdown"):
         assert "bindings.select_fold" in harness("summary", str(smoke_run), "--format", fmt).stdout
 

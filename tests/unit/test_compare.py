@@ -10,6 +10,7 @@ from scipy import stats as sps
 from harness.analysis import simdata, stats, tables
 from harness.commands import compare as compare_cmd
 from harness.analysis.importers import read_import
+from harness.analysis.textout import time_text
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -156,3 +157,55 @@ def test_exact_u_distribution_matches_enumeration_and_its_lower_tail_alone(seed)
     assert np.array_equal(full[: len(enumerated)], enumerated) and not full[len(enumerated):].any()
     for cut in (0, 1, len(full) // 3, len(full) - 1, len(full) + 5):
         assert np.array_equal(_u_counts(n1, ties, cut)[: cut + 1], full[: cut + 1])
+
+
+def _cmp_with_means(params: str = "n=10000,queries=100") -> "pd.DataFrame":
+    """Two simulated runs compared, with made-up means beside the medians (as attach_means adds)."""
+    import pandas as pd
+
+    base = simdata.simulate_run(benchmarks=["bindings.point_query", "bindings.select_fold"],
+                                engines=("sqlite/sqlite3", "mariadb/mysqlclient"), processes=6, iterations=5,
+                                seed=1, params=params)
+    new = simdata.simulate_run(benchmarks=["bindings.point_query", "bindings.select_fold"],
+                               engines=("sqlite/sqlite3", "mariadb/mysqlclient"), processes=6, iterations=5,
+                               seed=2, params=params)
+    cmp = stats.compare_runs(base, new)
+    summ = cmp[cmp.benchmark != "geomean"][["benchmark", "params", "engine", "runtime"]].copy()
+    for side in ("base", "new"):
+        m = cmp[cmp.benchmark != "geomean"][f"{side}_median_s"].to_numpy()
+        summ_side = summ.assign(mean_s=m * 1.01, ci_low_s=m * 0.95, ci_high_s=m * 1.07)
+        if side == "base":
+            b = summ_side
+        else:
+            n = summ_side
+    return tables.attach_means(cmp, pd.DataFrame(b), pd.DataFrame(n))
+
+
+def test_compare_text_speaks_summary_vocabulary():
+    cmp = _cmp_with_means()
+    text = tables.compare_text(cmp, "before", "after")
+    lines = text.splitlines()
+    assert all(len(line) <= 120 for line in lines), max(map(len, lines))
+    # summary's number format: a unit per value, three significant digits, [low, high]
+    assert " ms [" in text and "sec/op" not in text and not any(c in text for c in ("286.6µ", "7.479m"))
+    r = cmp.iloc[0]
+    assert time_text(r.base_mean_s, r.base_mean_ci_low_s, r.base_mean_ci_high_s, r.base_median_s) in text
+    assert "means [99% CI]" in text and "distribution-free 95% CI" in text
+    # the engine is its own column, never inside the parameter bracket
+    assert "[n=10000, queries=100]" in text and "sqlite/sqlite3]" not in text and "queries=100 sqlite" not in text
+    assert sum(line.lstrip().startswith("mean") or " mean " in line for line in lines) >= 4
+
+
+def test_compare_text_narrow_and_grouped_warnings():
+    cmp = _cmp_with_means()
+    cmp.loc[cmp.benchmark != "geomean", "warning"] = "need >= 4 samples to detect a difference at alpha level 0.05"
+    text = tables.compare_text(cmp, width=90)
+    assert all(len(line) <= 90 for line in text.splitlines())
+    assert text.count("need >= 4 samples") == 1 and "all 4 cells" in text
+
+
+def test_attach_means_matches_cells_and_leaves_geomean_empty():
+    cmp = _cmp_with_means()
+    assert set(tables.MEAN_COLUMNS) <= set(cmp.columns)
+    cells = cmp[cmp.benchmark != "geomean"]
+    assert cells["base_mean_s"].notna().all() and np.isnan(cmp[cmp.benchmark == "geomean"]["base_mean_s"]).all()

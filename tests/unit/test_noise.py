@@ -60,6 +60,12 @@ def test_doctor_findings_have_advice_where_not_ok(tmp_path):
     assert all(f["advice"] for f in found if f["status"] == "warn")
     text = doctor.format_findings(found)
     assert "cgroup CPU quota" in text and "warning" in text
+    from harness.commands.doctor import doctor_text
+
+    found.append(doctor._finding("load", doctor.WARN, "3.0", "wait for an idle machine; " * 12))
+    text = doctor_text(found)
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "cgroup CPU quota" in text and "-> wait for an idle machine" in text and "warning" in text.splitlines()[-1]
 
 
 def test_cgroup_quota_read(monkeypatch):

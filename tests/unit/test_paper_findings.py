@@ -166,8 +166,12 @@ def test_summary_text_is_aligned_and_narrow():
     lines = text.splitlines()
     assert all(len(line) <= 120 for line in lines)
     assert "8.49 ms [7.64, 9.34]" in text and "171 ms [154, 188]" in text
-    assert "queries/s" in text and "rows/s" in text
-    cells = [line for line in lines if line.startswith("  sqlite/") or line.startswith("  mariadb/")]
-    ends = {line.index(" [") + len(line.split(" [")[1].split("]")[0]) + 2 for line in cells}
-    assert len(ends) == 1, "the interval column is right-aligned"
+    assert "90.0 k queries/s" in text and "1.00 M rows/s" in text
+    cells = [line for line in lines if " ms [" in line]
+    ends = {line.index(" ms [") + len(line.split(" ms [")[1].split("]")[0]) + 5 for line in cells}
+    assert len(cells) == 4 and len(ends) == 1, "the interval column is right-aligned"
     assert "…" in text  # a long reason is cut at a word, not mid-word
+    flat = " ".join(text.split())
+    assert "bindings.point_query [n=10, queries=5]" in flat or "[n=10," in text  # the label may wrap at a space
+    assert "queries=5 sqlite" not in flat and "sqlite/sqlite3]" not in flat  # the engine is outside the bracket
+    assert all(len(line) <= 80 for line in format_text(pd.DataFrame(rows), width=80).splitlines())

@@ -113,7 +113,21 @@ def test_costs_and_plan_from_a_run(tmp_path, capsys):
     assert len(plan) == 1 and plan["processes"].iloc[0] >= MIN_PROCESSES and plan["reachable"].iloc[0]
     assert main(["plan", str(run_dir), "--target-ci", "2", "--budget-per-cell", "3600"]) == 0
     out = capsys.readouterr().out
-    assert "bench00" in out and "target +-2%" in out
+    assert "bench00" in out and "target ±2%" in out
+
+
+def test_plan_text_is_readable_and_narrow(tmp_path):
+    from harness.analysis.planner import format_plan
+
+    df = simdata.simulate_run(benchmarks=3, engines=("a", "b"), processes=4, iterations=10, between=0.05,
+                              within=0.02, seed=4)
+    plan = plan_runs([_write_run(tmp_path, df, life_extra_s=0.5)], 0.02)
+    for width in (120, 100):
+        text = format_plan(plan, 0.02, 1.0, width=width)
+        assert max(len(line) for line in text.splitlines()) <= width
+    text = format_plan(plan, 0.02, 1.0)
+    assert " ms " in text and "e+0" not in text and "e-0" not in text  # units, no exponents
+    assert "pilot 4 x 10 per cell" in text and "cannot reach the target" in text
 
 
 def test_plan_command_rejects_bad_input(tmp_path, capsys):

@@ -6,19 +6,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from harness.analysis.summary import rate_of
 from harness.analysis.figures.style import cell_label, colour, save, subplots
 
 
 def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
-    """E1 cells of one benchmark with rows/s and its CI (rows/s CI = N / mean CI, bounds swapped)."""
+    """E1 cells of one benchmark with its rate and the rate's CI (N / mean CI, bounds swapped):
+    `rows_per_s[_low|_high]`, or `queries_per_s[...]` for a benchmark that counts queries."""
     df = summary[(summary["benchmark"] == benchmark) & summary["mean_s"].notna()].copy()
     if df.empty:
         return df
-    n = df["rows_per_s"] * df["mean_s"]
+    column = rate_of(benchmark)[0]  # rows_per_s, or queries_per_s for point queries
+    if column not in df:
+        df[column] = np.nan
+    n = df[column] * df["mean_s"]
     # time intervals have positive bounds (log scale) or none at all (too few processes: nan)
-    df["rows_per_s_low"] = n / df["ci_high_s"]
-    df["rows_per_s_high"] = n / df["ci_low_s"]
-    return df.sort_values("rows_per_s", ascending=False)
+    df[f"{column}_low"] = n / df["ci_high_s"]
+    df[f"{column}_high"] = n / df["ci_low_s"]
+    return df.sort_values(column, ascending=False)
 
 
 def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
