@@ -42,6 +42,7 @@ run: setup
 	  run_dir=$$(tail -n 1 $(RUNS)/.last-run.txt); \
 	  if [ ! -f "$$run_dir/manifest.json" ]; then exit $$rc; fi; \
 	  $(PY) -m harness notebooks $$run_dir > /dev/null || exit $$?; \
+	  echo "" && $(PY) -m harness headline $$run_dir 2>/dev/null; \
 	  echo "" && echo "run:       $$run_dir   (summary: $(PY) -m harness summary $$run_dir)" && \
 	  echo "report:    $$run_dir/report/paper.md" && \
 	  echo "figures:   $$run_dir/report/figures/" && \

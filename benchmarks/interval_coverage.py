@@ -1,4 +1,8 @@
-"""Print the coverage / half-width table of every scenario (issue 10): python benchmarks/coverage.py [N]."""
+"""Print the coverage / half-width table of every scenario: python benchmarks/interval_coverage.py [N] [--only SET].
+
+SET: `method` (the default method's scenarios), `interference` (this machine's look: disturbed
+processes rerun and left out; the canary-adjusted mean under host speed phases), `machines`
+(the three-level model). Default: all three, one table each."""
 from __future__ import annotations
 
 import sys
@@ -10,13 +14,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness.analysis import coverage  # noqa: E402
 
 
+SETS = {"method": coverage.scenarios, "interference": coverage.interference_scenarios,
+        "machines": coverage.machine_scenarios}
+
+
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    print(coverage.TABLE_HEADER)
-    for name, draw in coverage.scenarios().items():
-        t0 = time.perf_counter()
-        c = coverage.measure(name, draw, n)
-        print(c.row(), f"<!-- {time.perf_counter() - t0:.1f} s -->", flush=True)
+    args = [a for a in sys.argv[1:] if not a.startswith("--only")]
+    only = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--only=")]
+    n = int(args[0]) if args else 1000
+    for name in only or list(SETS):
+        print(f"\n{name}:\n\n{coverage.TABLE_HEADER}")
+        for scenario, draw in SETS[name]().items():
+            t0 = time.perf_counter()
+            c = coverage.measure(scenario, draw, n)
+            print(c.row(), f"<!-- {time.perf_counter() - t0:.1f} s -->", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import warnings
 from harness.errors import UserError
 
 COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "gobench", "data", "validate", "notebooks", "plan",
-            "doctor", "report", "history", "collect", "campaign", "push"]
+            "doctor", "report", "history", "collect", "campaign", "push", "headline"]
 
 
 class OneLineParser(argparse.ArgumentParser):

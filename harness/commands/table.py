@@ -28,9 +28,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
     if args.resamples < 100:
         raise UserError("--resamples must be at least 100")
+    from harness.analysis.interference import drop_flagged_rows
+    from harness.store import load_process_records
+
     df = load_runs(args.runs)
     if df.empty:
         raise UserError("the runs hold no timings")
+    if not args.keep_contaminated:  # as everywhere: the estimates use the clean processes
+        df = drop_flagged_rows(df, load_process_records(args.runs))
     t = tables.build_table(df, args.baseline, method=args.method, confidence=args.confidence,
                            resamples=args.resamples, seed=args.seed,
                            steady_state=getattr(args, "steady_state", True))

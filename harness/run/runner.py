@@ -285,8 +285,8 @@ class Runner:
             return 0.0
         if left <= 0:
             if not self.said_wait_spent:
-                self.say(f"the machine stays busy: waited {self.waited_total:.0f} s in all, measuring without "
-                         "waiting from here (disturbed processes are still flagged and rerun)")
+                self.say(f"the machine stays busy: waited {self.waited_total:.0f} s in all; from here no waiting and "
+                         "no reruns (disturbed processes are still flagged and left out)")
                 self.said_wait_spent = True
             return 0.0
         waited, _ = interference.wait_for_quiet(self.worker_cpu, min(max_wait, left), say=self.say)
@@ -299,6 +299,8 @@ class Runner:
         """A disturbed process is run again later in the run, at a random place among the processes
         still to run (so not beside the same neighbour), within the cell's rerun budget. The new
         entry is stored in plan.json before it runs, so `resume` and the store's checks know it."""
+        if self.said_wait_spent:  # the machine stays busy: a rerun would meet the same neighbours
+            return False
         reruns = self.plan.setdefault("reruns", [])
         cap = self.rerun_cap(index)
         if sum(1 for r in reruns if r["cell"] == index) >= cap:

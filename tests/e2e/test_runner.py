@@ -21,10 +21,10 @@ def test_smoke_run_has_p_times_i_rows_per_cell_and_fresh_processes(smoke_run):
     cells = df.groupby(["benchmark", "params", "engine", "runtime"])
     assert cells.ngroups == 9  # 3 benchmarks x 3 engines
     for _, g in cells:
-        assert len(g) == 2 * 3
+        assert len(g) == 5 * 3
         assert g.groupby("process")["pid"].nunique().eq(1).all()
-        assert g["pid"].nunique() == 2, "each process of a cell is a distinct fresh worker"
-    assert df["pid"].nunique() == 18
+        assert g["pid"].nunique() == 5, "each process of a cell is a distinct fresh worker"
+    assert df["pid"].nunique() == 45
     assert df["check_ok"].all()
     scans = df[df["benchmark"].isin(["bindings.select_fold", "bindings.select_all"])]
     assert (scans["crossings"] == 1000).all() and (scans["values_converted"] == 1000).all()
@@ -36,14 +36,14 @@ def test_smoke_run_has_p_times_i_rows_per_cell_and_fresh_processes(smoke_run):
 def test_manifest_records_what_was_run(smoke_run):
     m = store.read_manifest(smoke_run)
     assert m["status"] == "complete"
-    assert m["configuration"]["processes"] == 2 and m["configuration"]["iterations"] == 3
+    assert m["configuration"]["processes"] == 5 and m["configuration"]["iterations"] == 3
     assert m["machine"]["cpu"]["cores"] >= 1 and "loadavg_after" in m["machine"]
     engines = m["engines"]
     sqlite3_v = engines["sqlite/sqlite3@cpython"]["versions"]["sqlite"]
     apsw_v = engines["sqlite/apsw@cpython"]["versions"]["sqlite"]
     assert sqlite3_v and apsw_v  # each adapter reports the SQLite it links
     assert engines["duckdb@cpython"]["capabilities"]["aggregate_callbacks"] is False
-    assert m["process_counts"]["ok"] == 18
+    assert m["process_counts"]["ok"] == 45
     assert set(m["process_counts"]) <= {"ok", "skipped"}  # skipped: engine/runtime pairs that cannot run
 
 
@@ -57,7 +57,7 @@ def test_interleaving_is_a_seeded_permutation():
 
 def test_run_order_follows_the_plan(smoke_run):
     plan = json.loads((smoke_run / "plan.json").read_text())
-    assert [tuple(t[1:]) for t in plan["order"]] == interleave(len(plan["cells"]), 2, plan["seed"])
+    assert [tuple(t[1:]) for t in plan["order"]] == interleave(len(plan["cells"]), 5, plan["seed"])
     records = store.load_process_records([smoke_run]).sort_values("started")
     assert records["seq"].tolist() == sorted(records["seq"].tolist())
 
