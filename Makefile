@@ -15,7 +15,8 @@ help:
 	@echo "make lab          register the venv as the Jupyter kernel 'crossings' and open JupyterLab on notebooks/"
 	@echo "make docs         build the documentation site (docs/, mkdocs.yml) into site/ with mkdocs --strict"
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
-	@echo "make reference    replace data/reference/ with the newest run in data/runs/"
+	@echo "make reference    re-measure every study (STUDY=E1,E3: some) as one interleaved run each, and install it"
+	@echo "                  into data/reference*/ in place of that study's runs (resumable; about 90 minutes)"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
 	@echo "make bench        bench-stats, the harness's timed region against a bare timeit, and the speed goals"
 	@echo "                  (BEFORE=PATH: a checkout to compare with, e.g. a worktree of main)"
@@ -80,8 +81,7 @@ paper: setup
 	  --history data/reference-history
 
 reference: setup
-	@last=$$(tail -n 1 $(RUNS)/.last-run.txt) && rm -rf data/reference/* && cp -r $$last data/reference/ \
-	  && rm -rf data/reference/*/notebooks && echo "data/reference/ now holds $$last"
+	$(PY) -m harness reference $(if $(STUDY),--study $(STUDY)) $(if $(FORCE),--force)
 
 bench-stats: setup
 	$(PY) benchmarks/bench_stats.py

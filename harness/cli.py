@@ -14,7 +14,7 @@ import warnings
 from harness.errors import UserError
 
 COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "gobench", "data", "validate", "notebooks", "plan",
-            "doctor", "report", "history", "collect", "campaign", "push", "headline"]
+            "doctor", "report", "history", "collect", "campaign", "push", "headline", "reference"]
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -1,0 +1,279 @@
+"""The reference campaign: every study re-measured in one protocol, one run per study.
+
+Why: the paper is computed from `data/reference*/`, and runs made apart (other days, other loads)
+must never be pooled or set side by side. Each study here is one run in which every engine and
+runtime it compares is interleaved (in rounds) with its own baseline, and the baseline is measured
+twice under two names (`run --aa`), so the run can show it does not tell a cell from itself. The
+adaptive protocol gives each cell its target or its budget; each study's budget is its share of a
+90-minute slot on one 2-core machine.
+
+`harness reference` runs the studies in turn (`--study E1,E3` for some), each into
+`data/runs/reference-campaign/`, and installs a finished study into its folder, replacing only
+the runs of that study. It is resumable: a state file records each study's run and where it
+stands, so a campaign stopped anywhere goes on where it stopped (an unfinished run is resumed).
+Before each study it checks the machine (the load and the worker CPU's others' share) and waits,
+bounded, for quiet; a study whose processes were mostly disturbed is not installed without
+`--force`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from harness.errors import UserError
+from harness.fsutil import PROJECT_ROOT, write_json_atomic
+
+#: a study whose share of disturbed processes is above this is not installed without --force
+MAX_DISTURBED = 0.5
+#: the machine counts as quiet for a study to start when its 1-minute load is below this
+QUIET_LOAD = 0.7
+#: how long to wait for a quiet machine before a study
+MAX_QUIET_WAIT_S = 600.0
+_ADAPTIVE = ("--target-ci", "5", "--timeout", "40")
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study's run: what it measures, where it is installed, what it may cost."""
+
+    name: str
+    title: str
+    benchmarks: tuple[str, ...]   # the benchmark families the study owns (its old runs are those)
+    args: tuple[str, ...]         # `harness run` arguments
+    budget_s: float               # the run's --max-run-time
+    folder: str = "data/reference"
+    extra: tuple[str, ...] = field(default=())
+
+    def command(self, out: Path) -> list[str]:
+        """The study's `harness run`; an adaptive one is bounded by its budget (a fixed one is sized
+        to fit it: its processes x iterations)."""
+        bound = ["--max-run-time", f"{self.budget_s:g}"] if "--target-ci" in self.args else []
+        return [sys.executable, "-m", "harness", "run", *self.args, *bound, "--out", str(out), "--no-progress",
+                *self.extra]
+
+
+#: the campaign: 85 minutes of run budget, in the order the paper presents the studies
+STUDIES: dict[str, Study] = {s.name: s for s in (
+    Study("E1", "bindings: every driver and runtime, Haskell and C included, against sqlite3 on CPython",
+          ("bindings.*",),
+          ("--profile", "paper", "--benchmarks", "bindings.*", "--engines", "*",
+           "--runtimes", "cpython,pypy,c,haskell,haskell-O0", "--aa", "sqlite/sqlite3", *_ADAPTIVE,
+           "--max-time", "30"), 1200),
+    Study("E2", "boundary micro-benchmarks at SF 0.01", ("micro.*",),
+          ("--profile", "paper", "--benchmarks", "micro.*", "--engines", "*", "--runtimes", "cpython,pypy,c,jvm",
+           "--param", "sf=0.01", "--aa", "sqlite/sqlite3", *_ADAPTIVE, "--max-time", "30"), 900),
+    Study("E3", "TPC-H at SF 0.01 on every engine, H2 on the JVM beside SQLite", ("tpch.*",),
+          ("--profile", "paper", "--benchmarks", "tpch.*", "--engines", "*", "--runtimes", "cpython,pypy,jvm",
+           "--param", "sf=0.01", "--aa", "sqlite/sqlite3", *_ADAPTIVE, "--max-time", "20"), 1200),
+    Study("E4", "inserts and journal modes", ("inserts.*",),
+          ("--profile", "inserts", "--runtimes", "cpython,c", "--processes", "10", "--aa", "sqlite/sqlite3"), 600),
+    Study("E5", "the application workload, AcidState and FerretDB included", ("app.*",),
+          ("--profile", "quick", "--benchmarks", "app.*", "--engines", "*",
+           "--runtimes", "cpython,haskell,haskell-O0", "--processes", "10", "--param", "corpus=SM,MD",
+           "--aa", "sqlite/sqlite3", "--timeout", "120"), 900),
+    Study("E6", "point queries in Go, RamSQL against SQLite", ("ramsql.*",),
+          ("--profile", "quick", "--benchmarks", "ramsql.*", "--engines", "ramsql/go,sqlite/go", "--runtimes", "go",
+           "--processes", "10", "--aa", "sqlite/go"), 300),
+    Study("E7", "a new point of the history (the same commit's cells, for the timeline)",
+          ("history",), ("--profile", "smoke", "--processes", "10", "--iterations", "10", "--benchmarks",
+                         "bindings.select_fold,bindings.point_query", "--engines", "sqlite/sqlite3,sqlite/apsw"),
+          120, folder="data/reference-history"),
+)}
+
+
+def pick(names: str | None) -> list[Study]:
+    """The studies named (comma-separated, e.g. E1,E3), in campaign order; all when None."""
+    if not names:
+        return list(STUDIES.values())
+    wanted = [n.strip().upper() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in STUDIES]
+    if unknown:
+        raise UserError(f"unknown study {', '.join(unknown)}; studies: {', '.join(STUDIES)}")
+    return [s for s in STUDIES.values() if s.name in wanted]
+
+
+def plan_text(studies: list[Study]) -> str:
+    """What the campaign will cost, study by study, before anything starts."""
+    lines = [f"{'study':5s}  {'budget':>8s}  what"]
+    for s in studies:
+        lines.append(f"{s.name:5s}  {s.budget_s / 60:6.0f} m  {s.title} -> {s.folder}/")
+    total = sum(s.budget_s for s in studies)
+    lines.append(f"total  {total / 60:6.0f} m of run budget (waiting for a quiet machine not counted); "
+                 "nothing else may run on the machine meanwhile")
+    return "\n".join(lines)
+
+
+class Campaign:
+    """The state of a campaign on disk: per study its run directory and where it stands."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.path = work / "state.json"
+        self.state: dict[str, dict] = json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def save(self) -> None:
+        self.work.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.path, self.state)
+
+    def get(self, study: str) -> dict:
+        return self.state.setdefault(study, {"status": "todo"})
+
+
+def wait_for_quiet_machine(say: Callable[[str], None], max_wait_s: float = MAX_QUIET_WAIT_S,
+                           sleep: Callable[[float], None] = time.sleep) -> bool:
+    """Wait (bounded, said) until the 1-minute load is below QUIET_LOAD; whether it got there."""
+    t0 = time.monotonic()
+    said = False
+    while os.getloadavg()[0] >= QUIET_LOAD:
+        if time.monotonic() - t0 >= max_wait_s:
+            say(f"the machine is still busy after {max_wait_s:.0f} s (load {os.getloadavg()[0]:.2f})")
+            return False
+        if not said:
+            say(f"load {os.getloadavg()[0]:.2f}: waiting up to {max_wait_s:.0f} s for a quiet machine")
+            said = True
+        sleep(5)
+    return True
+
+
+def disturbed_share(run_dir: Path) -> tuple[int, int]:
+    """(disturbed, measured) processes of a run, from its records."""
+    from harness.store import process_records
+
+    flagged = measured = 0
+    for rec in process_records(run_dir).values():
+        m = rec.get("interference")
+        if isinstance(m, dict):
+            measured += 1
+            flagged += bool(m.get("contaminated"))
+    return flagged, measured
+
+
+def benchmarks_of(run_dir: Path) -> set[str]:
+    """The benchmarks a run planned (its plan), or recorded (an imported run has no plan)."""
+    try:
+        plan = run_dir / "plan.json"
+        if plan.exists():
+            return set(json.loads(plan.read_text()).get("benchmarks") or [])
+        return {json.loads(p.read_text()).get("benchmark", "") for p in (run_dir / "processes").glob("*.json")}
+    except (OSError, ValueError):
+        return set()
+
+
+def runs_of(study: Study, folder: Path) -> list[Path]:
+    """The runs in `folder` that belong to `study`: they hold one of its families. (An imported run
+    of another tool, its benchmarks named in its own words, belongs to no study and stays.)"""
+    return [d for d, _ in overlapping(study, folder)]
+
+
+def overlapping(study: Study, folder: Path) -> list[tuple[Path, set[str]]]:
+    """The runs in `folder` holding any of the study's families, each with the other families it
+    holds too (an older run may hold two studies: installing either replaces it, and the other
+    study must be remade, which a whole campaign does)."""
+    out = []
+    for d in sorted(folder.glob("*/")):
+        if not (d / "manifest.json").exists():
+            continue
+        families = {b.split(".", 1)[0] + ".*" for b in benchmarks_of(d)}
+        if families & set(study.benchmarks):
+            out.append((d, families - set(study.benchmarks)))
+    return out
+
+
+def install(study: Study, run_dir: Path, root: Path = PROJECT_ROOT) -> list[Path]:
+    """Copy the study's run into its folder and remove the study's older runs there (only those:
+    the committed runs of the other studies stay). E7 adds a point to the history instead."""
+    folder = root / study.folder
+    folder.mkdir(parents=True, exist_ok=True)
+    removed = [] if study.name == "E7" else runs_of(study, folder)
+    for d, others in ([] if study.name == "E7" else overlapping(study, folder)):
+        if others:
+            print(f"note: {d.name} held {', '.join(sorted(others))} too; remake those studies as well", file=sys.stderr)
+    tmp = folder / f".installing-{run_dir.name}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(run_dir, tmp, ignore=shutil.ignore_patterns("notebooks", "report", "*.lock"))
+    for d in removed:
+        shutil.rmtree(d)
+    tmp.rename(folder / run_dir.name)
+    return removed
+
+
+def _run(cmd: list[str]) -> Path:
+    p = subprocess.run(cmd, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True)
+    lines = p.stdout.strip().splitlines()
+    if not lines or not (Path(lines[-1]) / "plan.json").exists():
+        raise UserError(f"the run did not start ({' '.join(cmd[3:])}); exit status {p.returncode}")
+    return Path(lines[-1])
+
+
+def _started_before(work: Path, st: dict) -> Path | None:
+    """The run a study started before the campaign was stopped (status running): the one run
+    directory that appeared in `work` after the study began."""
+    if st.get("status") != "running":
+        return None
+    new = [d for d in work.glob("*/") if (d / "plan.json").exists() and d.name not in set(st.get("before", []))]
+    return new[0] if len(new) == 1 else None
+
+
+def _complete(run_dir: Path) -> bool:
+    try:
+        return json.loads((run_dir / "manifest.json").read_text()).get("status") == "complete"
+    except (OSError, ValueError):
+        return False
+
+
+def _quiet_or_stop(study: Study, say: Callable[[str], None], quiet_wait_s: float, force: bool) -> None:
+    if not wait_for_quiet_machine(say, quiet_wait_s) and not force:
+        raise UserError(f"{study.name}: the machine is busy; the campaign stops here (every finished study is "
+                        "kept; run it again on a quiet machine, or give --force)")
+
+
+def run_campaign(studies: list[Study], work: Path, force: bool = False, say: Callable[[str], None] = print,
+                 root: Path = PROJECT_ROOT, quiet_wait_s: float = MAX_QUIET_WAIT_S) -> dict[str, dict]:
+    """Measure and install each study not installed yet; resumable through `work/state.json`."""
+    camp = Campaign(work)
+    for s in studies:
+        st = camp.get(s.name)
+        if st["status"] == "installed":
+            say(f"{s.name}: installed already ({st['run']}); skipped (remove {camp.path} to measure again)")
+            continue
+        if st["status"] == "refused" and not force:
+            say(f"{s.name}: refused before ({st.get('disturbed')} of {st.get('measured')} processes disturbed); "
+                "skipped (give --force to install it, or remove its entry from the state to measure it again)")
+            continue
+        t0 = time.monotonic()
+        run_dir = Path(st["run"]) if st.get("run") else _started_before(work, st)
+        if run_dir is not None and run_dir.exists() and _complete(run_dir):
+            say(f"{s.name}: {run_dir.name} was measured already")
+        elif run_dir is not None and run_dir.exists():
+            _quiet_or_stop(s, say, quiet_wait_s, force)
+            say(f"{s.name}: resuming {run_dir}")
+            _run([sys.executable, "-m", "harness", "run", "--resume", str(run_dir), "--no-progress"])
+        else:
+            _quiet_or_stop(s, say, quiet_wait_s, force)
+            say(f"{s.name}: {s.title} (budget {s.budget_s / 60:.0f} min)")
+            # the run directories there before it: a campaign stopped mid-run finds its run as the new one
+            st.update(status="running", before=sorted(d.name for d in work.glob("*/")))
+            camp.save()
+            run_dir = _run(s.command(work))
+        st.update(run=str(run_dir), status="measured", wall_s=st.get("wall_s") or round(time.monotonic() - t0, 1))
+        camp.save()
+        flagged, measured = disturbed_share(run_dir)
+        st.update(disturbed=flagged, measured=measured)
+        if measured and flagged / measured > MAX_DISTURBED and not force:
+            st["status"] = "refused"
+            camp.save()
+            say(f"{s.name}: {flagged} of {measured} processes were disturbed: not installed (--force installs it)")
+            continue
+        removed = install(s, run_dir, root)
+        st["status"] = "installed"
+        camp.save()
+        say(f"{s.name}: installed {run_dir.name} into {s.folder}/ in {st['wall_s']:.0f} s"
+            + (f", replacing {len(removed)} run(s)" if removed else "") + f"; {flagged} of {measured} disturbed")
+    return camp.state
