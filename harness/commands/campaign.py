@@ -105,12 +105,9 @@ def status(args: argparse.Namespace) -> int:
 
 def collect(args: argparse.Namespace) -> int:
     from harness.run.campaign import collect_campaign
-    from harness.run.collect import differing_commits
+    from harness.run.collect import warn_if_commits_differ
 
     run = collect_campaign(args.campaign, args.out, args.allow_incomplete)
-    commits = differing_commits(run)
-    if commits:
-        print(f"warning: the shards ran different harness commits ({', '.join(c[:12] for c in commits)}): "
-              "differences between machines may be differences of code", file=sys.stderr)
+    warn_if_commits_differ(run)
     print(run)
     return 0

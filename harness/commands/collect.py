@@ -19,14 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
-    from harness.run.collect import collect, differing_commits
+    from harness.run.collect import collect, warn_if_commits_differ
 
     run = collect(args.shards, args.out, args.allow_incomplete)
-    commits = differing_commits(run)
-    if commits:
-        print(f"warning: the shards ran different harness commits ({', '.join(c[:12] for c in commits)}): "
-              "differences between machines may be differences of code", file=sys.stderr)
+    warn_if_commits_differ(run)
     print(run)
     return 0

@@ -136,6 +136,16 @@ def differing_commits(run_dir: Path) -> list[str]:
     return sorted(commits) if len(commits) > 1 else []
 
 
+def warn_if_commits_differ(run_dir: Path) -> None:
+    """Say on stderr when a collected run's shards ran different harness commits."""
+    import sys
+
+    commits = differing_commits(run_dir)
+    if commits:
+        print(f"warning: the shards ran different harness commits ({', '.join(c[:12] for c in commits)}): "
+              "differences between machines may be differences of code", file=sys.stderr)
+
+
 def _copy(src: Path, dst: Path) -> None:
     """Byte for byte, flushed to disk (the directory appears by rename only once all are)."""
     shutil.copyfile(src, dst)
