@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT, harness, last_line, one_line_error, record_matrix
 from harness import store
 
-SMOKE = ["run", "--profile", "smoke", "--engines", "sqlite/sqlite3", "--no-progress"]
+SMOKE = ["run", "--profile", "smoke", "--processes", "2", "--engines", "sqlite/sqlite3", "--no-progress"]
 
 
 def _env(tmp: Path) -> dict[str, str]:
