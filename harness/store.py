@@ -157,6 +157,9 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     if not run_dir.is_dir():
         raise UserError(f"{run_dir}: no such run directory")
     manifest = read_json(run_dir / "manifest.json", "manifest")
+    if not isinstance(manifest, dict):
+        raise DataError(f"{run_dir / 'manifest.json'}: not a manifest (a JSON {type(manifest).__name__}, "
+                        "expected an object)")
     version = manifest.get("schema_version")
     if version not in READABLE_SCHEMA_VERSIONS:
         raise DataError(f"{run_dir / 'manifest.json'}: schema_version {version!r}, this harness reads "
@@ -166,6 +169,23 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 class IncompleteRunWarning(UserWarning):
     """A run whose plan has processes without a record (interrupted, killed, or still running)."""
+
+
+class DuplicateRunWarning(UserWarning):
+    """The same run (one run id, the same records) given twice, under two paths: used once."""
+
+
+#: the wall times (ns) a stored run may hold: 1 attosecond to about 31 years. Why: the statistics
+#: square, sum and take logs of times in seconds over millions of values; 1e300 s overflows them
+#: and 1e-300 s underflows, while anything measured or imported (1 ps .. 1 day) fits with room
+STORED_WALL_NS = (1e-9, 1e18)
+#: the bound of a seq, process or iteration number (whole numbers from 0): far above any run,
+#: far below what int64 arithmetic on them could overflow
+MAX_INDEX = 2**40
+#: the process statuses whose timings enter an estimate: an `error`, `failed` or `timeout`
+#: process may have stored some timings, but they are not a measurement of the cell (the cell's
+#: status counts them: "error (1/3 processes)")
+ESTIMATED_STATUSES = ("ok", "invalid")
 
 
 #: records already read, per processes folder: (the stat fingerprint of its files, the records)
@@ -200,6 +220,10 @@ def _read_process_records(paths: list[Path]) -> dict[int, dict[str, Any]]:
         if not isinstance(rec, dict) or rec.get("status") not in PROCESS_STATUSES:
             raise DataError(f"{path}: not a process record (no valid 'status')")
         seq = int(path.stem)
+        if not _is_int(rec.get("process", 0)) or not 0 <= rec.get("process", 0) < MAX_INDEX:
+            raise DataError(f"{path}: process {rec.get('process')!r} is not a whole number 0..{MAX_INDEX - 1}")
+        if "rows" in rec and (not _is_int(rec["rows"]) or rec["rows"] < 0):
+            raise DataError(f"{path}: rows {rec['rows']!r} is not a whole number of rows")
         if rec.get("seq") != seq:
             raise DataError(f"{path}: the record says seq {rec.get('seq')!r}, its file name says {seq}")
         records[seq] = rec
@@ -214,7 +238,36 @@ def read_plan(run_dir: Path) -> dict[str, Any] | None:
     plan = read_json(path, "plan")
     if not isinstance(plan, dict) or not isinstance(plan.get("order"), list) or not isinstance(plan.get("cells"), list):
         raise DataError(f"{path}: not a plan (no cells and order)")
+    check_plan(path, plan)
     return plan
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_plan(path: Path, plan: dict[str, Any]) -> None:
+    """Every cell an object naming its benchmark, params, engine and runtime; every order entry
+    [seq, cell index, process], whole numbers, the index one of the plan's cells, each seq once.
+    Why: a plan edited by hand or by another tool must fail here, naming the file, not deep in
+    the statistics."""
+    cells = plan["cells"]
+    for i, cell in enumerate(cells):
+        if not isinstance(cell, dict) or not isinstance(cell.get("params"), dict) or not all(
+                isinstance(cell.get(k), str) for k in ("benchmark", "engine", "runtime")):
+            raise DataError(f"{path}: cells[{i}] is not a cell (benchmark, params, engine, runtime)")
+    seen: set[int] = set()
+    for j, entry in enumerate(plan["order"]):
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3 or not all(_is_int(v) for v in entry):
+            raise DataError(f"{path}: order[{j}] is {entry!r}, expected [seq, cell index, process] as whole numbers")
+        seq, index, process = entry
+        if not 0 <= index < len(cells):
+            raise DataError(f"{path}: order[{j}] names cell {index}, the plan has {len(cells)} cells")
+        if not 0 <= seq < MAX_INDEX or not 0 <= process < MAX_INDEX:
+            raise DataError(f"{path}: order[{j}] has seq {seq} and process {process}, expected 0..{MAX_INDEX - 1}")
+        if seq in seen:
+            raise DataError(f"{path}: order[{j}]: seq {seq} appears twice")
+        seen.add(seq)
 
 
 def verify_records(run_dir: Path, manifest: dict[str, Any], plan: dict[str, Any] | None,
@@ -267,7 +320,63 @@ def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
     out: dict[Path, Path] = {}
     for d in map(Path, run_dirs):
         out.setdefault(d.resolve(), d)
-    return list(out.values())
+    return _one_per_run_id(list(out.values()))
+
+
+def _one_per_run_id(dirs: list[Path]) -> list[Path]:
+    """Runs are identified by run id, not path: a copy of a run beside it (data/runs/X and
+    data/reference/X) is used once, with a one-line warning; two different runs with one id
+    (their records differ) are a DataError naming both paths. A directory whose manifest
+    cannot be read is kept: its load says what is wrong with it."""
+    if len(dirs) < 2:
+        return dirs
+    first: dict[str, Path] = {}
+    out = []
+    for d in dirs:
+        try:
+            run_id = read_manifest(d).get("run_id")
+        except UserError:
+            out.append(d)
+            continue
+        if not isinstance(run_id, str) or run_id not in first:
+            if isinstance(run_id, str):
+                first[run_id] = d
+            out.append(d)
+            continue
+        kept = first[run_id]
+        if _run_content(kept) != _run_content(d):
+            raise DataError(f"{kept} and {d}: two different runs with one run id {run_id!r} "
+                            "(their plans or process records differ); give one of them")
+        _warn_duplicate(kept, d)
+    return out
+
+
+def _run_content(run_dir: Path) -> str:
+    """A digest of what makes a run the run it is: its plan and its process records, by name."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in [run_dir / "plan.json", *sorted((run_dir / "processes").glob("*.json"))]:
+        h.update(p.name.encode() + b"\0")
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            h.update(b"<unreadable>")
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _warn_duplicate(kept: Path, dropped: Path) -> None:
+    import warnings
+
+    key = (str(kept.resolve()), str(dropped.resolve()))
+    if key in _WARNED_DUP:
+        return
+    _WARNED_DUP.add(key)
+    warnings.warn(f"{dropped} is the same run as {kept}: used once", DuplicateRunWarning, stacklevel=4)
+
+
+_WARNED_DUP: set[tuple[str, str]] = set()
 
 
 def load_process_records(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
@@ -370,6 +479,15 @@ def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected
     if bad:
         raise DataError(f"{path}: {bad} wall_ns values are not finite and positive "
                         f"(min {pc.min(wall).as_py()}, max {pc.max(wall).as_py()})")
+    lo, hi = STORED_WALL_NS
+    low, high = pc.min(wall).as_py(), pc.max(wall).as_py()
+    if low < lo or high > hi:
+        raise DataError(f"{path}: wall_ns from {low:g} to {high:g} ns, outside what the statistics can hold "
+                        f"({lo:g} to {hi:g} ns)")
+    for col in ("process", "iteration"):
+        c = table.column(col)
+        if c.null_count or pc.min(c).as_py() < 0 or pc.max(c).as_py() >= MAX_INDEX:
+            raise DataError(f"{path}: column {col} holds values outside 0..{MAX_INDEX - 1}")
 
 
 def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | None:
@@ -381,7 +499,8 @@ def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | No
 
 
 def iter_timings(run_dirs: Path | str | Iterable[Path | str],
-                 benchmark: Callable[[str], bool] | None = None) -> Iterator[tuple[Path, Any]]:
+                 benchmark: Callable[[str], bool] | None = None,
+                 statuses: tuple[str, ...] | None = ESTIMATED_STATUSES) -> Iterator[tuple[Path, Any]]:
     """(path, verified pyarrow table) of every timings file of one or more runs, in load order
     (with `benchmark`, only the files of processes whose benchmark it accepts: the records are
     still all verified, the other files not read).
@@ -391,6 +510,8 @@ def iter_timings(run_dirs: Path | str | Iterable[Path | str],
     must match its record and the records the plan (`verify_timings`, `verify_records`); any
     mismatch is a DataError naming the file. An incomplete run gives an IncompleteRunWarning.
     One file at a time: a reader that reduces each table keeps memory bounded by one process.
+    Only processes whose status is in `statuses` (None: all) are read: by default those whose
+    timings are a measurement (ESTIMATED_STATUSES), so an errored process never enters an estimate.
     """
     dirs = as_run_dirs(run_dirs)
     if not dirs:
@@ -405,6 +526,8 @@ def iter_timings(run_dirs: Path | str | Iterable[Path | str],
         for seq, rec in sorted(records.items()):
             name = rec.get("timings_file")
             if not name or (benchmark is not None and not benchmark(str(rec.get("benchmark")))):
+                continue
+            if statuses is not None and rec.get("status") not in statuses:
                 continue
             if name != f"timings/{seq:06d}.parquet":
                 raise DataError(f"{run_dir / 'processes' / f'{seq:06d}.json'}: names timings file {name!r}, "
@@ -474,6 +597,7 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
     df["run_id"] = run_id
     try:
         _write_imported_processes(run_dir, df)
+        check_run(run_dir)  # what nothing could read back is never reported as imported
     except BaseException:
         import shutil
 
@@ -501,6 +625,13 @@ def _write_imported_processes(run_dir: Path, df: pd.DataFrame) -> None:
             "status": "ok", "reason": "", "timings_file": f"timings/{seq:06d}.parquet", "imported": True,
             "rows": len(group),
         })
+
+
+def check_run(run_dir: Path) -> int:
+    """Read a run back with every check a load makes (manifest, plan, records, each timings file,
+    whatever its status); returns the rows read. A DataError names what is wrong.
+    Why: an importer or a folder-level command asks this before trusting a run."""
+    return sum(table.num_rows for _, table in iter_timings(Path(run_dir), statuses=None))
 
 
 def runs_under(folder: Path) -> list[Path]:
