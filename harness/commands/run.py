@@ -176,10 +176,20 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             iterations=args.iterations, seed=args.seed or 0,
             out=check_out(args.out or PROJECT_ROOT / "data" / "runs"), timeout_s=args.timeout,
             budget_s=args.budget, params=params, dsns=dsns, progress=progress, pin=not args.no_pin,
-            command=["python", "-m", "harness", *sys.argv[1:]])
+            command=recorded_command(sys.argv[1:], args.dsn, dsns))
         if drive is not None and request.processes is None:
             request.processes = 3  # the adaptive pilot
         return start_run(request, drive)
+
+
+def recorded_command(argv: list[str], dsn_args: list[str], dsns: dict[str, str]) -> list[str]:
+    """The command as the manifest records it, with every password the run knows (each --dsn
+    as typed, each DSN in use) scrubbed from every argument, in any DSN form; the manifest then
+    applies `redact` as a second net."""
+    from harness.redaction import dsn_args_secrets, dsn_secrets, scrub
+
+    secrets = dsn_args_secrets(dsn_args) + [s for d in dsns.values() for s in dsn_secrets(d)]
+    return ["python", "-m", "harness", *(scrub(a, secrets) for a in argv)]
 
 
 def report(run_dir: Path) -> int:

@@ -18,6 +18,7 @@ from harness.analysis import html
 from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.methods import METHOD_NAMES
 from harness.analysis.runset import RunSet
+from harness.redaction import redact
 from harness.store import read_manifest
 from harness.studies import family_studies
 from harness.studies.common import excluded_cells, protocol_text
@@ -44,7 +45,7 @@ def manifest_section(run_dirs: list[Path]) -> str:
         proj = m.get("project") or {}
         rows = [
             ("run id", m.get("run_id")), ("status", m.get("status")), ("started", m.get("started")),
-            ("ended", m.get("ended")), ("command", m.get("command")), ("profile", c.get("profile")),
+            ("ended", m.get("ended")), ("command", redact(str(m["command"])) if m.get("command") else None), ("profile", c.get("profile")),
             ("processes x iterations", f"{c.get('processes')} x {c.get('iterations')}"),
             ("order seed", c.get("seed")), ("per-process timeout (s)", c.get("timeout_s")),
             ("per-process budget (s)", c.get("budget_s")),
