@@ -130,7 +130,7 @@ def _check_resume(args: argparse.Namespace) -> None:
     run_dir = args.resume
     if not (run_dir / "plan.json").is_file():
         raise UserError(f"--resume {run_dir}: not a run directory (no plan.json)")
-    plan = store.read_json(run_dir / "plan.json", "plan")
+    plan = store.read_plan(run_dir)
     given = {dest: getattr(args, dest) for dest in RESUME_FIXED if getattr(args, dest) is not None}
     for dest, value in given.items():
         key = RESUME_FIXED[dest]
