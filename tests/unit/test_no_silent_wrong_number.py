@@ -400,3 +400,56 @@ def test_a_large_sweep_starts_with_yes_and_a_small_one_without(tmp_path, capsys,
     assert status == 0 and len(started) == 1, err
     status, out, err = _main(["run", "--no-progress", "--benchmarks", "inserts.*", "--param", "rows=1,2"], capsys)
     assert status == 0 and len(started) == 2, err
+
+
+# -- 5. SIGINT honoured by `notebooks` ------------------------------------------------------------
+
+def test_ctrl_c_during_notebooks_kills_the_kernels_and_returns_within_2_s(tmp_path, monkeypatch):
+    """The threads running notebooks return only when their kernel dies: a Ctrl-C used to wait for
+    every notebook in flight. Here each stand-in notebook runs until its stand-in kernel is killed."""
+    import threading
+    import time
+
+    from harness import notebooks
+
+    class Process:
+        def __init__(self):
+            self.dead = threading.Event()
+
+        def poll(self):
+            return 0 if self.dead.is_set() else None
+
+        def kill(self):
+            self.dead.set()
+
+    class Kernel:
+        def __init__(self):
+            self.provisioner = type("P", (), {"process": Process()})()
+
+    kernels = []
+
+    def execute(name, parameters, out_dir, timeout=1800):
+        km = Kernel()
+        kernels.append(km)
+        with notebooks._ACTIVE_LOCK:
+            notebooks._ACTIVE.add(km)
+        try:
+            if not km.provisioner.process.dead.wait(5):
+                return out_dir / f"{name}.ipynb"
+            raise RuntimeError("kernel died")
+        finally:
+            with notebooks._ACTIVE_LOCK:
+                notebooks._ACTIVE.discard(km)
+
+    monkeypatch.setattr(notebooks, "execute", execute)
+    monkeypatch.setattr(notebooks, "longest_first", lambda names, out_dir: names)
+    import signal
+
+    main = threading.main_thread().ident  # a real SIGINT, as Ctrl-C sends: it wakes a blocked wait
+    threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT)).start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        notebooks.execute_all([tmp_path], tmp_path / "paper.md", tmp_path, tmp_path, names=["a", "b", "c"], jobs=2)
+    assert time.monotonic() - t0 < 2.0
+    assert len(kernels) == 2 and all(k.provisioner.process.dead.is_set() for k in kernels), "c never started"
+    record_matrix(LAYER, "Ctrl-C during notebooks (2 running, 1 waiting)", 130, "interrupted within 2 s")
