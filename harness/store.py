@@ -426,8 +426,11 @@ def _read_timings_file(path: Path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    strings = [name for name, t in RAW_COLUMNS.items() if t == "string"]
     try:
-        with pq.ParquetFile(path) as f:  # half the per-file cost of pq.read_table
+        # strings dictionary-encoded as stored: a process's rows repeat one run id, cell and
+        # runtime, so each string column costs 4 bytes a row instead of a copy of its text
+        with pq.ParquetFile(path, read_dictionary=strings) as f:  # half the per-file cost of pq.read_table
             table = f.read()
     except FileNotFoundError:
         raise DataError(f"{path}: missing timings file (its process record names it)") from None
@@ -447,9 +450,23 @@ def _read_timings_file(path: Path):
         i = table.schema.get_field_index("wall_ns")
         table = table.set_column(i, "wall_ns", table.column(i).cast(pa.float64()))
     for field in expected:
-        if table.schema.field(field.name).type != field.type:
-            raise DataError(f"{path}: column {field.name} has type {table.schema.field(field.name).type}, expected {field.type}")
+        typ = table.schema.field(field.name).type
+        if pa.types.is_dictionary(typ) and pa.types.is_string(field.type):
+            typ = typ.value_type
+        if typ != field.type:
+            raise DataError(f"{path}: column {field.name} has type {typ}, expected {field.type}")
     return table.select(list(RAW_COLUMNS))
+
+
+def plain_strings(table):
+    """`table` with its dictionary-encoded string columns as plain strings (the raw schema)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_dictionary(field.type):
+            table = table.set_column(i, field.name, pc.cast(table.column(i), field.type.value_type))
+    return table
 
 
 def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
@@ -465,7 +482,7 @@ def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected
     want = {"run_id": run_id, "seq": rec["seq"], "benchmark": rec.get("benchmark"), "params": rec.get("params"),
             "engine": rec.get("engine"), "process": rec.get("process")}
     for col, value in want.items():
-        values = pc.unique(table.column(col)).to_pylist()
+        values = list(dict.fromkeys(pc.unique(table.column(col)).to_pylist()))  # one per dictionary chunk
         if values != [value]:
             shown = ", ".join(map(repr, values[:3]))
             raise DataError(f"{path}: column {col} holds {shown}, its process record says {value!r} "
@@ -557,7 +574,7 @@ def load_runs(run_dirs: Path | str | Iterable[Path | str],
     accepts (only their files are read)."""
     import pyarrow as pa
 
-    tables = [table for _, table in iter_timings(run_dirs, benchmark)]
+    tables = [plain_strings(table) for _, table in iter_timings(run_dirs, benchmark)]
     if not tables:
         return _arrow_schema().empty_table().to_pandas()
     df = pa.concat_tables(tables).to_pandas()

@@ -92,6 +92,9 @@ def _max_or_none(column) -> int | None:
 
 def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
     """Read and reduce every verified timings file of the runs (no cache)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     parts: dict[tuple, list[tuple[np.ndarray | None, np.ndarray]]] = {}
     cell_counts: dict[tuple, list] = {}
     rows = 0
@@ -101,12 +104,15 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
         # a process is its cell, its number and its run (`warmup.process_keys`): two runs of one
         # cell both number their processes from 0
         run_id = table.column("run_id")[0].as_py() if "run_id" in table.column_names else ""
-        runtimes = table.column("runtime").to_numpy(zero_copy_only=False)
+        runtime_col = table.column("runtime")
+        one_runtime = len(set(pc.unique(runtime_col).to_pylist())) == 1  # not a Python string per row
+        runtimes = None if one_runtime else \
+            pc.cast(runtime_col, pa.string()).to_numpy(zero_copy_only=False)
         its = table.column("iteration").to_numpy()
         wall = table.column("wall_ns").to_numpy()
         ok = table.column("check_ok").to_numpy(zero_copy_only=False).astype(bool)
         cross, conv = table.column("crossings"), table.column("values_converted")
-        groups = [(runtimes[0], slice(None))] if (runtimes == runtimes[0]).all() else \
+        groups = [(runtime_col[0].as_py(), slice(None))] if runtimes is None else \
             [(r, runtimes == r) for r in sorted(set(runtimes))]
         for runtime, sel in groups:
             cell = (head["benchmark"], head["params"], head["engine"], runtime)
@@ -122,8 +128,6 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
             if isinstance(sel, slice):
                 mx = (_max_or_none(cross), _max_or_none(conv))
             else:
-                import pyarrow as pa
-
                 mask = pa.array(sel)
                 mx = (_max_or_none(cross.filter(mask)), _max_or_none(conv.filter(mask)))
             c[1:] = [m if old is None else (old if m is None else max(old, m)) for old, m in zip(c[1:], mx)]
