@@ -422,40 +422,83 @@ def count_statuses(run_dir: Path) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _read_timings_file(path: Path):
+def _open_timings(path: Path) -> tuple[Any, bool]:
+    """A timings file opened with its schema checked (version, columns, types), its strings
+    dictionary-encoded as stored (a process's rows repeat one run id, cell and runtime: 4 bytes a
+    row per string column, not a copy of its text); also whether wall_ns is schema 1's int64."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     strings = [name for name, t in RAW_COLUMNS.items() if t == "string"]
     try:
-        # strings dictionary-encoded as stored: a process's rows repeat one run id, cell and
-        # runtime, so each string column costs 4 bytes a row instead of a copy of its text
-        with pq.ParquetFile(path, read_dictionary=strings) as f:  # half the per-file cost of pq.read_table
-            table = f.read()
+        f = pq.ParquetFile(path, read_dictionary=strings)
     except FileNotFoundError:
         raise DataError(f"{path}: missing timings file (its process record names it)") from None
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
-    meta = table.schema.metadata or {}
-    version = meta.get(b"crossings_schema_version")
+    schema = f.schema_arrow
+    version = (schema.metadata or {}).get(b"crossings_schema_version")
     if version is None or not version.isdigit() or int(version) not in READABLE_SCHEMA_VERSIONS:
+        f.close()
         raise DataError(f"{path}: timings schema version {version!r}, this harness reads "
                         f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}")
-    missing = [c for c in RAW_COLUMNS if c not in table.column_names]
+    missing = [c for c in RAW_COLUMNS if c not in schema.names]
     if missing:
+        f.close()
         raise DataError(f"{path}: timings file lacks columns {', '.join(missing)}")
-    expected = _arrow_schema()
-    if int(version) == 1 and table.schema.field("wall_ns").type == pa.int64():
-        # schema 1 stored whole nanoseconds as int64: widen to the current float64
-        i = table.schema.get_field_index("wall_ns")
-        table = table.set_column(i, "wall_ns", table.column(i).cast(pa.float64()))
-    for field in expected:
-        typ = table.schema.field(field.name).type
+    # schema 1 stored whole nanoseconds as int64: widened to the current float64 as read
+    widen = int(version) == 1 and schema.field("wall_ns").type == pa.int64()
+    for field in _arrow_schema():
+        typ = pa.float64() if widen and field.name == "wall_ns" else schema.field(field.name).type
         if pa.types.is_dictionary(typ) and pa.types.is_string(field.type):
             typ = typ.value_type
         if typ != field.type:
+            f.close()
             raise DataError(f"{path}: column {field.name} has type {typ}, expected {field.type}")
+    return f, widen
+
+
+def _as_current(table, widen: bool):
+    """The raw columns in order, wall_ns as float64."""
+    import pyarrow as pa
+
+    if widen:
+        i = table.schema.get_field_index("wall_ns")
+        table = table.set_column(i, "wall_ns", table.column(i).cast(pa.float64()))
     return table.select(list(RAW_COLUMNS))
+
+
+def _read_timings_file(path: Path):
+    import pyarrow as pa
+
+    f, widen = _open_timings(path)
+    try:
+        with f:  # ParquetFile.read: half the per-file cost of pq.read_table
+            table = f.read()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
+    return _as_current(table, widen)
+
+
+def _timings_parts(path: Path, check: TimingsCheck, rows: int) -> Iterator[Any]:
+    """The file in tables of at most `rows` rows, each checked as it is read, then the whole-file
+    checks (`TimingsCheck.done`): a reader keeps only what it reduces of each part."""
+    import pyarrow as pa
+
+    f, widen = _open_timings(path)
+    with f:
+        batches = f.iter_batches(batch_size=rows)
+        while True:
+            try:
+                batch = next(batches, None)
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
+            if batch is None:
+                break
+            part = _as_current(pa.Table.from_batches([batch]), widen)
+            check.part(part)
+            yield part
+    check.done()
 
 
 def plain_strings(table):
@@ -469,42 +512,93 @@ def plain_strings(table):
     return table
 
 
-def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+class TimingsCheck:
     """A timings file must belong to its record: same run, seq, cell and process, the row count
-    the record (or the plan) says, iterations 0..n-1, and wall times finite and positive."""
-    import pyarrow.compute as pc
+    the record (or the plan) says, each iteration once, wall times finite, positive and within
+    what the statistics hold, process and iteration numbers within MAX_INDEX. Made part by part
+    (`part`), then for the whole file (`done`), so a file can be checked as it streams."""
 
-    n = table.num_rows
-    if n == 0:
-        raise DataError(f"{path}: timings file has no rows")
-    if expected_rows is not None and n != expected_rows:
-        raise DataError(f"{path}: {n} rows, its process record says {expected_rows}")
-    want = {"run_id": run_id, "seq": rec["seq"], "benchmark": rec.get("benchmark"), "params": rec.get("params"),
-            "engine": rec.get("engine"), "process": rec.get("process")}
-    for col, value in want.items():
-        values = list(dict.fromkeys(pc.unique(table.column(col)).to_pylist()))  # one per dictionary chunk
-        if values != [value]:
-            shown = ", ".join(map(repr, values[:3]))
-            raise DataError(f"{path}: column {col} holds {shown}, its process record says {value!r} "
-                            "(a timings file of another process or run?)")
-    if len(pc.unique(table.column("iteration"))) != n:
-        raise DataError(f"{path}: an iteration appears twice")
-    wall = table.column("wall_ns")
-    if wall.null_count:
-        raise DataError(f"{path}: {wall.null_count} wall_ns values are missing")
-    bad = n - pc.sum(pc.and_(pc.is_finite(pc.cast(wall, "double")), pc.greater(wall, 0))).as_py()
-    if bad:
-        raise DataError(f"{path}: {bad} wall_ns values are not finite and positive "
-                        f"(min {pc.min(wall).as_py()}, max {pc.max(wall).as_py()})")
-    lo, hi = STORED_WALL_NS
-    low, high = pc.min(wall).as_py(), pc.max(wall).as_py()
-    if low < lo or high > hi:
-        raise DataError(f"{path}: wall_ns from {low:g} to {high:g} ns, outside what the statistics can hold "
-                        f"({lo:g} to {hi:g} ns)")
-    for col in ("process", "iteration"):
-        c = table.column(col)
-        if c.null_count or pc.min(c).as_py() < 0 or pc.max(c).as_py() >= MAX_INDEX:
-            raise DataError(f"{path}: column {col} holds values outside 0..{MAX_INDEX - 1}")
+    def __init__(self, path: Path, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+        self.path = path
+        self.expected_rows = expected_rows
+        self.want = {"run_id": run_id, "seq": rec["seq"], "benchmark": rec.get("benchmark"),
+                     "params": rec.get("params"), "engine": rec.get("engine"), "process": rec.get("process")}
+        self.rows = 0
+        #: iteration columns kept for the each-once check, only once a part is not simply the
+        #: next run of numbers (the usual file, 0..n-1 in order, needs none of them kept)
+        self.iterations: list = []
+        self.in_order = True
+
+    def part(self, table) -> None:
+        import pyarrow.compute as pc
+
+        n, path = table.num_rows, self.path
+        if n == 0:
+            return
+        for col, value in self.want.items():
+            values = list(dict.fromkeys(pc.unique(table.column(col)).to_pylist()))  # one per dictionary chunk
+            if values != [value]:
+                shown = ", ".join(map(repr, values[:3]))
+                raise DataError(f"{path}: column {col} holds {shown}, its process record says {value!r} "
+                                "(a timings file of another process or run?)")
+        wall = table.column("wall_ns")
+        if wall.null_count:
+            raise DataError(f"{path}: {wall.null_count} wall_ns values are missing")
+        bad = n - pc.sum(pc.and_(pc.is_finite(pc.cast(wall, "double")), pc.greater(wall, 0))).as_py()
+        if bad:
+            raise DataError(f"{path}: {bad} wall_ns values are not finite and positive "
+                            f"(min {pc.min(wall).as_py()}, max {pc.max(wall).as_py()})")
+        lo, hi = STORED_WALL_NS
+        low, high = pc.min(wall).as_py(), pc.max(wall).as_py()
+        if low < lo or high > hi:
+            raise DataError(f"{path}: wall_ns from {low:g} to {high:g} ns, outside what the statistics can hold "
+                            f"({lo:g} to {hi:g} ns)")
+        for col in ("process", "iteration"):
+            c = table.column(col)
+            if c.null_count or pc.min(c).as_py() < 0 or pc.max(c).as_py() >= MAX_INDEX:
+                raise DataError(f"{path}: column {col} holds values outside 0..{MAX_INDEX - 1}")
+        its = table.column("iteration").to_numpy()
+        if self.in_order and not is_range(its, self.rows):
+            import numpy as np
+
+            self.in_order = False
+            self.iterations = [np.arange(self.rows)]  # what the parts before said, in order
+        if not self.in_order:
+            self.iterations.append(its)
+        self.rows += n
+
+    def done(self) -> None:
+        import numpy as np
+
+        if self.rows == 0:
+            raise DataError(f"{self.path}: timings file has no rows")
+        if self.expected_rows is not None and self.rows != self.expected_rows:
+            raise DataError(f"{self.path}: {self.rows} rows, its process record says {self.expected_rows}")
+        if not self.in_order:
+            its = np.concatenate(self.iterations) if len(self.iterations) > 1 else self.iterations[0]
+            if len(np.unique(its)) != self.rows:
+                raise DataError(f"{self.path}: an iteration appears twice")
+        self.iterations = []
+
+
+def is_range(values: Any, start: int = 0, chunk: int = 1 << 16) -> bool:
+    """Whether `values` (a numpy integer array) is start, start+1, ... in order, compared a chunk
+    at a time (no temporary array the size of a long process)."""
+    import numpy as np
+
+    n = len(values)
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        if not np.array_equal(values[a:b], np.arange(start + a, start + b)):
+            return False
+    return True
+
+
+def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+    """`TimingsCheck` of a whole table."""
+    check = TimingsCheck(path, run_id, rec, expected_rows)
+    check.part(table)
+    check.done()
 
 
 def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | None:
@@ -529,7 +623,33 @@ def iter_timings(run_dirs: Path | str | Iterable[Path | str],
     One file at a time: a reader that reduces each table keeps memory bounded by one process.
     Only processes whose status is in `statuses` (None: all) are read: by default those whose
     timings are a measurement (ESTIMATED_STATUSES), so an errored process never enters an estimate.
+    String columns come dictionary-encoded (`plain_strings` decodes them).
     """
+    for path, run_id, rec, expected in _timings_to_read(run_dirs, benchmark, statuses):
+        table = _read_timings_file(path)
+        verify_timings(path, table, run_id, rec, expected)
+        yield path, table
+
+
+#: rows per part when a timings file is streamed (`iter_timing_parts`): about 90 MB of columns
+PART_ROWS = 1 << 20
+
+
+def iter_timing_parts(run_dirs: Path | str | Iterable[Path | str],
+                      statuses: tuple[str, ...] | None = ESTIMATED_STATUSES,
+                      rows: int | None = None) -> Iterator[tuple[Path, Iterator[Any]]]:
+    """As `iter_timings`, each file as an iterator of tables of at most `rows` rows, checked as
+    they are read; the whole-file checks run after its last part, so a reader must read every
+    part before it trusts what it reduced (a DataError otherwise). Why: one process of 10
+    million iterations would otherwise be one table of about 900 MB."""
+    for path, run_id, rec, expected in _timings_to_read(run_dirs, None, statuses):
+        yield path, _timings_parts(path, TimingsCheck(path, run_id, rec, expected), rows or PART_ROWS)
+
+
+def _timings_to_read(run_dirs: Path | str | Iterable[Path | str], benchmark: Callable[[str], bool] | None,
+                     statuses: tuple[str, ...] | None) -> Iterator[tuple[Path, str, dict[str, Any], int | None]]:
+    """(path, run id, record, expected rows) of each timings file to read, the runs' manifests,
+    plans and records verified first."""
     dirs = as_run_dirs(run_dirs)
     if not dirs:
         raise UserError("no run directory given")
@@ -549,10 +669,7 @@ def iter_timings(run_dirs: Path | str | Iterable[Path | str],
             if name != f"timings/{seq:06d}.parquet":
                 raise DataError(f"{run_dir / 'processes' / f'{seq:06d}.json'}: names timings file {name!r}, "
                                 f"expected timings/{seq:06d}.parquet")
-            path = run_dir / name
-            table = _read_timings_file(path)
-            verify_timings(path, table, manifest["run_id"], rec, _expected_rows(rec, plan))
-            yield path, table
+            yield run_dir / name, manifest["run_id"], rec, _expected_rows(rec, plan)
 
 
 def input_files(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:

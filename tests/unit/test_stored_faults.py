@@ -254,8 +254,11 @@ def _main(argv, capsys) -> tuple[int, str, str]:
     return int(status), out.out, out.err
 
 
+@pytest.mark.parametrize("part_rows", [None, 1], ids=["whole files", "streamed a row at a time"])
 @pytest.mark.parametrize("case", list(FAULTS))
-def test_stored_fault_is_an_error_naming_the_file(case, runs, capsys):
+def test_stored_fault_is_an_error_naming_the_file(case, part_rows, runs, capsys, monkeypatch):
+    if part_rows:  # the statistics read each file in parts: every check must hold across parts
+        monkeypatch.setattr(store, "PART_ROWS", part_rows)
     run_dir, other = runs
     inject, names, words = FAULTS[case]
     inject(run_dir, other)
@@ -266,7 +269,7 @@ def test_stored_fault_is_an_error_naming_the_file(case, runs, capsys):
     assert names in line and words in line, line
     assert out == "", "no numbers may be printed from damaged data"
     assert _digest(run_dir.parent) == before, "loading changed a stored file"
-    record_matrix("stored data (unit)", case, status, line, 0, 0)
+    record_matrix("stored data (unit)", case + (" (streamed)" if part_rows else ""), status, line, 0, 0)
 
 
 def test_the_undamaged_run_loads(runs, capsys):
