@@ -431,7 +431,7 @@ def _open_timings(path: Path) -> tuple[Any, bool]:
 
     strings = [name for name, t in RAW_COLUMNS.items() if t == "string"]
     try:
-        f = pq.ParquetFile(path, read_dictionary=strings)
+        f = pq.ParquetFile(path, read_dictionary=strings, pre_buffer=False)
     except FileNotFoundError:
         raise DataError(f"{path}: missing timings file (its process record names it)") from None
     except (pa.ArrowInvalid, OSError) as exc:
@@ -487,17 +487,19 @@ def _timings_parts(path: Path, check: TimingsCheck, rows: int) -> Iterator[Any]:
 
     f, widen = _open_timings(path)
     with f:
-        batches = f.iter_batches(batch_size=rows)
-        while True:
+        # one row group decoded at a time (iter_batches reads ahead: twice the memory), cut
+        # into parts of at most `rows` rows without copying
+        for group in range(f.metadata.num_row_groups):
             try:
-                batch = next(batches, None)
+                table = f.read_row_group(group)
             except (pa.ArrowInvalid, OSError) as exc:
                 raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
-            if batch is None:
-                break
-            part = _as_current(pa.Table.from_batches([batch]), widen)
-            check.part(part)
-            yield part
+            table = _as_current(table, widen)
+            for at in range(0, table.num_rows, rows):
+                part = table.slice(at, rows)
+                check.part(part)
+                yield part
+            del table
     check.done()
 
 
@@ -637,13 +639,16 @@ PART_ROWS = 1 << 20
 
 def iter_timing_parts(run_dirs: Path | str | Iterable[Path | str],
                       statuses: tuple[str, ...] | None = ESTIMATED_STATUSES,
-                      rows: int | None = None) -> Iterator[tuple[Path, Iterator[Any]]]:
-    """As `iter_timings`, each file as an iterator of tables of at most `rows` rows, checked as
-    they are read; the whole-file checks run after its last part, so a reader must read every
-    part before it trusts what it reduced (a DataError otherwise). Why: one process of 10
-    million iterations would otherwise be one table of about 900 MB."""
+                      rows: int | None = None) -> Iterator[tuple[Path, int, Iterator[Any]]]:
+    """As `iter_timings`: (path, rows the file holds, its parts), each part a table of at most
+    `rows` rows checked as it is read; the whole-file checks run after its last part, so a
+    reader must read every part before it trusts what it reduced (a DataError otherwise). Why:
+    one process of 10 million iterations would otherwise be one table of about 900 MB."""
     for path, run_id, rec, expected in _timings_to_read(run_dirs, None, statuses):
-        yield path, _timings_parts(path, TimingsCheck(path, run_id, rec, expected), rows or PART_ROWS)
+        f, _ = _open_timings(path)
+        with f:
+            total = f.metadata.num_rows
+        yield path, total, _timings_parts(path, TimingsCheck(path, run_id, rec, expected), rows or PART_ROWS)
 
 
 def _timings_to_read(run_dirs: Path | str | Iterable[Path | str], benchmark: Callable[[str], bool] | None,

@@ -108,24 +108,34 @@ class _File:
     maxima: dict                      # runtime -> (largest crossings, largest values_converted)
 
 
-def _read_file(file_parts) -> _File:
+def _read_file(file_parts, total: int) -> _File:
     """One file's parts (`store.iter_timing_parts`, each checked as read) as arrays of the columns
-    the reduction uses: 17 bytes a row (iteration, wall time, check), the strings never decoded
-    per row unless a file holds several runtimes; the other columns are dropped part by part."""
+    the reduction uses, filled part by part into arrays of the file's `total` rows: 17 bytes a
+    row (iteration, wall time, check); the strings are never decoded per row unless a file
+    holds several runtimes, and the other columns are dropped part by part."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    its, wall, ok, runtimes, maxima = [], [], [], [], {}
+    its = np.empty(total, dtype=np.int64)
+    wall = np.empty(total, dtype=float)
+    ok = np.empty(total, dtype=bool)
+    at = 0
+    runtimes, sizes, maxima = [], [], {}
     head = run_id = None
     for part in file_parts:
-        if not part.num_rows:
+        n = part.num_rows
+        if not n:
             continue
+        if at + n > total:
+            raise ValueError(f"a timings file holds more rows than its metadata says ({total})")
         if head is None:
             head = {c: part.column(c)[0].as_py() for c in ("benchmark", "params", "engine", "process")}
             run_id = part.column("run_id")[0].as_py()
-        its.append(part.column("iteration").to_numpy())
-        wall.append(part.column("wall_ns").to_numpy())
-        ok.append(part.column("check_ok").to_numpy(zero_copy_only=False).astype(bool))
+        its[at:at + n] = part.column("iteration").to_numpy()
+        wall[at:at + n] = part.column("wall_ns").to_numpy()
+        ok[at:at + n] = part.column("check_ok").to_numpy(zero_copy_only=False)
+        at += n
+        sizes.append(n)
         col = part.column("runtime")
         names = list(dict.fromkeys(pc.unique(col).to_pylist()))
         cross, conv = part.column("crossings"), part.column("values_converted")
@@ -139,11 +149,10 @@ def _read_file(file_parts) -> _File:
                    for r in names}
         for r, mx in got.items():
             maxima[r] = tuple(_bigger(a, b) for a, b in zip(maxima.get(r, (None, None)), mx))
-    join = (lambda xs: xs[0] if len(xs) == 1 else np.concatenate(xs))
     one = all(isinstance(r, str) for r in runtimes) and len(set(runtimes)) == 1
     every = None if one else np.concatenate(
-        [np.full(len(i), r, dtype=object) if isinstance(r, str) else r for i, r in zip(its, runtimes)])
-    return _File(head, run_id, join(its), join(wall), join(ok), runtimes[0] if one else None, every, maxima)
+        [np.full(n, r, dtype=object) if isinstance(r, str) else r for n, r in zip(sizes, runtimes)])
+    return _File(head, run_id, its[:at], wall[:at], ok[:at], runtimes[0] if one else None, every, maxima)
 
 
 def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
@@ -153,8 +162,8 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
     parts: dict[tuple, list[tuple[np.ndarray | None, np.ndarray]]] = {}
     cell_counts: dict[tuple, list] = {}
     rows = 0
-    for _, file_parts in store.iter_timing_parts(run_dirs):
-        f = _read_file(file_parts)
+    for _, total, file_parts in store.iter_timing_parts(run_dirs):
+        f = _read_file(file_parts, total)
         rows += len(f.its)
         head = f.head
         groups = [(f.runtime, slice(None))] if f.runtimes is None else \
@@ -165,8 +174,8 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
             # only the valid times are kept, with their iteration numbers only when they are not
             # simply 0..n-1 in order (the usual file): memory is 8 bytes per valid iteration
             plain = bool(valid.all()) and store.is_range(it)
-            if plain:  # the order is the identity: the same floats without sorting
-                kept = (None, np.array(w, dtype=float))
+            if plain:  # the order is the identity: the same floats without sorting or a copy
+                kept = (None, w if isinstance(sel, slice) else np.array(w, dtype=float))
             else:
                 order = np.argsort(it, kind="stable")
                 kept = (it[order][valid[order]], np.asarray(w, dtype=float)[order][valid[order]])

@@ -75,12 +75,12 @@ def test_an_iteration_twice_in_different_parts_is_found(small_run, monkeypatch):
                              pa_array(its)).replace_schema_metadata(table.schema.metadata)
     pq.write_table(table, path)
     with pytest.raises(DataError, match="an iteration appears twice"):
-        for _, parts in store.iter_timing_parts(small_run, rows=2):
+        for _, _, parts in store.iter_timing_parts(small_run, rows=2):
             list(parts)
     its[-2], its[-1] = len(its) - 1, len(its) - 2  # the last two swapped: out of order, each once
     assert sorted(its) == list(range(len(its)))
     pq.write_table(table.set_column(table.schema.get_field_index("iteration"), "iteration", pa_array(its)), path)
-    for _, parts in store.iter_timing_parts(small_run, rows=2):
+    for _, _, parts in store.iter_timing_parts(small_run, rows=2):
         list(parts)
 
 
