@@ -59,3 +59,33 @@ def did_you_mean(typed: "list[str] | str", names: "list[str]") -> str:
     if not found:
         return ""
     return " (did you mean " + " or ".join(found) + "?)"
+
+
+def env_int(name: str, default: int, low: int, high: int) -> int:
+    """The environment variable `name` as a whole number in low..high (unset or blank: `default`).
+    Why: a malformed setting is the user's mistake, said in one line, never a traceback."""
+    import os
+
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise UserError(f"{name}={text!r}: expected a whole number from {low} to {high}") from None
+    if not low <= value <= high:
+        raise UserError(f"{name}={value}: expected a whole number from {low} to {high}")
+    return value
+
+
+def env_words(name: str, default: str = "") -> list:
+    """The environment variable `name` split as a shell would (options for a compiler or the JVM);
+    an unbalanced quote is a UserError naming it."""
+    import os
+    import shlex
+
+    text = os.environ.get(name, default)
+    try:
+        return shlex.split(text)
+    except ValueError as exc:
+        raise UserError(f"{name}={text!r}: cannot split it into words ({exc})") from None

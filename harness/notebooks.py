@@ -14,6 +14,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -66,12 +67,41 @@ def private_kernel_manager() -> Iterator[Any]:
 
     with tempfile.TemporaryDirectory(prefix="crossings-kernel-") as directory:
         km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(directory, "kernel"))
+        with _ACTIVE_LOCK:
+            _ACTIVE.add(km)
         try:
             yield km
         finally:  # nbclient leaves a kernel it did not create running: stop it here
+            with _ACTIVE_LOCK:
+                _ACTIVE.discard(km)
             if km.has_kernel:
                 km.shutdown_kernel(now=True)
             km.cleanup_resources()
+
+
+#: the kernel managers of notebooks being executed, so that a Ctrl-C can stop their kernels
+_ACTIVE: set = set()
+_ACTIVE_LOCK = threading.Lock()
+#: set by a Ctrl-C during `execute_all`: no notebook starts after it
+_STOP = threading.Event()
+
+
+def kill_kernels() -> int:
+    """Kill the process of every kernel executing a notebook now; returns how many. Why: a
+    Ctrl-C must stop `notebooks` within seconds, and the threads running nbclient return only
+    when their kernel dies (its client then raises), not when the main thread is interrupted."""
+    with _ACTIVE_LOCK:
+        kms = list(_ACTIVE)
+    killed = 0
+    for km in kms:
+        process = getattr(getattr(km, "provisioner", None), "process", None)  # a Popen once started
+        if process is not None and process.poll() is None:
+            try:
+                process.kill()
+                killed += 1
+            except OSError:
+                pass
+    return killed
 
 
 def execute(name: str, parameters: dict, out_dir: Path, timeout: int = 1800) -> Path:
@@ -137,6 +167,19 @@ def longest_first(names: list[str], out_dir: Path) -> list[str]:
     return sorted(names, key=lambda n: -(seconds[n] if seconds[n] is not None else float("inf")))
 
 
+def stop_all(futures: list, within_s: float = 10.0) -> None:
+    """After a Ctrl-C: start no more notebooks and kill the kernels of those running, until every
+    thread has returned (or `within_s` has passed: a kernel still starting is killed as soon as
+    it has a process), so the interrupt is honoured within about a second."""
+    _STOP.set()
+    for f in futures:
+        f.cancel()
+    deadline = time.monotonic() + within_s
+    while any(not f.done() for f in futures) and time.monotonic() < deadline:
+        kill_kernels()
+        time.sleep(0.05)
+
+
 def execute_all(run_dirs: list[Path], paper: Path, figures: Path, out_dir: Path, names: list[str] | None = None,
                 extra: dict | None = None, jobs: int | None = None) -> list[Path]:
     """Execute the notebooks, `jobs` at a time (default `default_jobs()`); returns the executed
@@ -152,16 +195,23 @@ def execute_all(run_dirs: list[Path], paper: Path, figures: Path, out_dir: Path,
     jobs = max(1, jobs or default_jobs())
 
     def one(name: str) -> Path:
+        if _STOP.is_set():
+            raise KeyboardInterrupt
         t0 = time.perf_counter()
         print(f"executing notebooks/{name}.ipynb ...", file=sys.stderr, flush=True)
         path = execute(name, params, out_dir)
         print(f"  {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
         return path
 
+    _STOP.clear()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         started = {name: pool.submit(one, name) for name in longest_first(names, out_dir)}
         futures = [started[name] for name in names]
-        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        try:
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        except KeyboardInterrupt:
+            stop_all(futures)
+            raise
         failed = next((f for f in futures if f in done and f.exception() is not None), None)
         if failed is not None:
             for f in futures:

@@ -157,6 +157,9 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     if not run_dir.is_dir():
         raise UserError(f"{run_dir}: no such run directory")
     manifest = read_json(run_dir / "manifest.json", "manifest")
+    if not isinstance(manifest, dict):
+        raise DataError(f"{run_dir / 'manifest.json'}: not a manifest (a JSON {type(manifest).__name__}, "
+                        "expected an object)")
     version = manifest.get("schema_version")
     if version not in READABLE_SCHEMA_VERSIONS:
         raise DataError(f"{run_dir / 'manifest.json'}: schema_version {version!r}, this harness reads "
@@ -166,6 +169,23 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
 
 class IncompleteRunWarning(UserWarning):
     """A run whose plan has processes without a record (interrupted, killed, or still running)."""
+
+
+class DuplicateRunWarning(UserWarning):
+    """The same run (one run id, the same records) given twice, under two paths: used once."""
+
+
+#: the wall times (ns) a stored run may hold: 1 attosecond to about 31 years. Why: the statistics
+#: square, sum and take logs of times in seconds over millions of values; 1e300 s overflows them
+#: and 1e-300 s underflows, while anything measured or imported (1 ps .. 1 day) fits with room
+STORED_WALL_NS = (1e-9, 1e18)
+#: the bound of a seq, process or iteration number (whole numbers from 0): far above any run,
+#: far below what int64 arithmetic on them could overflow
+MAX_INDEX = 2**40
+#: the process statuses whose timings enter an estimate: an `error`, `failed` or `timeout`
+#: process may have stored some timings, but they are not a measurement of the cell (the cell's
+#: status counts them: "error (1/3 processes)")
+ESTIMATED_STATUSES = ("ok", "invalid")
 
 
 #: records already read, per processes folder: (the stat fingerprint of its files, the records)
@@ -200,6 +220,10 @@ def _read_process_records(paths: list[Path]) -> dict[int, dict[str, Any]]:
         if not isinstance(rec, dict) or rec.get("status") not in PROCESS_STATUSES:
             raise DataError(f"{path}: not a process record (no valid 'status')")
         seq = int(path.stem)
+        if not _is_int(rec.get("process", 0)) or not 0 <= rec.get("process", 0) < MAX_INDEX:
+            raise DataError(f"{path}: process {rec.get('process')!r} is not a whole number 0..{MAX_INDEX - 1}")
+        if "rows" in rec and (not _is_int(rec["rows"]) or rec["rows"] < 0):
+            raise DataError(f"{path}: rows {rec['rows']!r} is not a whole number of rows")
         if rec.get("seq") != seq:
             raise DataError(f"{path}: the record says seq {rec.get('seq')!r}, its file name says {seq}")
         records[seq] = rec
@@ -214,7 +238,36 @@ def read_plan(run_dir: Path) -> dict[str, Any] | None:
     plan = read_json(path, "plan")
     if not isinstance(plan, dict) or not isinstance(plan.get("order"), list) or not isinstance(plan.get("cells"), list):
         raise DataError(f"{path}: not a plan (no cells and order)")
+    check_plan(path, plan)
     return plan
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_plan(path: Path, plan: dict[str, Any]) -> None:
+    """Every cell an object naming its benchmark, params, engine and runtime; every order entry
+    [seq, cell index, process], whole numbers, the index one of the plan's cells, each seq once.
+    Why: a plan edited by hand or by another tool must fail here, naming the file, not deep in
+    the statistics."""
+    cells = plan["cells"]
+    for i, cell in enumerate(cells):
+        if not isinstance(cell, dict) or not isinstance(cell.get("params"), dict) or not all(
+                isinstance(cell.get(k), str) for k in ("benchmark", "engine", "runtime")):
+            raise DataError(f"{path}: cells[{i}] is not a cell (benchmark, params, engine, runtime)")
+    seen: set[int] = set()
+    for j, entry in enumerate(plan["order"]):
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3 or not all(_is_int(v) for v in entry):
+            raise DataError(f"{path}: order[{j}] is {entry!r}, expected [seq, cell index, process] as whole numbers")
+        seq, index, process = entry
+        if not 0 <= index < len(cells):
+            raise DataError(f"{path}: order[{j}] names cell {index}, the plan has {len(cells)} cells")
+        if not 0 <= seq < MAX_INDEX or not 0 <= process < MAX_INDEX:
+            raise DataError(f"{path}: order[{j}] has seq {seq} and process {process}, expected 0..{MAX_INDEX - 1}")
+        if seq in seen:
+            raise DataError(f"{path}: order[{j}]: seq {seq} appears twice")
+        seen.add(seq)
 
 
 def verify_records(run_dir: Path, manifest: dict[str, Any], plan: dict[str, Any] | None,
@@ -267,7 +320,63 @@ def as_run_dirs(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
     out: dict[Path, Path] = {}
     for d in map(Path, run_dirs):
         out.setdefault(d.resolve(), d)
-    return list(out.values())
+    return _one_per_run_id(list(out.values()))
+
+
+def _one_per_run_id(dirs: list[Path]) -> list[Path]:
+    """Runs are identified by run id, not path: a copy of a run beside it (data/runs/X and
+    data/reference/X) is used once, with a one-line warning; two different runs with one id
+    (their records differ) are a DataError naming both paths. A directory whose manifest
+    cannot be read is kept: its load says what is wrong with it."""
+    if len(dirs) < 2:
+        return dirs
+    first: dict[str, Path] = {}
+    out = []
+    for d in dirs:
+        try:
+            run_id = read_manifest(d).get("run_id")
+        except UserError:
+            out.append(d)
+            continue
+        if not isinstance(run_id, str) or run_id not in first:
+            if isinstance(run_id, str):
+                first[run_id] = d
+            out.append(d)
+            continue
+        kept = first[run_id]
+        if _run_content(kept) != _run_content(d):
+            raise DataError(f"{kept} and {d}: two different runs with one run id {run_id!r} "
+                            "(their plans or process records differ); give one of them")
+        _warn_duplicate(kept, d)
+    return out
+
+
+def _run_content(run_dir: Path) -> str:
+    """A digest of what makes a run the run it is: its plan and its process records, by name."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in [run_dir / "plan.json", *sorted((run_dir / "processes").glob("*.json"))]:
+        h.update(p.name.encode() + b"\0")
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            h.update(b"<unreadable>")
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _warn_duplicate(kept: Path, dropped: Path) -> None:
+    import warnings
+
+    key = (str(kept.resolve()), str(dropped.resolve()))
+    if key in _WARNED_DUP:
+        return
+    _WARNED_DUP.add(key)
+    warnings.warn(f"{dropped} is the same run as {kept}: used once", DuplicateRunWarning, stacklevel=4)
+
+
+_WARNED_DUP: set[tuple[str, str]] = set()
 
 
 def load_process_records(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
@@ -313,63 +422,185 @@ def count_statuses(run_dir: Path) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _read_timings_file(path: Path):
+def _open_timings(path: Path) -> tuple[Any, bool]:
+    """A timings file opened with its schema checked (version, columns, types), its strings
+    dictionary-encoded as stored (a process's rows repeat one run id, cell and runtime: 4 bytes a
+    row per string column, not a copy of its text); also whether wall_ns is schema 1's int64."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    strings = [name for name, t in RAW_COLUMNS.items() if t == "string"]
     try:
-        with pq.ParquetFile(path) as f:  # half the per-file cost of pq.read_table
-            table = f.read()
+        f = pq.ParquetFile(path, read_dictionary=strings, pre_buffer=False)
     except FileNotFoundError:
         raise DataError(f"{path}: missing timings file (its process record names it)") from None
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
-    meta = table.schema.metadata or {}
-    version = meta.get(b"crossings_schema_version")
+    schema = f.schema_arrow
+    version = (schema.metadata or {}).get(b"crossings_schema_version")
     if version is None or not version.isdigit() or int(version) not in READABLE_SCHEMA_VERSIONS:
+        f.close()
         raise DataError(f"{path}: timings schema version {version!r}, this harness reads "
                         f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}")
-    missing = [c for c in RAW_COLUMNS if c not in table.column_names]
+    missing = [c for c in RAW_COLUMNS if c not in schema.names]
     if missing:
+        f.close()
         raise DataError(f"{path}: timings file lacks columns {', '.join(missing)}")
-    expected = _arrow_schema()
-    if int(version) == 1 and table.schema.field("wall_ns").type == pa.int64():
-        # schema 1 stored whole nanoseconds as int64: widen to the current float64
+    # schema 1 stored whole nanoseconds as int64: widened to the current float64 as read
+    widen = int(version) == 1 and schema.field("wall_ns").type == pa.int64()
+    for field in _arrow_schema():
+        typ = pa.float64() if widen and field.name == "wall_ns" else schema.field(field.name).type
+        if pa.types.is_dictionary(typ) and pa.types.is_string(field.type):
+            typ = typ.value_type
+        if typ != field.type:
+            f.close()
+            raise DataError(f"{path}: column {field.name} has type {typ}, expected {field.type}")
+    return f, widen
+
+
+def _as_current(table, widen: bool):
+    """The raw columns in order, wall_ns as float64."""
+    import pyarrow as pa
+
+    if widen:
         i = table.schema.get_field_index("wall_ns")
         table = table.set_column(i, "wall_ns", table.column(i).cast(pa.float64()))
-    for field in expected:
-        if table.schema.field(field.name).type != field.type:
-            raise DataError(f"{path}: column {field.name} has type {table.schema.field(field.name).type}, expected {field.type}")
     return table.select(list(RAW_COLUMNS))
 
 
-def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
-    """A timings file must belong to its record: same run, seq, cell and process, the row count
-    the record (or the plan) says, iterations 0..n-1, and wall times finite and positive."""
+def _read_timings_file(path: Path):
+    import pyarrow as pa
+
+    f, widen = _open_timings(path)
+    try:
+        with f:  # ParquetFile.read: half the per-file cost of pq.read_table
+            table = f.read()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
+    return _as_current(table, widen)
+
+
+def _timings_parts(path: Path, check: TimingsCheck, rows: int) -> Iterator[Any]:
+    """The file in tables of at most `rows` rows, each checked as it is read, then the whole-file
+    checks (`TimingsCheck.done`): a reader keeps only what it reduces of each part."""
+    import pyarrow as pa
+
+    f, widen = _open_timings(path)
+    with f:
+        # one row group decoded at a time (iter_batches reads ahead: twice the memory), cut
+        # into parts of at most `rows` rows without copying
+        for group in range(f.metadata.num_row_groups):
+            try:
+                table = f.read_row_group(group)
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
+            table = _as_current(table, widen)
+            for at in range(0, table.num_rows, rows):
+                part = table.slice(at, rows)
+                check.part(part)
+                yield part
+            del table
+    check.done()
+
+
+def plain_strings(table):
+    """`table` with its dictionary-encoded string columns as plain strings (the raw schema)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    n = table.num_rows
-    if n == 0:
-        raise DataError(f"{path}: timings file has no rows")
-    if expected_rows is not None and n != expected_rows:
-        raise DataError(f"{path}: {n} rows, its process record says {expected_rows}")
-    want = {"run_id": run_id, "seq": rec["seq"], "benchmark": rec.get("benchmark"), "params": rec.get("params"),
-            "engine": rec.get("engine"), "process": rec.get("process")}
-    for col, value in want.items():
-        values = pc.unique(table.column(col)).to_pylist()
-        if values != [value]:
-            shown = ", ".join(map(repr, values[:3]))
-            raise DataError(f"{path}: column {col} holds {shown}, its process record says {value!r} "
-                            "(a timings file of another process or run?)")
-    if len(pc.unique(table.column("iteration"))) != n:
-        raise DataError(f"{path}: an iteration appears twice")
-    wall = table.column("wall_ns")
-    if wall.null_count:
-        raise DataError(f"{path}: {wall.null_count} wall_ns values are missing")
-    bad = n - pc.sum(pc.and_(pc.is_finite(pc.cast(wall, "double")), pc.greater(wall, 0))).as_py()
-    if bad:
-        raise DataError(f"{path}: {bad} wall_ns values are not finite and positive "
-                        f"(min {pc.min(wall).as_py()}, max {pc.max(wall).as_py()})")
+    for i, field in enumerate(table.schema):
+        if pa.types.is_dictionary(field.type):
+            table = table.set_column(i, field.name, pc.cast(table.column(i), field.type.value_type))
+    return table
+
+
+class TimingsCheck:
+    """A timings file must belong to its record: same run, seq, cell and process, the row count
+    the record (or the plan) says, each iteration once, wall times finite, positive and within
+    what the statistics hold, process and iteration numbers within MAX_INDEX. Made part by part
+    (`part`), then for the whole file (`done`), so a file can be checked as it streams."""
+
+    def __init__(self, path: Path, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+        self.path = path
+        self.expected_rows = expected_rows
+        self.want = {"run_id": run_id, "seq": rec["seq"], "benchmark": rec.get("benchmark"),
+                     "params": rec.get("params"), "engine": rec.get("engine"), "process": rec.get("process")}
+        self.rows = 0
+        #: iteration columns kept for the each-once check, only once a part is not simply the
+        #: next run of numbers (the usual file, 0..n-1 in order, needs none of them kept)
+        self.iterations: list = []
+        self.in_order = True
+
+    def part(self, table) -> None:
+        import pyarrow.compute as pc
+
+        n, path = table.num_rows, self.path
+        if n == 0:
+            return
+        for col, value in self.want.items():
+            values = list(dict.fromkeys(pc.unique(table.column(col)).to_pylist()))  # one per dictionary chunk
+            if values != [value]:
+                shown = ", ".join(map(repr, values[:3]))
+                raise DataError(f"{path}: column {col} holds {shown}, its process record says {value!r} "
+                                "(a timings file of another process or run?)")
+        wall = table.column("wall_ns")
+        if wall.null_count:
+            raise DataError(f"{path}: {wall.null_count} wall_ns values are missing")
+        bad = n - pc.sum(pc.and_(pc.is_finite(pc.cast(wall, "double")), pc.greater(wall, 0))).as_py()
+        if bad:
+            raise DataError(f"{path}: {bad} wall_ns values are not finite and positive "
+                            f"(min {pc.min(wall).as_py()}, max {pc.max(wall).as_py()})")
+        lo, hi = STORED_WALL_NS
+        low, high = pc.min(wall).as_py(), pc.max(wall).as_py()
+        if low < lo or high > hi:
+            raise DataError(f"{path}: wall_ns from {low:g} to {high:g} ns, outside what the statistics can hold "
+                            f"({lo:g} to {hi:g} ns)")
+        for col in ("process", "iteration"):
+            c = table.column(col)
+            if c.null_count or pc.min(c).as_py() < 0 or pc.max(c).as_py() >= MAX_INDEX:
+                raise DataError(f"{path}: column {col} holds values outside 0..{MAX_INDEX - 1}")
+        its = table.column("iteration").to_numpy()
+        if self.in_order and not is_range(its, self.rows):
+            import numpy as np
+
+            self.in_order = False
+            self.iterations = [np.arange(self.rows)]  # what the parts before said, in order
+        if not self.in_order:
+            self.iterations.append(its)
+        self.rows += n
+
+    def done(self) -> None:
+        import numpy as np
+
+        if self.rows == 0:
+            raise DataError(f"{self.path}: timings file has no rows")
+        if self.expected_rows is not None and self.rows != self.expected_rows:
+            raise DataError(f"{self.path}: {self.rows} rows, its process record says {self.expected_rows}")
+        if not self.in_order:
+            its = np.concatenate(self.iterations) if len(self.iterations) > 1 else self.iterations[0]
+            if len(np.unique(its)) != self.rows:
+                raise DataError(f"{self.path}: an iteration appears twice")
+        self.iterations = []
+
+
+def is_range(values: Any, start: int = 0, chunk: int = 1 << 16) -> bool:
+    """Whether `values` (a numpy integer array) is start, start+1, ... in order, compared a chunk
+    at a time (no temporary array the size of a long process)."""
+    import numpy as np
+
+    n = len(values)
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        if not np.array_equal(values[a:b], np.arange(start + a, start + b)):
+            return False
+    return True
+
+
+def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+    """`TimingsCheck` of a whole table."""
+    check = TimingsCheck(path, run_id, rec, expected_rows)
+    check.part(table)
+    check.done()
 
 
 def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | None:
@@ -381,7 +612,8 @@ def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | No
 
 
 def iter_timings(run_dirs: Path | str | Iterable[Path | str],
-                 benchmark: Callable[[str], bool] | None = None) -> Iterator[tuple[Path, Any]]:
+                 benchmark: Callable[[str], bool] | None = None,
+                 statuses: tuple[str, ...] | None = ESTIMATED_STATUSES) -> Iterator[tuple[Path, Any]]:
     """(path, verified pyarrow table) of every timings file of one or more runs, in load order
     (with `benchmark`, only the files of processes whose benchmark it accepts: the records are
     still all verified, the other files not read).
@@ -391,7 +623,38 @@ def iter_timings(run_dirs: Path | str | Iterable[Path | str],
     must match its record and the records the plan (`verify_timings`, `verify_records`); any
     mismatch is a DataError naming the file. An incomplete run gives an IncompleteRunWarning.
     One file at a time: a reader that reduces each table keeps memory bounded by one process.
+    Only processes whose status is in `statuses` (None: all) are read: by default those whose
+    timings are a measurement (ESTIMATED_STATUSES), so an errored process never enters an estimate.
+    String columns come dictionary-encoded (`plain_strings` decodes them).
     """
+    for path, run_id, rec, expected in _timings_to_read(run_dirs, benchmark, statuses):
+        table = _read_timings_file(path)
+        verify_timings(path, table, run_id, rec, expected)
+        yield path, table
+
+
+#: rows per part when a timings file is streamed (`iter_timing_parts`): about 90 MB of columns
+PART_ROWS = 1 << 20
+
+
+def iter_timing_parts(run_dirs: Path | str | Iterable[Path | str],
+                      statuses: tuple[str, ...] | None = ESTIMATED_STATUSES,
+                      rows: int | None = None) -> Iterator[tuple[Path, int, Iterator[Any]]]:
+    """As `iter_timings`: (path, rows the file holds, its parts), each part a table of at most
+    `rows` rows checked as it is read; the whole-file checks run after its last part, so a
+    reader must read every part before it trusts what it reduced (a DataError otherwise). Why:
+    one process of 10 million iterations would otherwise be one table of about 900 MB."""
+    for path, run_id, rec, expected in _timings_to_read(run_dirs, None, statuses):
+        f, _ = _open_timings(path)
+        with f:
+            total = f.metadata.num_rows
+        yield path, total, _timings_parts(path, TimingsCheck(path, run_id, rec, expected), rows or PART_ROWS)
+
+
+def _timings_to_read(run_dirs: Path | str | Iterable[Path | str], benchmark: Callable[[str], bool] | None,
+                     statuses: tuple[str, ...] | None) -> Iterator[tuple[Path, str, dict[str, Any], int | None]]:
+    """(path, run id, record, expected rows) of each timings file to read, the runs' manifests,
+    plans and records verified first."""
     dirs = as_run_dirs(run_dirs)
     if not dirs:
         raise UserError("no run directory given")
@@ -406,13 +669,12 @@ def iter_timings(run_dirs: Path | str | Iterable[Path | str],
             name = rec.get("timings_file")
             if not name or (benchmark is not None and not benchmark(str(rec.get("benchmark")))):
                 continue
+            if statuses is not None and rec.get("status") not in statuses:
+                continue
             if name != f"timings/{seq:06d}.parquet":
                 raise DataError(f"{run_dir / 'processes' / f'{seq:06d}.json'}: names timings file {name!r}, "
                                 f"expected timings/{seq:06d}.parquet")
-            path = run_dir / name
-            table = _read_timings_file(path)
-            verify_timings(path, table, manifest["run_id"], rec, _expected_rows(rec, plan))
-            yield path, table
+            yield run_dir / name, manifest["run_id"], rec, _expected_rows(rec, plan)
 
 
 def input_files(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
@@ -434,7 +696,7 @@ def load_runs(run_dirs: Path | str | Iterable[Path | str],
     accepts (only their files are read)."""
     import pyarrow as pa
 
-    tables = [table for _, table in iter_timings(run_dirs, benchmark)]
+    tables = [plain_strings(table) for _, table in iter_timings(run_dirs, benchmark)]
     if not tables:
         return _arrow_schema().empty_table().to_pandas()
     df = pa.concat_tables(tables).to_pandas()
@@ -474,6 +736,7 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
     df["run_id"] = run_id
     try:
         _write_imported_processes(run_dir, df)
+        check_run(run_dir)  # what nothing could read back is never reported as imported
     except BaseException:
         import shutil
 
@@ -501,6 +764,13 @@ def _write_imported_processes(run_dir: Path, df: pd.DataFrame) -> None:
             "status": "ok", "reason": "", "timings_file": f"timings/{seq:06d}.parquet", "imported": True,
             "rows": len(group),
         })
+
+
+def check_run(run_dir: Path) -> int:
+    """Read a run back with every check a load makes (manifest, plan, records, each timings file,
+    whatever its status); returns the rows read. A DataError names what is wrong.
+    Why: an importer or a folder-level command asks this before trusting a run."""
+    return sum(table.num_rows for _, table in iter_timings(Path(run_dir), statuses=None))
 
 
 def runs_under(folder: Path) -> list[Path]:

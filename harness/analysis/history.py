@@ -85,13 +85,39 @@ def expand_run_dirs(paths: Iterable[Path | str]) -> list[Path]:
             runs = sorted(d for d in p.iterdir() if (d / "manifest.json").is_file())
             if not runs:
                 raise UserError(f"{p}: not a run directory (no manifest.json) and holds no runs")
-            out.extend(runs)
+            out.extend(d for d in runs if _readable(d))
         else:
             raise UserError(f"{p}: no such run directory")
     seen: dict[Path, Path] = {}
     for d in out:
         seen.setdefault(d.resolve(), d)
     return list(seen.values())
+
+
+def _readable(run_dir: Path) -> bool:
+    """Whether a run found in a folder has a readable manifest, plan and records; if not, a
+    one-line warning and the folder's other runs go on without it (a run named on its own
+    is an error instead)."""
+    from harness import store
+
+    try:
+        store.verify_records(run_dir, store.read_manifest(run_dir), store.read_plan(run_dir),
+                             store.process_records(run_dir))
+    except UserError as exc:
+        skip_bad_run(run_dir, exc)
+        return False
+    return True
+
+
+class SkippedRunWarning(UserWarning):
+    """A run inside a folder that cannot be read: left out, the folder's other runs used."""
+
+
+def skip_bad_run(run_dir: Path, exc: Exception) -> None:
+    """The one-line warning of a run left out of a folder-level command."""
+    import warnings
+
+    warnings.warn(f"skipping {run_dir}: {exc}", SkippedRunWarning, stacklevel=3)
 
 
 def run_tag(run_dir: Path, lookup: Callable[[str], str | None] | None = None) -> RunTag:
@@ -172,10 +198,12 @@ def timeline(run_dirs: Iterable[Path | str], benchmarks: str | list[str] | None 
         raise UserError("--alpha must be between 0 and 1, e.g. 0.05")
     bglobs = split_globs(benchmarks) if isinstance(benchmarks, str) or benchmarks is None else list(benchmarks)
     eglobs = split_globs(engines) if isinstance(engines, str) or engines is None else list(engines)
+    run_dirs = [Path(p) for p in run_dirs]
+    named = {Path(p).resolve() for p in run_dirs if (Path(p) / "manifest.json").is_file()}
     tags = order_runs(run_tag(d, lookup) for d in expand_run_dirs(run_dirs))
     sets = [RunSet(t.run_dir, method=method or DEFAULT_METHOD, confidence=confidence, resamples=resamples,
                    seed=seed, steady_state=steady_state) for t in tags]
-    summaries = [s.summary for s in sets]
+    tags, sets, summaries = _summaries(tags, sets, named)
     check_globs("benchmarks", bglobs, (b for s in summaries for b in s["benchmark"]))
     check_globs("engines", eglobs, (e for s in summaries for e in s["engine"]))
     rows = []
@@ -221,6 +249,25 @@ def timeline(run_dirs: Iterable[Path | str], benchmarks: str | list[str] | None 
         raise UserError("no cell of the runs matches --benchmarks and --engines together")
     out = out.sort_values(CELL + ["position"], kind="stable").reset_index(drop=True)
     return out, tags
+
+
+def _summaries(tags: list[RunTag], sets: list, named: set[Path]) -> tuple[list[RunTag], list, list]:
+    """Each run's summary; a run found in a folder whose timings cannot be read is skipped with
+    a warning (the others go on), a run named on its own is an error."""
+    out: tuple[list, list, list] = ([], [], [])
+    for tag, rs in zip(tags, sets):
+        try:
+            summary = rs.summary
+        except UserError as exc:
+            if Path(tag.run_dir).resolve() in named:
+                raise
+            skip_bad_run(tag.run_dir, exc)
+            continue
+        for part, v in zip(out, (tag, rs, summary)):
+            part.append(v)
+    if not out[0]:
+        raise UserError("no readable run among those given")
+    return out
 
 
 def what_changed(a: RunTag, b: RunTag, engine: str, runtime: str) -> str:

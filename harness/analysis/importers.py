@@ -10,8 +10,10 @@ Formats:
              with one iteration; a non-zero exit code marks that sample invalid
 
 Malformed input raises harness.errors.DataError naming the file and line.
-wall_ns is int64 nanoseconds when every value is a whole number of ns, float64 otherwise
-(go's ns/op has decimals: 811.3 ns/op must not become 811 ns).
+wall_ns is int64 nanoseconds when every value is a whole number of ns that int64 holds exactly,
+float64 otherwise (go's ns/op has decimals: 811.3 ns/op must not become 811 ns).
+A time per iteration outside 1 ps .. 1 day is refused unless the caller says any range
+(`any_range`); a key (cell, process, iteration) given twice is refused.
 """
 from __future__ import annotations
 
@@ -26,12 +28,34 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 from harness.errors import DataError
+from harness.store import MAX_INDEX
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-def _frame(rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
+#: the time of one iteration an import accepts by default, in ns: 1 ps .. 1 day. Why: a value
+#: outside it is almost always a unit mistake (ms read as s, a count read as a time)
+IMPORT_RANGE_NS = (1e-3, 86400e9)
+
+
+def check_range(ns, path: Path, any_range: bool) -> None:
+    """The imported times (ns) within IMPORT_RANGE_NS, or with `any_range` within what the
+    store keeps (store.STORED_WALL_NS); else a DataError saying which bound and how to widen it."""
+    import numpy as np
+
+    from harness.store import STORED_WALL_NS
+
+    lo, hi = STORED_WALL_NS if any_range else IMPORT_RANGE_NS
+    low, high = float(np.min(ns)), float(np.max(ns))
+    if low >= lo and high <= hi:
+        return
+    hint = "" if any_range else " (--any-range accepts any time the statistics can hold)"
+    raise DataError(f"{path}: times per iteration from {low / 1e9:g} s to {high / 1e9:g} s, outside "
+                    f"{lo / 1e9:g} s .. {hi / 1e9:g} s{hint}")
+
+
+def _frame(rows: list[dict[str, Any]], path: Path, any_range: bool = False) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
@@ -45,15 +69,23 @@ def _frame(rows: list[dict[str, Any]], path: Path) -> pd.DataFrame:
     if "ns" in df:  # already in ns (go): keep the parsed value, no seconds round trip
         ns = df.pop("ns").to_numpy(dtype=float)
     else:
-        ns = df.pop("seconds").to_numpy(dtype=float) * 1e9
+        with np.errstate(over="ignore"):  # 1e300 s is inf ns: check_range refuses it
+            ns = df.pop("seconds").to_numpy(dtype=float) * 1e9
+    check_range(ns, path, any_range)
     r = np.round(ns)
-    df["wall_ns"] = r.astype(np.int64) if np.allclose(ns, r, rtol=0, atol=1e-6) else ns
+    whole = bool((r >= 1).all() and (r < 2**53).all()) and np.allclose(ns, r, rtol=0, atol=1e-6)
+    df["wall_ns"] = r.astype(np.int64) if whole else ns
     df["cpu_ns"] = pd.array([None] * len(df), dtype="Int64")
     df["crossings"] = pd.array([None] * len(df), dtype="Int64")
     df["values_converted"] = pd.array([None] * len(df), dtype="Int64")
     df["pid"] = 0
     df["run_id"] = ""
     keys = ["benchmark", "params", "engine", "runtime", "process"]
+    dup = df.duplicated(keys + ["iteration"])
+    if dup.any():
+        r = df[dup].iloc[0]
+        raise DataError(f"{path}: duplicate row for benchmark {r.benchmark}, engine {r.engine}, process {r.process}, "
+                        f"iteration {r.iteration}")
     df["seq"] = df.groupby(keys, sort=True).ngroup()
     order = ["run_id", "seq", "benchmark", "params", "engine", "driver", "runtime", "process", "iteration", "pid",
              "wall_ns", "cpu_ns", "check_ok", "crossings", "values_converted"]
@@ -93,17 +125,17 @@ def read_text(path: Path, what: str) -> str:
         raise DataError(f"{path}: not UTF-8 text (byte {exc.start}); expected a {what} file") from None
 
 
-def read_csv(path: Path, engine: str | None = None) -> pd.DataFrame:
+def read_csv(path: Path, engine: str | None = None, any_range: bool = False) -> pd.DataFrame:
     """CSV with header benchmark,engine,process,iteration,seconds[,runtime,params]."""
     text = read_text(path, "CSV")
     reader = csv.DictReader(io.StringIO(text))
     try:
-        return _csv_rows(path, reader, engine)
+        return _csv_rows(path, reader, engine, any_range)
     except csv.Error as exc:
         raise DataError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
 
 
-def _csv_rows(path: Path, reader: csv.DictReader, engine: str | None) -> pd.DataFrame:
+def _csv_rows(path: Path, reader: csv.DictReader, engine: str | None, any_range: bool) -> pd.DataFrame:
     need = {"benchmark", "process", "iteration", "seconds"} | (set() if engine else {"engine"})
     have = set(reader.fieldnames or [])
     missing = sorted(need - have)
@@ -118,6 +150,8 @@ def _csv_rows(path: Path, reader: csv.DictReader, engine: str | None) -> pd.Data
             proc, it = int(row["process"]), int(row["iteration"])
         except ValueError:
             raise DataError(f"{where}: process and iteration must be integers") from None
+        if not (0 <= proc < MAX_INDEX and 0 <= it < MAX_INDEX):
+            raise DataError(f"{where}: process and iteration must be whole numbers 0..{MAX_INDEX - 1}")
         bench = row["benchmark"].strip()
         eng = (row.get("engine") or "").strip() or engine
         if not bench or not eng:
@@ -130,20 +164,14 @@ def _csv_rows(path: Path, reader: csv.DictReader, engine: str | None) -> pd.Data
         if "params" in row:
             rec["params"] = (row["params"] or "").strip()
         rows.append(rec)
-    df = _frame(rows, path)
-    dup = df.duplicated(["benchmark", "params", "engine", "runtime", "process", "iteration"])
-    if dup.any():
-        r = df[dup].iloc[0]
-        raise DataError(f"{path}: duplicate row for benchmark {r.benchmark}, engine {r.engine}, process {r.process}, "
-                        f"iteration {r.iteration}")
-    return df
+    return _frame(rows, path, any_range)
 
 
 _GO_LINE = re.compile(r"^Benchmark(?P<name>\S+?)(?:-(?P<procs>\d+))?\s+(?P<n>\d+)\s+(?P<value>\S+)\s+ns/op(?:\s.*)?$")
 _GO_IGNORED = re.compile(r"^(goos|goarch|pkg|cpu|PASS|FAIL|ok|\?|---|===|exit status|testing:)\b")
 
 
-def read_gobench(path: Path, engine: str | None = None) -> pd.DataFrame:
+def read_gobench(path: Path, engine: str | None = None, any_range: bool = False) -> pd.DataFrame:
     """`go test -bench` output; every result line becomes one process with one iteration."""
     if not engine:
         raise DataError(f"{path}: gobench results do not name an engine; pass --engine")
@@ -167,7 +195,7 @@ def read_gobench(path: Path, engine: str | None = None) -> pd.DataFrame:
                      "ns": ns})
     if not rows:
         raise DataError(f"{path}: no `Benchmark... N ns/op` lines found")
-    return _frame(rows, path)
+    return _frame(rows, path, any_range)
 
 
 def _load_json(path: Path) -> Any:
@@ -180,7 +208,7 @@ def _load_json(path: Path) -> Any:
         raise DataError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg}, column {exc.colno})") from None
 
 
-def read_pyperf(path: Path, engine: str | None = None) -> pd.DataFrame:
+def read_pyperf(path: Path, engine: str | None = None, any_range: bool = False) -> pd.DataFrame:
     """pyperf JSON (a suite or a single benchmark): runs with values are processes."""
     data = _load_json(path)
     if not isinstance(data, dict) or "benchmarks" not in data or not isinstance(data["benchmarks"], list):
@@ -212,27 +240,32 @@ def read_pyperf(path: Path, engine: str | None = None) -> pd.DataFrame:
                              "iteration": it,
                              "seconds": _positive_seconds(v, f"{path}: benchmark {name!r} run {ri} value {it}")})
             proc += 1
-    return _frame(rows, path)
+    return _frame(rows, path, any_range)
 
 
-def read_hyperfine(path: Path, engine: str | None = None) -> pd.DataFrame:
+def read_hyperfine(path: Path, engine: str | None = None, any_range: bool = False) -> pd.DataFrame:
     """hyperfine --export-json: each command is a benchmark, each time one fresh process."""
     data = _load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise DataError(f"{path}:1: not a hyperfine JSON export (no 'results' list)")
     rows = []
+    seen: dict[tuple[str, str], int] = {}
     for ci, res in enumerate(data["results"]):
         if not isinstance(res, dict) or not isinstance(res.get("times"), list) or "command" not in res:
             raise DataError(f"{path}: results[{ci}] lacks 'command' or 'times'")
         codes = res.get("exit_codes") or [0] * len(res["times"])
         params = res.get("parameters") or {}
         pstr = ",".join(f"{k}={params[k]}" for k in sorted(params)) if isinstance(params, dict) else ""
+        first = seen.setdefault((str(res["command"]), pstr), ci)
+        if first != ci:  # its times would become a second process 0, 1, ... of the same cell
+            raise DataError(f"{path}: results[{ci}] repeats the command of results[{first}] "
+                            f"({str(res['command'])!r}); give each command once")
         for i, t in enumerate(res["times"]):
             rows.append({"benchmark": str(res["command"]), "params": pstr, "engine": engine or "hyperfine",
                          "runtime": "process", "process": i, "iteration": 0,
                          "seconds": _positive_seconds(t, f"{path}: results[{ci}] times[{i}]"),
                          "check_ok": (codes[i] == 0) if i < len(codes) else True})
-    return _frame(rows, path)
+    return _frame(rows, path, any_range)
 
 
 _READERS = {"csv": read_csv, "pyperf": read_pyperf, "gobench": read_gobench, "hyperfine": read_hyperfine}
@@ -240,11 +273,12 @@ _READERS = {"csv": read_csv, "pyperf": read_pyperf, "gobench": read_gobench, "hy
 FORMATS = tuple(_READERS)
 
 
-def read_import(path: str | Path, fmt: str, engine: str | None = None) -> pd.DataFrame:
-    """Read another tool's results as raw timings (DataFrame with all raw columns)."""
+def read_import(path: str | Path, fmt: str, engine: str | None = None, any_range: bool = False) -> pd.DataFrame:
+    """Read another tool's results as raw timings (DataFrame with all raw columns); times per
+    iteration outside 1 ps .. 1 day are refused unless `any_range`."""
     if fmt not in _READERS:
         raise DataError(f"unknown import format {fmt!r}; choose one of {', '.join(FORMATS)}")
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: no such file")
-    return _READERS[fmt](path, engine)
+    return _READERS[fmt](path, engine, any_range)

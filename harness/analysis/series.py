@@ -90,43 +90,102 @@ def _max_or_none(column) -> int | None:
     return None if v is None else int(v)
 
 
+def _bigger(a: int | None, b: int | None) -> int | None:
+    return b if a is None else (a if b is None else max(a, b))
+
+
+@dataclass
+class _File:
+    """What the reduction needs of one timings file, its columns as numpy arrays."""
+
+    head: dict
+    run_id: str
+    its: np.ndarray
+    wall: np.ndarray
+    ok: np.ndarray
+    runtime: str | None               # the file's one runtime, or None ...
+    runtimes: np.ndarray | None       # ... and then each row's
+    maxima: dict                      # runtime -> (largest crossings, largest values_converted)
+
+
+def _read_file(file_parts, total: int) -> _File:
+    """One file's parts (`store.iter_timing_parts`, each checked as read) as arrays of the columns
+    the reduction uses, filled part by part into arrays of the file's `total` rows: 17 bytes a
+    row (iteration, wall time, check); the strings are never decoded per row unless a file
+    holds several runtimes, and the other columns are dropped part by part."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    its = np.empty(total, dtype=np.int64)
+    wall = np.empty(total, dtype=float)
+    ok = np.empty(total, dtype=bool)
+    at = 0
+    runtimes, sizes, maxima = [], [], {}
+    head = run_id = None
+    for part in file_parts:
+        n = part.num_rows
+        if not n:
+            continue
+        if at + n > total:
+            raise ValueError(f"a timings file holds more rows than its metadata says ({total})")
+        if head is None:
+            head = {c: part.column(c)[0].as_py() for c in ("benchmark", "params", "engine", "process")}
+            run_id = part.column("run_id")[0].as_py()
+        its[at:at + n] = part.column("iteration").to_numpy()
+        wall[at:at + n] = part.column("wall_ns").to_numpy()
+        ok[at:at + n] = part.column("check_ok").to_numpy(zero_copy_only=False)
+        at += n
+        sizes.append(n)
+        col = part.column("runtime")
+        names = list(dict.fromkeys(pc.unique(col).to_pylist()))
+        cross, conv = part.column("crossings"), part.column("values_converted")
+        if len(names) == 1:
+            runtimes.append(names[0])
+            got = {names[0]: (_max_or_none(cross), _max_or_none(conv))}
+        else:
+            each = pc.cast(col, pa.string()).to_numpy(zero_copy_only=False)
+            runtimes.append(each)
+            got = {r: (_max_or_none(cross.filter(pa.array(each == r))), _max_or_none(conv.filter(pa.array(each == r))))
+                   for r in names}
+        for r, mx in got.items():
+            maxima[r] = tuple(_bigger(a, b) for a, b in zip(maxima.get(r, (None, None)), mx))
+    one = all(isinstance(r, str) for r in runtimes) and len(set(runtimes)) == 1
+    every = None if one else np.concatenate(
+        [np.full(n, r, dtype=object) if isinstance(r, str) else r for n, r in zip(sizes, runtimes)])
+    return _File(head, run_id, its[:at], wall[:at], ok[:at], runtimes[0] if one else None, every, maxima)
+
+
 def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
-    """Read and reduce every verified timings file of the runs (no cache)."""
+    """Read and reduce every verified timings file of the runs (no cache), one file at a time and
+    each file in parts (`store.iter_timing_parts`): memory is bounded by one process's 17 bytes
+    a row plus 8 bytes per valid iteration of everything read."""
     parts: dict[tuple, list[tuple[np.ndarray | None, np.ndarray]]] = {}
     cell_counts: dict[tuple, list] = {}
     rows = 0
-    for _, table in store.iter_timings(run_dirs):
-        rows += table.num_rows
-        head = {c: table.column(c)[0].as_py() for c in ("benchmark", "params", "engine", "process")}
-        # a process is its cell, its number and its run (`warmup.process_keys`): two runs of one
-        # cell both number their processes from 0
-        run_id = table.column("run_id")[0].as_py() if "run_id" in table.column_names else ""
-        runtimes = table.column("runtime").to_numpy(zero_copy_only=False)
-        its = table.column("iteration").to_numpy()
-        wall = table.column("wall_ns").to_numpy()
-        ok = table.column("check_ok").to_numpy(zero_copy_only=False).astype(bool)
-        cross, conv = table.column("crossings"), table.column("values_converted")
-        groups = [(runtimes[0], slice(None))] if (runtimes == runtimes[0]).all() else \
-            [(r, runtimes == r) for r in sorted(set(runtimes))]
+    for _, total, file_parts in store.iter_timing_parts(run_dirs):
+        f = _read_file(file_parts, total)
+        rows += len(f.its)
+        head = f.head
+        groups = [(f.runtime, slice(None))] if f.runtimes is None else \
+            [(r, f.runtimes == r) for r in sorted(set(f.runtimes))]
         for runtime, sel in groups:
             cell = (head["benchmark"], head["params"], head["engine"], runtime)
-            it, w, valid = its[sel], wall[sel], ok[sel]
-            order = np.argsort(it, kind="stable")
+            it, w, valid = f.its[sel], f.wall[sel], f.ok[sel]
             # only the valid times are kept, with their iteration numbers only when they are not
             # simply 0..n-1 in order (the usual file): memory is 8 bytes per valid iteration
-            plain = bool(valid.all()) and np.array_equal(it, np.arange(len(it)))
-            parts.setdefault((*cell, head["process"], run_id), []).append(
-                (None if plain else it[order][valid[order]], np.asarray(w, dtype=float)[order][valid[order]]))
-            c = cell_counts.setdefault(cell, [0, None, None])
-            c[0] += int((~ok[sel]).sum())
-            if isinstance(sel, slice):
-                mx = (_max_or_none(cross), _max_or_none(conv))
+            plain = bool(valid.all()) and store.is_range(it)
+            if plain:  # the order is the identity: the same floats without sorting or a copy
+                kept = (None, w if isinstance(sel, slice) else np.array(w, dtype=float))
             else:
-                import pyarrow as pa
-
-                mask = pa.array(sel)
-                mx = (_max_or_none(cross.filter(mask)), _max_or_none(conv.filter(mask)))
-            c[1:] = [m if old is None else (old if m is None else max(old, m)) for old, m in zip(c[1:], mx)]
+                order = np.argsort(it, kind="stable")
+                kept = (it[order][valid[order]], np.asarray(w, dtype=float)[order][valid[order]])
+            # a process is its cell, its number and its run (`warmup.process_keys`): two runs of
+            # one cell both number their processes from 0
+            parts.setdefault((*cell, head["process"], f.run_id), []).append(kept)
+            c = cell_counts.setdefault(cell, [0, None, None])
+            c[0] += int((~f.ok[sel]).sum())
+            c[1:] = [_bigger(old, m) for old, m in zip(c[1:], f.maxima[runtime])]
+        del f
     keys = sorted(parts)
     xs_ns = []
     for key in keys:

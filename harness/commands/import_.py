@@ -17,6 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", required=True, choices=FORMATS)
     p.add_argument("--engine", default=None, help="engine name to record (required for gobench)")
     p.add_argument("--out", type=Path, default=None, help="parent directory of the new run (default data/runs)")
+    p.add_argument("--any-range", action="store_true",
+                   help="accept times per iteration outside 1 ps .. 1 day (still within what the statistics hold)")
     p.set_defaults(func=run)
 
 
@@ -29,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.fsutil import PROJECT_ROOT
 
     out = check_out(args.out if args.out is not None else PROJECT_ROOT / "data" / "runs")
-    df = read_import(args.file, args.format, engine=args.engine)
+    df = read_import(args.file, args.format, engine=args.engine, any_range=args.any_range)
     # wall_ns is stored as float64 ns (schema 2): go's sub-nanosecond ns/op stay exact
     df["wall_ns"] = df["wall_ns"].to_numpy(dtype=float)
     df["cpu_ns"] = df["cpu_ns"].fillna(0).astype(np.int64)

@@ -18,6 +18,10 @@ RESUME_FIXED = {"profile": "profile", "benchmarks": "benchmarks", "engines": "en
                 "budget": "budget_s", "param": "params", "out": None, "aa": None}
 
 
+#: a --param sweep planning more processes than this asks for --yes first
+SWEEP_CONFIRM = 500
+
+
 def _params(values: list[str]) -> dict[str, str | list[str]]:
     """`--param KEY=VALUE` options; `KEY=V1,V2,...` is a sweep (a list: one cell per value)."""
     from harness.errors import UserError
@@ -30,6 +34,8 @@ def _params(values: list[str]) -> dict[str, str | list[str]]:
         parts = [p.strip() for p in val.split(",")]
         if len(parts) > 1 and not all(parts):
             raise UserError(f"--param {v!r}: an empty value in the list")
+        if k.strip() in out:
+            raise UserError(f"--param {k.strip()} is given twice; give it once (KEY=V1,V2,... sweeps values)")
         out[k.strip()] = parts if len(parts) > 1 else val.strip()
     return out
 
@@ -76,6 +82,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "into OUT/RUN_ID-shard-K-of-N; `harness collect` merges the shards")
     m.add_argument("--shard", metavar="K/N", help="run shard K of N (counted from 0); needs --run-id")
     m.add_argument("--run-id", metavar="ID", help="the run id every shard shares (letters, digits, . _ -)")
+    p.add_argument("--yes", action="store_true",
+                   help=f"start a --param sweep of more than {SWEEP_CONFIRM} processes (without it, such a "
+                        "sweep prints its plan and cost and stops)")
     a = p.add_argument_group("adaptive protocol", "run each cell until its 99% interval meets a target: a pilot "
                              "(--processes, default 3), then rounds of processes sized by the planner")
     a.add_argument("--target-ci", type=float, metavar="PCT",
@@ -123,6 +132,13 @@ def check_environment() -> None:
         transport_choice()
     except ServerError as exc:
         raise UserError(str(exc)) from None
+    from harness.analysis.stats.parallel import env_threads
+    from harness.errors import env_words
+    from harness.run.native.launcher import DEFAULT_CFLAGS
+
+    env_threads()
+    env_words("CROSSINGS_JVM_OPTS")
+    env_words("CROSSINGS_NATIVE_CFLAGS", DEFAULT_CFLAGS)
 
 
 def _check_resume(args: argparse.Namespace) -> None:
@@ -133,7 +149,7 @@ def _check_resume(args: argparse.Namespace) -> None:
     run_dir = args.resume
     if not (run_dir / "plan.json").is_file():
         raise UserError(f"--resume {run_dir}: not a run directory (no plan.json)")
-    plan = store.read_json(run_dir / "plan.json", "plan")
+    plan = store.read_plan(run_dir)
     given = {dest: getattr(args, dest, None) for dest in RESUME_FIXED if getattr(args, dest, None) is not None}
     for dest, value in given.items():
         key = RESUME_FIXED[dest]
@@ -233,9 +249,11 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             max_wait_s=_max_wait(args.max_wait), rerun=False if args.no_rerun else None,
             aa=_nonempty("--aa", args.aa),
             shard=shard, run_id=args.run_id if shard is not None else None,
-            command=["python", "-m", "harness", *sys.argv[1:]])
+            command=recorded_command(sys.argv[1:], args.dsn, dsns))
         if drive is not None and request.processes is None:
             request.processes = 3  # the adaptive pilot
+        if not args.yes:
+            check_sweep_size(request)
         return start_run(request, drive)
 
 
@@ -245,6 +263,35 @@ def _max_wait(value: float | None) -> float | None:
     if value is not None and not 0 <= value <= 3600:
         raise UserError(f"--max-wait is a number of seconds between 0 and 3600, got {value:g}")
     return value
+
+
+def check_sweep_size(request) -> None:
+    """A --param sweep of more than SWEEP_CONFIRM processes is refused without --yes, its plan
+    and an upper bound of its cost said in the one error line. Why: sweeps multiply, and a
+    typo'd list can plan thousands of processes (hours) that would start without a word."""
+    from harness.errors import UserError
+    from harness.run.plan import build_plan
+
+    if not any(isinstance(v, list) for v in (request.params or {}).values()):
+        return
+    plan = build_plan(request, "preview")
+    n = len(plan["order"])
+    if n <= SWEEP_CONFIRM:
+        return
+    timeout = plan.get("timeout_s")
+    bound = f"; up to {n * timeout / 3600:.1f} h at the per-process timeout of {timeout:g} s" if timeout else ""
+    raise UserError(f"the --param sweep plans {n} processes ({len(plan['cells'])} cells x {plan['processes']} "
+                    f"processes x {plan['iterations']} iterations{bound}); add --yes to start it, or sweep fewer values")
+
+
+def recorded_command(argv: list[str], dsn_args: list[str], dsns: dict[str, str]) -> list[str]:
+    """The command as the manifest records it, with every password the run knows (each --dsn
+    as typed, each DSN in use) scrubbed from every argument, in any DSN form; the manifest then
+    applies `redact` as a second net."""
+    from harness.redaction import dsn_args_secrets, dsn_secrets, scrub
+
+    secrets = dsn_args_secrets(dsn_args) + [s for d in dsns.values() for s in dsn_secrets(d)]
+    return ["python", "-m", "harness", *(scrub(a, secrets) for a in argv)]
 
 
 def report(run_dir: Path) -> int:

@@ -18,14 +18,16 @@ from typing import Any, Dict, List, Optional
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from harness.engines.base import Connection, Engine
-from harness.redaction import dsn_password, scrub
+from harness.redaction import dsn_password, dsn_secrets, scrub
 
 CONNECT_TIMEOUT_S = 10
 
 
 def config_secrets(config: Dict[str, Any]) -> List[str]:
-    pw = dsn_password(str(config.get("dsn") or ""))
-    return [pw] if pw else []
+    """Every spelling of the config's DSN password (as typed, decoded, encoded) for `scrub`."""
+    dsn = str(config.get("dsn") or "")
+    pw = dsn_password(dsn)
+    return dsn_secrets(dsn) + ([pw] if pw else [])
 
 
 def describe_target(config: Dict[str, Any]) -> str:

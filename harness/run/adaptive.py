@@ -78,6 +78,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
     rng = random.Random(plan["seed"])
     if settings.max_run_time_s is not None:  # the run's budget bounds the pilot too
         runner.deadline = t0 + settings.max_run_time_s
+    _keep_partial(runner, settings, stopped, last, 0)
     runner.execute()
     plan["budget_s"] = None  # after the pilot, processes run the planned iterations, no per-process cut
     for round_no in range(1, settings.max_rounds + 1):
@@ -122,7 +123,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         for c, p in in_rounds(wanted, rng, first=counts):
             plan["order"].append((seq, c, p))
             seq += 1
-        write_json_atomic(runner.run_dir / "plan.json", plan)
+        _keep_partial(runner, settings, stopped, last, round_no)  # writes the plan with its new order
         if progress:
             progress(f"adaptive round {round_no}: {len(new)} processes for {len(set(new))} cells")
         runner.execute()
@@ -137,9 +138,49 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
               "waited_s": round(getattr(runner, "waited_total", 0.0), 3),
               "cells": [_cell_record(cells[i], stopped.get(i, {"stop": "rounds"}), last.get(i), settings)
                         for i in range(len(cells))]}
+    record["segments"] = [_segment(settings, record["cells"])]
     plan["adaptive"] = record
     write_json_atomic(runner.run_dir / "plan.json", plan)
     return record
+
+
+#: the stop of a cell still running when its run was interrupted: a resume finishes the
+#: recorded order but starts no round, so its last assessment is where it was cut
+CUT = "cut"
+
+
+def _segment(settings: Settings, cells: list[dict[str, Any]], resumed: bool = False) -> dict[str, Any]:
+    """One segment of an adaptive run: its target, its rounds and its cells' stops."""
+    stops: dict[str, int] = {}
+    for c in cells:
+        stops[c["stop"]] = stops.get(c["stop"], 0) + 1
+    rounds = max((int(c.get("round") or 0) for c in cells), default=0)
+    return {"target": settings.target, "rounds": 0 if resumed else rounds, "stops": dict(sorted(stops.items())),
+            **({"resumed": True} if resumed else {})}
+
+
+def _keep_partial(runner: Any, settings: Settings, stopped: dict[int, dict[str, Any]],
+                  last: dict[int, dict[str, Any]], round_no: int) -> None:
+    """Store the record as it stands before round `round_no` runs (0: the pilot) in plan.json, so
+    a run killed mid-round keeps it through a resume: every cell still running says `cut`."""
+    plan = runner.plan
+    cut = {"stop": CUT, "round": round_no,
+           "note": f"interrupted in round {round_no}; a resume finishes its processes without assessing again"}
+    cells = [_cell_record(c, stopped.get(i, cut), last.get(i), settings) for i, c in enumerate(plan["cells"])]
+    plan["adaptive"] = {"settings": asdict(settings), "partial": True, "cells": cells,
+                        "segments": [_segment(settings, cells)]}
+    write_json_atomic(runner.run_dir / "plan.json", plan)
+
+
+def note_resume(plan: dict[str, Any]) -> None:
+    """A resume of an adaptive run that was cut: its record (kept in the plan) gains a segment
+    saying the resume ran no rounds; its cut cells keep saying so. A finished record is left alone."""
+    record = plan.get("adaptive")
+    if not isinstance(record, dict) or not record.get("partial"):
+        return
+    settings = Settings(**{k: v for k, v in (record.get("settings") or {}).items()
+                           if k in Settings.__dataclass_fields__})
+    record.setdefault("segments", []).append(_segment(settings, record.get("cells") or [], resumed=True))
 
 
 def _processes_needed(a: dict[str, Any], target: float) -> int:
@@ -191,7 +232,8 @@ def format_record(record: dict[str, Any]) -> str:
     for c in record["cells"]:
         got = c.get("achieved")
         got_s = f"+-{100 * got:.3g}%" if got is not None and math.isfinite(got) else "n/a"
-        lines.append(f"{c['benchmark']}[{c['params']}] {c['engine']} {c['runtime']}: {c['stop']} "
+        stop = c["stop"] + (f" ({c['note']})" if c.get("note") else "")
+        lines.append(f"{c['benchmark']}[{c['params']}] {c['engine']} {c['runtime']}: {stop} "
                      f"(target +-{100 * c['target']:g}%, achieved {got_s}, {c.get('processes', 0)} processes, "
                      f"{c.get('spent_s', 0):.1f} s)")
     return "\n".join(lines)

@@ -418,12 +418,15 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
     run_dir = Path(run_dir)
     if not (run_dir / "plan.json").exists():
         raise UserError(f"{run_dir}: not a run directory (no plan.json)")
-    plan = store.read_json(run_dir / "plan.json", "plan")
+    plan = store.read_plan(run_dir)  # checked: cells and order as a resume needs them
     manifest = store.read_manifest(run_dir)
     store.verify_records(run_dir, manifest, plan, store.process_records(run_dir))
     manifest["command"] = manifest.get("command")
     if max_wait_s is not None:
         plan["max_wait_s"] = max_wait_s
+    from harness.run.adaptive import note_resume
+
+    note_resume(plan)  # an adaptive run cut mid-round keeps its record, saying so
     return _execute_with_servers(run_dir, plan, manifest, dsns, progress, first=False)
 
 

@@ -18,6 +18,7 @@ from harness.analysis import html
 from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.methods import METHOD_NAMES
 from harness.analysis.runset import RunSet
+from harness.redaction import redact
 from harness.store import read_manifest
 from harness.studies import family_studies
 from harness.studies.common import excluded_cells, protocol_text
@@ -46,8 +47,9 @@ def manifest_section(run_dirs: list[Path]) -> list[html.Section]:
                 " (1, 5 and 15 minutes)")
         rows = [
             ("run id", m.get("run_id")), ("status", m.get("status")), ("started", m.get("started")),
-            ("ended", m.get("ended")), ("command", html.readable(m.get("command")) if not isinstance(
-                m.get("command"), list) else " ".join(map(str, m["command"]))), ("profile", c.get("profile")),
+            ("ended", m.get("ended")), ("command", redact(" ".join(map(str, m["command"])) if isinstance(
+                m["command"], list) else html.readable(m["command"])) if m.get("command") else None),
+            ("profile", c.get("profile")),
             ("processes x iterations", f"{c.get('processes')} x {c.get('iterations')}"),
             ("order seed", c.get("seed")), ("per-process timeout (s)", html.readable(c.get("timeout_s"))),
             ("per-process budget (s)", html.readable(c.get("budget_s"))),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from harness.redaction import redact
 from harness.run.runtimes import runtime_family
 from harness.store import load_process_records, read_manifest, read_plan
 
@@ -182,7 +183,12 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
         if isinstance(cmd, list):
             cmd = " ".join(_quote(a) for a in cmd)
         elif isinstance(cmd, str):
-            cmd = " ".join(_quote(a) for a in shlex.split(cmd))
+            try:
+                cmd = " ".join(_quote(a) for a in shlex.split(cmd))
+            except ValueError:  # a recorded command with an unbalanced quote: shown as recorded
+                pass
+        if isinstance(cmd, str):
+            cmd = redact(cmd)  # the second net: the runner scrubbed the known passwords already
         commit = ((m.get("project") or {}).get("commit") or "unknown")[:12]
         src = m.get("source") or {}
         if not cmd and m.get("imported"):  # an imported run: what produced the file, then its import

@@ -49,3 +49,43 @@ def test_the_run_budget_stops_the_pilot_and_says_so(tmp_path):
     assert len(recs) == 4 and (recs["reason"] == BUDGET_SPENT).sum() >= 2, recs[["status", "reason"]]
     (cell,) = store.read_manifest(run)["adaptive"]["cells"]
     assert cell["stop"] == "budget"
+
+
+def test_an_adaptive_run_interrupted_in_a_round_and_resumed_keeps_its_record(tmp_path):
+    """Issue 25: killed in a round and resumed, the run used to end `complete` with no `adaptive`
+    section. Now the record survives, its cells say they were cut, and a second segment says the
+    resume ran no rounds."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    args = [sys.executable, "-m", "harness", "run", "--profile", "smoke", "--benchmarks", "selftest.sleep",
+            "--param", "seconds=0.02", "--param", "spread=0.3", "--engines", "sqlite/sqlite3", "--processes", "2",
+            "--iterations", "5", "--target-ci", "1", "--max-time", "120", "--out", str(tmp_path)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    deadline = time.monotonic() + 120
+    while "adaptive round 1" not in seen and time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen += line
+    assert "adaptive round 1" in seen, seen
+    time.sleep(0.3)  # inside round 1's processes
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    (run,) = [d for d in tmp_path.iterdir() if (d / "manifest.json").is_file()]
+    cut = store.read_manifest(run)
+    assert cut["status"] == "interrupted" and cut["adaptive"]["partial"], cut.get("adaptive")
+    p = harness("run", "--resume", str(run), "--no-progress", check=False)
+    assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr
+    m = store.read_manifest(run)
+    assert m["status"] == "complete" and m["adaptive"]["partial"]
+    (cell,) = m["adaptive"]["cells"]
+    assert cell["stop"] == "cut" and cell["round"] == 1 and cell["target"] == 0.01, cell
+    assert [s.get("resumed", False) for s in m["adaptive"]["segments"]] == [False, True]
+    assert "cut (interrupted in round 1" in p.stderr

@@ -75,9 +75,23 @@ def test_not_applicable_cells_are_skipped_by_design(tmp_path):
                   proc.stderr.strip().splitlines()[1])
 
 
-def test_unreachable_server_with_an_at_sign_password_measures_nothing_and_leaks_nothing(tmp_path):
-    secret = "s3cr@t-t@il"
-    dsn = f"postgresql://bench:{secret}@127.0.0.1:9/bench"
+#: password -> the DSN that holds it (an unreachable server), each a form the redaction regex alone
+#: used to miss or cut short (issue 25)
+UNREACHABLE_DSNS = {
+    "URL, '@' in the password": ("s3cr@t-t@il", "postgresql://bench:{pw}@127.0.0.1:9/bench"),
+    "URL, a space in the password": ("s3cr t-t@il", "postgresql://bench:{pw}@127.0.0.1:9/bench"),
+    "key=value, '&' and ';' in the password": ("s3cr&t;t@il",
+                                               "host=127.0.0.1 port=9 user=bench password={pw} dbname=bench"),
+    "key=value, quoted, a quote and a space": ("s3cr\\'t t@il",
+                                               "host=127.0.0.1 port=9 user=bench password='{pw}' dbname=bench"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNREACHABLE_DSNS))
+def test_unreachable_server_with_an_awkward_password_measures_nothing_and_leaks_nothing(case, tmp_path):
+    secret, form = UNREACHABLE_DSNS[case]
+    dsn = form.format(pw=secret)
+    secret = secret.replace("\\'", "'")  # the password itself (the DSN escapes its quote)
     proc = _run(["run", "--profile", "smoke", "--benchmarks", "bindings.select_fold", "--engines",
                  "postgresql/psycopg", "--dsn", f"postgresql={dsn}", "--out", str(tmp_path / "runs"),
                  "--no-progress"], tmp_path / "tmp")
@@ -85,10 +99,10 @@ def test_unreachable_server_with_an_at_sign_password_measures_nothing_and_leaks_
     assert proc.stderr.strip().splitlines()[-1] == "exit status 1: nothing was measured"
     run_dir = Path(last_line(proc.stdout))
     stored = "".join(p.read_text() for p in run_dir.rglob("*.json")) + proc.stderr + proc.stdout
-    for piece in (secret, "t@il", "s3cr", "@t-t"):
+    for piece in (secret, "t@il", "s3cr"):
         assert piece not in stored, f"{piece!r} of the password reached a file or the terminal"
     assert _leftovers(tmp_path / "tmp") == []
-    record_matrix("fault (e2e)", "server unreachable, password with '@' (nothing measured, nothing leaked)", 1,
+    record_matrix("fault (e2e)", f"server unreachable, {case} (nothing measured, nothing leaked)", 1,
                   proc.stderr.strip().splitlines()[-1])
 
 

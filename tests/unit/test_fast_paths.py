@@ -58,6 +58,42 @@ def test_reduced_reading_and_caches_give_the_plain_numbers(small_run, tmp_path, 
     assert list((tmp_path / "cache" / "summary").rglob("*.parquet")), "the summary was not cached"
 
 
+@pytest.mark.parametrize("part_rows", [1, 3, 7])
+def test_files_read_in_parts_give_the_plain_numbers(small_run, monkeypatch, part_rows):
+    """The statistics stream each timings file in parts (`store.iter_timing_parts`): the numbers
+    are those of the whole tables, whatever the part size."""
+    monkeypatch.setattr(store, "PART_ROWS", part_rows)
+    pd.testing.assert_frame_equal(RunSet(small_run, use_cache=False).summary, _old_summary(small_run))
+
+
+def test_an_iteration_twice_in_different_parts_is_found(small_run, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from harness.errors import DataError
+
+    path = sorted((small_run / "timings").glob("*.parquet"))[0]
+    table = pq.read_table(path)
+    its = table.column("iteration").to_pylist()
+    its[-1] = its[0]  # the first iteration again, in the last part
+    table = table.set_column(table.schema.get_field_index("iteration"), "iteration",
+                             pa_array(its)).replace_schema_metadata(table.schema.metadata)
+    pq.write_table(table, path)
+    with pytest.raises(DataError, match="an iteration appears twice"):
+        for _, _, parts in store.iter_timing_parts(small_run, rows=2):
+            list(parts)
+    its[-2], its[-1] = len(its) - 1, len(its) - 2  # the last two swapped: out of order, each once
+    assert sorted(its) == list(range(len(its)))
+    pq.write_table(table.set_column(table.schema.get_field_index("iteration"), "iteration", pa_array(its)), path)
+    for _, _, parts in store.iter_timing_parts(small_run, rows=2):
+        list(parts)
+
+
+def pa_array(values):
+    import pyarrow as pa
+
+    return pa.array(values, pa.int64())
+
+
 def test_ratio_rows_equal_the_plain_ratio_summary(small_run, tmp_path, monkeypatch):
     monkeypatch.setenv("CROSSINGS_ANALYSIS_CACHE", str(tmp_path / "cache"))
     raw = store.load_runs(small_run)
@@ -107,7 +143,7 @@ def test_write_timings_stores_what_from_pydict_would(tmp_path):
             "check_ok": [True, False, True], "crossings": [None, 2, None], "values_converted": [None] * 3}
     path = store.write_timings(tmp_path, 1, rows)
     want = pa.Table.from_pydict({k: rows[k] for k in RAW_COLUMNS}, schema=store._arrow_schema())
-    assert store._read_timings_file(path).equals(want)
+    assert store.plain_strings(store._read_timings_file(path)).equals(want)  # strings read dictionary-encoded
 
 
 def _warmup_series(rng: np.random.Generator, n: int, start: int, step: float = 0.1) -> np.ndarray:

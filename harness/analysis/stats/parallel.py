@@ -15,9 +15,15 @@ THREADS: int | None = None
 def _thread_count(tasks: int) -> int:
     n = THREADS
     if n is None:
-        env = os.environ.get("CROSSINGS_STATS_THREADS", "")
-        n = int(env) if env.strip() else (os.cpu_count() or 1)
+        n = env_threads()
     return max(1, min(int(n), tasks))
+
+
+def env_threads() -> int:
+    """CROSSINGS_STATS_THREADS (a whole number 1..1024), else the number of CPUs."""
+    from harness.errors import env_int
+
+    return env_int("CROSSINGS_STATS_THREADS", os.cpu_count() or 1, 1, 1024)
 
 
 def _parallel_map(fn, items: list) -> list:

@@ -109,8 +109,13 @@ def changepoints_blocks(Z: np.ndarray, pen: float | np.ndarray, block: int) -> l
     Z = np.atleast_2d(np.asarray(Z, dtype=float))
     m, n = Z.shape
     pen = np.broadcast_to(np.asarray(pen, dtype=float), (m,))
-    s1 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z, axis=1)], axis=1)
-    s2 = np.concatenate([np.zeros((m, 1)), np.cumsum(Z * Z, axis=1)], axis=1)
+    # the cumulative sums written in place (the same sums as cumsum then concatenate, without
+    # their copies: a 10-million-iteration process would need 400 MB of temporaries)
+    s1 = np.zeros((m, n + 1))
+    np.cumsum(Z, axis=1, out=s1[:, 1:])
+    s2 = np.zeros((m, n + 1))
+    np.square(Z, out=s2[:, 1:])
+    np.cumsum(s2[:, 1:], axis=1, out=s2[:, 1:])
     pos = np.unique(np.append(np.arange(0, n, block), n))
     B = len(pos) - 1
     p1, p2 = s1[:, pos], s2[:, pos]
@@ -345,7 +350,9 @@ def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_t
     for n, idxs in batches:
         X = np.stack([xs[i] for i in idxs])
         sig = _noise_sd_rows(X)
-        Z = (X - np.median(X, axis=1, keepdims=True)) / sig[:, None]
+        Z = X - np.median(X, axis=1, keepdims=True)
+        del X  # the rows are in xs: a long process is not held three times over
+        Z /= sig[:, None]
         pen = pen_scale * math.log(n)
         ends = (changepoints_batch(Z, pen) if n <= EXACT_MAX
                 else changepoints_blocks(Z, pen, math.ceil(n / BLOCKS)))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.errors import env_words
 from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
 
 JVM_DIR = Path(__file__).resolve().parent
@@ -82,7 +83,7 @@ def javac() -> str:
 
 
 def jvm_opts() -> list[str]:
-    return shlex.split(os.environ.get("CROSSINGS_JVM_OPTS", ""))
+    return env_words("CROSSINGS_JVM_OPTS", "")
 
 
 def _identity(path: str) -> str:

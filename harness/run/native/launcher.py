@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.errors import env_words
 from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
 
 NATIVE_DIR = Path(__file__).resolve().parent
@@ -67,7 +68,7 @@ def compiler() -> str:
 
 
 def cflags() -> list[str]:
-    return shlex.split(os.environ.get("CROSSINGS_NATIVE_CFLAGS", DEFAULT_CFLAGS))
+    return env_words("CROSSINGS_NATIVE_CFLAGS", DEFAULT_CFLAGS)
 
 
 def _compiler_identity(cc_path: str) -> str:
