@@ -119,7 +119,8 @@ def _tally(verdicts: list[Verdict]) -> str:
     factors = sorted(v.detectable for v in verdicts if v.word == INCONCLUSIVE and math.isfinite(v.detectable))
     text = f"cells: {', '.join(parts) or 'none'}"
     if factors:
-        text += f"; the undecided cells could only tell ratios {factors[0]:.3g}x to {factors[-1]:.3g}x from the line"
+        span = f"{factors[0]:.3g}x" if factors[0] == factors[-1] else f"{factors[0]:.3g}x to {factors[-1]:.3g}x"
+        text += f"; the undecided cells could only tell ratios more than {span} away from the line"
     return text
 
 
