@@ -106,123 +106,20 @@ def seed001_tpch(_: RunSet) -> Claim:
 
 # --- seed 002 ---------------------------------------------------------------------------------
 
-def _app(runs: RunSet) -> tuple[pd.DataFrame, Callable[..., Interval]] | None:
+def _app(runs: RunSet) -> tuple[pd.DataFrame, Callable[..., Interval]]:
     cells = app.app_cells(runs.summary)
-    if cells.empty:
-        return None
-    return cells, app._Ratios(runs, cells)
+    return cells, (app._Ratios(runs, cells) if not cells.empty else None)
 
 
-def spread(rs: list[Interval], what: str = "cells") -> str:
-    """The range of the estimates of several ratios, and how many (`what`: cells, pairs)."""
-    ok = sorted(r[0] for r in rs if math.isfinite(r[0]))
-    return f"estimates {num(ok[0])}x to {num(ok[-1])}x over {len(ok)} {what}" if ok else "not measured"
+#: seed 002's claims, computed by the E5 study (`app.claims`) and quoted with its number here
+SEED002_NUMBERS = (">= 8x", "no number", f"about 1/{app.SEED['mongo_next']:.0f}", "no number",
+                   f"about {app.SEED['optimisation']:g}x", f"about {app.SEED['acid_lookup_optimisation']:g}x")
 
 
-def acid_margins(cells: pd.DataFrame, ratio: Callable[..., Interval]) -> list[Interval]:
-    """Per AcidState list/select cell: next fastest other engine's time / AcidState's."""
-    out = []
-    acid = cells[cells["engine"].map(app.is_acid) & cells["operation"].isin(app.SELECTS)]
-    for i, a in acid.iterrows():
-        others = cells[(cells["operation"] == a["operation"]) & (cells["corpus"] == a["corpus"])
-                       & ~cells["engine"].map(app.is_acid)]
-        if not others.empty:
-            out.append(ratio(others["mean_s"].idxmin(), i))
-    return out
-
-
-def seed002_acid(runs: RunSet) -> Claim:
-    """AcidState wins its selects by 8x or more (every list/select cell)."""
-    quote = "AcidState: \"the benchmarks it wins, it wins by an 8x or larger margin\" (list and select)"
-    got = _app(runs)
-    if got is None:
-        return Claim("002", quote, ">= 8x", "not measured", v.untestable("no app.* cells in these runs"))
-    rs = acid_margins(*got)
-    verdict = v.every_cell(v.at_least(r[1], r[2], app.SEED["acid_margin"]) for r in rs)
-    return Claim("002", quote, ">= 8x", f"next fastest engine's time / AcidState's per operation x corpus x build: "
-                 f"{spread(rs)}", verdict)
-
-
-def seed002_mongo_users(_: RunSet) -> Claim:
-    return Claim("002", "\"MongoDB consistently outperforms all comers when it comes to user insertion\"",
-                 "no number", "—", v.untestable(
-                     "MongoDB is reached through FerretDB (MongoDB's wire protocol over PostgreSQL); the seed's "
-                     "manual auto-increment asks for the largest id, which FerretDB answers by scanning the "
-                     "collection, so the time grows with the corpus for a reason MongoDB does not have"))
-
-
-def seed002_mongo_push(runs: RunSet) -> Claim:
-    got = _app(runs)
-    have = got is not None and bool((got[0]["engine"].map(app.is_mongo)
-                                     & (got[0]["operation"] == "app.insert_item")).any())
-    how = "FerretDB stands in for MongoDB, and its `$push` is an update of a JSONB document in PostgreSQL"
-    if not have:
-        how += "; no item-insertion cell of FerretDB in these runs"
-    return Claim("002", "item insertion with `$push`: MongoDB takes \"about 1/3 the time of the next contender "
-                 "until we get up to the 50k corpus\"", f"about 1/{app.SEED['mongo_next']:.0f}", "—",
-                 v.untestable(how))
-
-
-def sqlite_loses(cells: pd.DataFrame, ratio: Callable[..., Interval],
-                 runtime: str) -> tuple[list[v.Verdict], list[Interval]]:
-    """Per operation x corpus on `runtime`: HDBC-sqlite3's time / each other engine's > 1 in every
-    pair (one verdict per cell), and every pair's ratio."""
-    same = cells[cells["runtime"].astype(str) == runtime]
-    out, rs = [], []
-    for i, s in same[same["engine"] == "sqlite/hdbc"].iterrows():
-        others = same[(same["operation"] == s["operation"]) & (same["params"] == s["params"])
-                      & ~same["engine"].map(app.is_sqlite)]
-        pairs = [ratio(i, j) for j in others.index]
-        rs += pairs
-        if pairs:
-            out.append(v.every_cell(v.above(r[1], r[2]) for r in pairs))
-    return out, rs
-
-
-def seed002_sqlite(runs: RunSet) -> Claim:
-    """SQLite (HDBC-sqlite3, the seed's binding) loses in every category at every corpus size."""
-    quote = "\"SQLite loses in every category at every corpus size, but not by as much as I was expecting\""
-    got = _app(runs)
-    if got is None:
-        return Claim("002", quote, "no number", "not measured", v.untestable("no app.* cells in these runs"))
-    cells, ratio = got
-    runtime = next((str(r) for r in sorted(cells["runtime"].astype(str).unique())
-                    if app.unoptimised(r) and (cells["engine"] == "sqlite/hdbc").any()), "")
-    vs, rs = sqlite_loses(cells, ratio, runtime)
-    return Claim("002", quote, "no number", f"sqlite/hdbc (HDBC-sqlite3) time / each other engine's on {runtime} "
-                 f"(the seed's `ghc --make`): {spread(rs, 'pairs of cells')}", v.every_cell(vs))
-
-
-def optimisation_pairs(cells: pd.DataFrame, ratio: Callable[..., Interval], only_acid: bool) -> list[Interval]:
-    """-O0 time / -O2 time of each cell measured with both builds."""
-    out = []
-    low = cells[cells["runtime"].astype(str).map(app.unoptimised)]
-    if only_acid:
-        low = low[low["engine"].map(app.is_acid) & low["operation"].isin(app.SELECTS)]
-    for i, c in low.iterrows():
-        twins = cells[(cells["benchmark"] == c["benchmark"]) & (cells["params"] == c["params"])
-                      & (cells["engine"] == c["engine"]) & ~cells["runtime"].astype(str).map(app.unoptimised)
-                      & (cells["runtime"].astype(str).str[:3] == str(c["runtime"])[:3])]
-        out += [ratio(i, j) for j in twins.index]
-    return out
-
-
-def _geomean(rs: list[Interval]) -> str:
-    ok = [r[0] for r in rs if math.isfinite(r[0]) and r[0] > 0]
-    return (f"geometric mean of {len(ok)} cells' estimates {num(math.exp(sum(map(math.log, ok)) / len(ok)))}x; "
-            f"{spread(rs)}") if ok else "not measured"
-
-
-def seed002_optimisation(runs: RunSet, only_acid: bool = False) -> Claim:
-    """`ghc -O` about halves most numbers (about 5x for AcidState lookups)."""
-    if only_acid:
-        quote, value = "`ghc -O` \"improves AcidState lookups by about 5x\"", app.SEED["acid_lookup_optimisation"]
-    else:
-        quote, value = "\"The ghc optimization flag approximately halves most numbers\"", app.SEED["optimisation"]
-    got = _app(runs)
-    rs = optimisation_pairs(*got, only_acid) if got is not None else []
-    verdict = v.most_cells(v.about(r[1], r[2], value) for r in rs)
-    return Claim("002", quote, f"about {value:g}x", f"-O0 time / -O2 time: {_geomean(rs)}", verdict)
+def seed002(runs: RunSet) -> list[Claim]:
+    """Seed 002's claims as the E5 study words and decides them."""
+    items = app.claims(*_app(runs))
+    return [Claim("002", c["claim"], n, c["evidence"] or "—", c["verdict"]) for c, n in zip(items, SEED002_NUMBERS)]
 
 
 # --- seed 003 ---------------------------------------------------------------------------------
@@ -310,16 +207,14 @@ def seed004_change(_: RunSet) -> Claim:
                                    "A/A comparison)"))
 
 
-CLAIMS: tuple[Callable[[RunSet], Claim], ...] = (
-    seed000_c_vs_python, seed001_inlining, seed001_tpch, seed002_acid, seed002_mongo_users, seed002_mongo_push,
-    seed002_sqlite, seed002_optimisation, lambda runs: seed002_optimisation(runs, only_acid=True),
-    seed003_sync, seed003_memory_off, seed003_versions, seed004_select, seed004_change,
-)
+BEFORE_002: tuple[Callable[[RunSet], Claim], ...] = (seed000_c_vs_python, seed001_inlining, seed001_tpch)
+AFTER_002: tuple[Callable[[RunSet], Claim], ...] = (seed003_sync, seed003_memory_off, seed003_versions,
+                                                    seed004_select, seed004_change)
 
 
 def claims(runs: RunSet) -> list[Claim]:
     """Every claim of the five seeds against these runs, in seed order."""
-    return [f(runs) for f in CLAIMS]
+    return [f(runs) for f in BEFORE_002] + seed002(runs) + [f(runs) for f in AFTER_002]
 
 
 def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap") -> str:

@@ -4,6 +4,7 @@ import math
 
 import pandas as pd
 
+from harness.studies import app
 from harness.studies import seedclaims as sc
 from harness.studies import verdicts as v
 
@@ -25,11 +26,11 @@ def test_acid_margin_straddles_are_inconclusive_and_one_refutation_refutes():
         ("app.list_users", "corpus=SM", "duckdb", "cpython", "app.list_users", "SM", 2e-5),
     ])
     straddle = _ratio({(1, 0): (10.0, 5.0, 20.0), (3, 2): (9.0, 4.0, 16.0)})
-    rs = sc.acid_margins(cells, straddle)
+    rs = app.acid_margins(cells, straddle)
     assert len(rs) == 2
     assert v.every_cell(v.at_least(r[1], r[2], 8) for r in rs).word == v.INCONCLUSIVE
     one_bad = _ratio({(1, 0): (10.0, 5.0, 20.0), (3, 2): (2.0, 1.5, 3.0)})
-    assert v.every_cell(v.at_least(r[1], r[2], 8) for r in sc.acid_margins(cells, one_bad)).word == v.REFUTED
+    assert v.every_cell(v.at_least(r[1], r[2], 8) for r in app.acid_margins(cells, one_bad)).word == v.REFUTED
 
 
 def test_sqlite_loses_only_against_engines_on_the_same_runtime():
@@ -39,7 +40,7 @@ def test_sqlite_loses_only_against_engines_on_the_same_runtime():
         ("app.query_user", "corpus=SM", "duckdb", "cpython", "app.query_user", "SM", 1e-3),
     ])
     ratio = _ratio({(0, 1): (2.0, 1.5, 2.5), (0, 2): (0.2, 0.1, 0.3)})
-    vs, rs = sc.sqlite_loses(cells, ratio, "haskell-O0")
+    vs, rs = app.sqlite_loses(cells, ratio, "haskell-O0")
     assert [x.word for x in vs] == [v.SUPPORTED]  # duckdb on CPython is not the seed's contender
     assert rs == [(2.0, 1.5, 2.5)]
 
@@ -63,9 +64,12 @@ def test_memory_off_claim_refuted_when_another_setting_is_surely_faster():
 
 
 def test_substitutes_are_untestable_with_their_reason():
-    for claim in (sc.seed001_inlining(None), sc.seed002_mongo_users(None), sc.seed003_versions(None)):
+    for claim in (sc.seed001_inlining(None), sc.seed003_versions(None), sc.seed004_change(None)):
         assert claim.verdict.word == v.UNTESTABLE and claim.verdict.why
-    assert "FerretDB" in sc.seed002_mongo_users(None).verdict.why
+    mongo = app.claim_mongo(pd.DataFrame(), None)["verdict"]
+    assert mongo.word == v.UNTESTABLE and "FerretDB" in mongo.why
+    push = app.claim_push(pd.DataFrame(), None)
+    assert "$push" in push["claim"] and push["verdict"].word == v.UNTESTABLE
 
 
 def test_table_uses_one_vocabulary_and_at_most_seven_columns():
