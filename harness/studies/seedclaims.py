@@ -25,10 +25,10 @@ if TYPE_CHECKING:
 #: the seeds, cited by author, title and year (the references list of paper.md has them in full)
 CITE = {
     "000": "Hellsten, \"Benchmarking sqlite-simple\" (2013)",
-    "001": "the SQPyte paper (2016)",
+    "001": "Bolz, Kurilova, Tratt, \"Making an Embedded DBMS JIT-friendly\" (2016)",
     "002": "\"Haskell Profiling: Third Impact, or, AcidState vs. The World\" (2013)",
     "003": "Joe, \"Some SQLite 3.7 Benchmarks\" (2010)",
-    "004": "\"Benchmarking RamSQL\"",
+    "004": "Roullon, \"Benchmarking RamSQL\" (2023)",
 }
 
 Interval = tuple[float, float, float]
