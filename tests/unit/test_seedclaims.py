@@ -85,3 +85,19 @@ def test_table_uses_one_vocabulary_and_at_most_seven_columns():
 def test_show_never_prints_a_bound_at_or_below_zero():
     assert sc.show((2.0, 0.0, 3.0)) == "2.00x (no interval)"
     assert sc.show((2.0, 1.0, 3.0)) == "2.00x [1.00, 3.00]"
+
+
+def test_acid_microseconds_refuted_by_one_cell_surely_above_the_limit():
+    cells = pd.DataFrame({"engine": ["acidstate/acid-state"] * 2, "operation": ["app.query_user", "app.list_users"],
+                          "mean_s": [8e-6, 0.045], "ci_low_s": [6e-6, 0.024], "ci_high_s": [1e-5, 0.085]})
+    out = app.claim_acid_micro(cells, None)
+    assert out["verdict"].word == v.REFUTED and "1 supported, 1 refuted" in out["verdict"].why
+    assert app.claim_acid_micro(cells.iloc[:1], None)["verdict"].word == v.SUPPORTED
+
+
+def test_every_seed_has_a_row_and_seed_002_numbers_line_up_with_its_claims():
+    assert len(sc.SEED002_NUMBERS) == len(app.claims(pd.DataFrame(columns=["engine", "operation", "runtime"]), None))
+    assert {f(None).seed for f in (*sc.BEFORE_002, *sc.AFTER_002) if f not in (sc.seed000_c_vs_python,
+                                                                              sc.seed003_sync, sc.seed003_memory_off,
+                                                                              sc.seed004_select)} == {"000", "001", "003",
+                                                                                                       "004"}
