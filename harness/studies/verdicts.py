@@ -51,12 +51,17 @@ def detectable_factor(low: float, high: float) -> float:
     return math.exp((math.log(high) - math.log(low)) / 2)
 
 
+def factor_text(f: float) -> str:
+    """A factor for people: three significant digits, thousands with separators (6,810x, not 6.81e+03x)."""
+    return f"{f:.3g}x" if f < 1000 else f"{f:,.0f}x"
+
+
 def power_statement(low: float, high: float) -> str:
     """The smallest effect this interval could have detected, as a sentence."""
     f = detectable_factor(low, high)
     if not math.isfinite(f):
         return "no interval (too few processes)"
-    return f"this interval could only tell ratios more than {f:.3g}x away from the line"
+    return f"this interval could only tell ratios more than {factor_text(f)} away from the line"
 
 
 def _undecided(low: float, high: float) -> Verdict:
@@ -119,7 +124,7 @@ def _tally(verdicts: list[Verdict]) -> str:
     factors = sorted(v.detectable for v in verdicts if v.word == INCONCLUSIVE and math.isfinite(v.detectable))
     text = f"cells: {', '.join(parts) or 'none'}"
     if factors:
-        span = f"{factors[0]:.3g}x" if factors[0] == factors[-1] else f"{factors[0]:.3g}x to {factors[-1]:.3g}x"
+        span = factor_text(factors[0]) + ("" if factors[0] == factors[-1] else f" to {factor_text(factors[-1])}")
         text += f"; the undecided cells could only tell ratios more than {span} away from the line"
     return text
 

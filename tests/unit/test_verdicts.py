@@ -71,3 +71,9 @@ def test_rank_test_with_three_a_side_is_never_evidence():
 def test_detectable_factor_is_the_log_half_width():
     assert v.detectable_factor(1.0, 4.0) == pytest.approx(2.0)
     assert math.isnan(v.detectable_factor(0.0, 4.0))
+
+
+def test_large_factors_are_written_for_people():
+    assert v.factor_text(2.5) == "2.5x" and v.factor_text(6810.4) == "6,810x"
+    out = v.every_cell([v.at_least(1.0, 4.0, 3), v.at_least(0.001, 46.0, 3)])
+    assert "2x to 214x" in out.why
