@@ -255,8 +255,9 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
 
 
 def claims(cells: pd.DataFrame, ratio: Ratio) -> list[dict[str, Any]]:
-    return [claim_acid(cells, ratio), claim_acid_micro(cells, ratio), claim_mongo(cells, ratio), claim_push(cells, ratio),
-            claim_sqlite(cells, ratio), claim_optimisation(cells, ratio),
+    """Seed 002's claims in the seed's order, each decided by verdicts.py."""
+    return [claim_acid(cells, ratio), claim_acid_micro(cells, ratio), claim_mongo(cells, ratio),
+            claim_push(cells, ratio), claim_sqlite(cells, ratio), claim_optimisation(cells, ratio),
             claim_optimisation(cells, ratio, only_acid=True)]
 
 

@@ -62,6 +62,13 @@ def inverse(r: Interval) -> Interval:
     return 1 / est, 1 / hi, 1 / lo
 
 
+def decide(r: Interval, rule: Callable[[float, float], v.Verdict]) -> v.Verdict:
+    """`rule` on the interval of `r`, or untestable here when these runs do not measure it at all."""
+    if not math.isfinite(r[0]):
+        return v.untestable("these runs have no cell that measures it")
+    return rule(r[1], r[2])
+
+
 def ratio_at(runs: RunSet, benchmark: str, a: str, b: str, params: str) -> Interval:
     """time(a) / time(b) of one benchmark at `params`, with its interval (t on the log scale)."""
     from harness.analysis.stats import combine_log_ratios
@@ -82,7 +89,7 @@ def seed000_c_vs_python(runs: RunSet) -> Claim:
     r = ratio_at(runs, "bindings.select_fold", PY, C, "n=10000")
     return Claim("000", "native sqlite (C) 6,891,798 rows/s; \"a Python reimplementation ... at 2.5M rows/s\"",
                  f"{seed.shown} (C / Python)", show(r) + " (sqlite3@cpython time / native-c time, select_fold, "
-                 "N = 10,000)", v.about(r[1], r[2], seed.value))
+                 "N = 10,000)", decide(r, lambda lo, hi: v.about(lo, hi, seed.value)))
 
 
 def seed000_sqlite_simple(_: RunSet) -> Claim:
@@ -205,8 +212,9 @@ def seed004_select(runs: RunSet) -> Claim:
     hit = ratios[ratios["benchmark"] == "ramsql.select_10k_fixed"]
     r = tuple(float(x) for x in hit.iloc[0][["ratio", "low", "high"]]) if len(hit) else NONE
     return Claim("004", "\"RamSQL SELECT is 100x slower than SQLite (7479µs vs 11µs)\"",
-                 f"100x as written ({num(seed_ratio)}x from its own 7,479 µs / 11.05 µs)", show(r) + " (select_10k_fixed: the seed's SQLite "
-                 "read no row, so the fixed select, 29 rows on both)", v.about(r[1], r[2], 100.0))
+                 f"100x as written ({num(seed_ratio)}x from its own 7,479 µs / 11.05 µs)",
+                 show(r) + " (select_10k_fixed: the seed's SQLite read no row, so the fixed select, 29 rows on both)",
+                 decide(r, lambda lo, hi: v.about(lo, hi, 100.0)))
 
 
 def seed004_change(_: RunSet) -> Claim:
