@@ -124,8 +124,10 @@ def table(columns: Sequence[Col | str], rows: Sequence[Sequence[object]], width:
     for i, row in enumerate(rows):
         t.add_row(*[Text("" if v is None else str(v)) for v in row], end_section=(i + 1) in starts)
     out = io.StringIO()
-    console = Console(file=out, width=width, color_system=None, force_terminal=False, markup=False,
-                      highlight=False, emoji=False, soft_wrap=False, legacy_windows=False)
+    # force_jupyter=False: inside a notebook kernel rich would send the table to the notebook's display
+    # and leave `out` empty, so the paper blocks that the notebooks write would lose their tables
+    console = Console(file=out, width=width, color_system=None, force_terminal=False, force_jupyter=False,
+                      markup=False, highlight=False, emoji=False, soft_wrap=False, legacy_windows=False)
     console.print(t, crop=False)
     lines = [line.rstrip() for line in out.getvalue().splitlines()]
     return "\n".join(_fit(line, width) for line in lines)

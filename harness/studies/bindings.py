@@ -16,7 +16,7 @@ from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.run import cpuclock
-from harness.studies import findings, runfacts, seeds
+from harness.studies import envtable, findings, runfacts, seedclaims, seeds
 from harness.studies.common import StudyResult, family_table, figure_link, protocol_text, rate_unit
 
 PREFIX = "bindings."
@@ -55,7 +55,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
                "e1-ratios": ratio_md, "e1-findings": found, "seed-000": seed_md, "abstract-e1": abstract(runs),
                "noise": noise, "precision": runfacts.precision_block(runs),
-               "reproduce": runfacts.reproduce_block(runs.run_dirs)}
+               "reproduce": runfacts.reproduce_block(runs.run_dirs),
+               "seed-verdicts": seedclaims.markdown(seedclaims.claims(runs), runs.confidence, method),
+               "environment": envtable.markdown(runs.run_dirs)}
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process", seq_fig, paper_path)
         return out

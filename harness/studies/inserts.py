@@ -24,6 +24,7 @@ from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
 from harness.analysis.stats.resample import CELL_KEYS
+from harness.studies import verdicts
 from harness.studies.common import StudyResult, figure_link
 
 PREFIX = "inserts."
@@ -342,7 +343,8 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             ours = (f"N = {r.rows:,}: fastest {r.fastest} ({fmt_rate(r.fastest_rate)}/s); memory+off takes "
                     f"{ratio_text(mo)} its time")
         if np.isfinite(sync[1]) and sync[1] <= 1.0 <= sync[2]:
-            sync_text = f"no measurable cost of syncing here (delete+full / delete+off time = {ratio_text(sync)})"
+            sync_text = (f"the cost of syncing is inconclusive here (delete+full / delete+off time = "
+                         f"{ratio_text(sync)}: {verdicts.power_statement(sync[1], sync[2])})")
         else:
             sync_text = f"syncing costs {ratio_text(sync)} here (delete+full / delete+off time)"
         if isinstance(runner, tuple) and not within:
@@ -387,7 +389,10 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             ours = (f"N = {r.n:,}: sqlite3 {side(r.base_median_s, r.base_ci_low_s, r.base_ci_high_s)}, apsw "
                     f"{side(r.new_median_s, r.new_ci_low_s, r.new_ci_high_s)} (medians of process means, 95% "
                     f"distribution-free CI); apsw {r.base_median_s - r.new_median_s:+.3g} s faster, {r.delta} "
-                    f"(Mann-Whitney p = {r.p_value:.3f}, n = {int(r.base_n)}+{int(r.new_n)})")
+                    f"(Mann-Whitney p = {r.p_value:.3f}, n = {int(r.base_n)}+{int(r.new_n)}"
+                    + ("" if verdicts.rank_test_is_evidence(int(r.base_n), int(r.new_n)) else
+                       f"; with these n its smallest possible p is "
+                       f"{verdicts.rank_test_min_p(int(r.base_n), int(r.new_n)):.2g}, so it is no evidence") + ")")
             rows.append({"headline": "a newer SQLite inserts faster (prepared statements)",
                          "seed 003 (its numbers)": (f"{SEED['versions'][1]} about {SEED['version_speedup_s']:g} s "
                                                     f"faster than {SEED['versions'][0]}"),

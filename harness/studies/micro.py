@@ -111,13 +111,15 @@ def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
             f"crossings per operation and the speedup of {fast} over {slow} (time on {slow} / time on {fast}) is "
             f"{r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] ({conf} percentile interval from {r.resamples} bootstrap "
             "replicates, processes resampled within each cell). ")
+    half = (r.high - r.low) / 2
     tail = {"supported": "The claim that the speedup grows with crossings is supported: the interval lies above 0.",
-            "contradicted": "The data contradict the claim: the interval lies below 0, so the speedup shrinks "
-                            "as crossings grow.",
-            "not supported": "The claim that the speedup grows with crossings is not supported by these runs: "
-                             "the interval includes 0.",
+            "contradicted": "The claim is refuted: the interval lies below 0, so the speedup shrinks as crossings "
+                            "grow.",
+            "not supported": "The claim that the speedup grows with crossings is inconclusive in these runs: the "
+                             f"interval includes 0, and with its half-width of {half:.2f} it could only tell a "
+                             f"rho further than that from 0.",
             "undecided": "No interval could be computed (a cell has fewer than 2 processes), so the claim is "
-                         "neither supported nor refuted."}[r.verdict]
+                         "inconclusive."}[r.verdict]
     return (head + tail + " The interval reflects timing noise only; with this few benchmarks, a different "
             "choice of benchmarks could order differently, and the pair is stock SQLite under PyPy, not SQPyte.")
 

@@ -29,7 +29,7 @@ class SeedNumber:
 
 
 SEED_000 = "seed 000 (J. Hellsten, \"Benchmarking sqlite-simple\", 2013)"
-SEED_001 = "seed 001 (the SQPyte paper)"
+SEED_001 = "seed 001 (C. F. Bolz, D. Kurilova, L. Tratt, \"Making an Embedded DBMS JIT-friendly\", ECOOP 2016)"
 
 SEEDS: dict[str, tuple[str, list[SeedNumber]]] = {
     "000": (SEED_000, [

@@ -1,0 +1,124 @@
+"""The environment the runs were measured in, as two tables read from the runs' manifests only.
+
+A reader who wants to repeat or judge a number needs the machine (CPU, cores, memory, kernel, the
+frequency governor and turbo state, the clock cycles are derived from) and, per engine and runtime,
+the versions and the configuration (compiler and flags, server settings). Nothing here is typed
+in: each value is what `manifest.json` recorded, and a value that differs between runs is listed
+with the runs that had it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from harness.store import read_manifest
+
+#: server settings shown (the ones that decide durability and memory); the manifest has them all
+SERVER_KEYS = ("fsync", "synchronous_commit", "full_page_writes", "shared_buffers", "jit",
+               "innodb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "innodb_doublewrite", "log_bin")
+
+
+def _governor(m: dict[str, Any]) -> str:
+    cpu = m.get("machine", {}).get("cpu", {})
+    if cpu.get("governor"):
+        return str(cpu["governor"])
+    advice = next((str(d.get("advice")) for d in m.get("doctor") or [] if d.get("check") == "governor"), "")
+    return f"not readable ({advice.split(';')[0]})" if advice else "not readable"
+
+
+def machine_facts(m: dict[str, Any]) -> dict[str, str]:
+    """One run's machine: item -> value, as recorded."""
+    mach = m.get("machine", {})
+    cpu = mach.get("cpu", {})
+    clock = m.get("cpu_clock") or {}
+    mem = mach.get("memory_bytes")
+    return {
+        "CPU": f"{cpu.get('model')}, {cpu.get('cores')} cores",
+        "memory": f"{mem / 2**30:.1f} GiB" if isinstance(mem, (int, float)) else "not recorded",
+        "kernel": str(mach.get("kernel")),
+        "operating system": str(mach.get("os")),
+        "frequency governor": _governor(m),
+        "turbo": "not readable" if cpu.get("turbo") is None else str(cpu.get("turbo")),
+        "clock used for cycles": (f"{clock['hz'] / 1e9:.3f} GHz from {clock.get('source')}" if clock.get("hz")
+                                  else "none"),
+        "cycle counter": "; ".join(clock.get("notes") or []) or "not recorded",
+        "harness Python": str((m.get("python") or {}).get("version", "")).split(" (")[0],
+    }
+
+
+def _transport(server: dict[str, Any]) -> str:
+    """How the driver reached the server, without the run's temporary path."""
+    t = str(server.get("transport") or "")
+    return "a unix socket" if server.get("listen") == "unix" or ".sock" in t else (t.split(" /")[0] or "?")
+
+
+def _settings(server: dict[str, Any]) -> str:
+    got = server.get("settings") or {}
+    shown = ", ".join(f"{k}={got[k]}" for k in SERVER_KEYS if k in got)
+    return f"{server.get('settings_name', '')} ({shown})" if shown else str(server.get("settings_name", ""))
+
+
+def engine_facts(m: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
+    """One run's available engines: (engine, runtime) -> (versions, configuration)."""
+    out = {}
+    for key, info in sorted((m.get("engines") or {}).items()):
+        if not info.get("available"):
+            continue
+        versions = "; ".join(f"{k} {v}" for k, v in (info.get("versions") or {}).items())
+        build = info.get("build") or {}
+        config = []
+        if build.get("compiler_version"):
+            config.append(f"built with {build['compiler_version']} {build.get('flags', '')}".strip())
+        elif build.get("flags"):
+            config.append(f"build flags {build['flags']}")
+        if info.get("server"):
+            config.append(f"server {_settings(info['server'])}, over {_transport(info['server'])}")
+        elif info.get("storage"):
+            config.append(str(info["storage"]))
+        out[(key.split("@")[0], str(info.get("runtime")))] = (versions, "; ".join(config))
+    return out
+
+
+def _runs(ids: list[str], total: int) -> str:
+    return "all" if len(ids) == total else ", ".join(f"`{i}`" for i in ids)
+
+
+def machine_table(manifests: list[dict[str, Any]]) -> str:
+    """item | value | runs: every distinct value of each machine fact."""
+    seen: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for m in manifests:
+        for item, value in machine_facts(m).items():
+            seen[item][value].append(str(m.get("run_id")))
+    lines = ["| item | value | runs |", "|---|---|---|"]
+    for item, values in seen.items():
+        for value, ids in values.items():
+            lines.append(f"| {item} | {value.replace('|', '/')} | {_runs(ids, len(manifests))} |")
+    return "\n".join(lines)
+
+
+def engine_table(manifests: list[dict[str, Any]]) -> str:
+    """engine | runtime | versions | configuration | runs: every distinct record."""
+    seen: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+    for m in manifests:
+        for (engine, runtime), (versions, config) in engine_facts(m).items():
+            seen[(engine, runtime, versions, config)].append(str(m.get("run_id")))
+    lines = ["| engine | runtime | versions | configuration | runs |", "|---|---|---|---|---|"]
+    for (engine, runtime, versions, config), ids in sorted(seen.items()):
+        cells = [c.replace("|", "/") for c in (engine, runtime, versions, config)]
+        lines.append(f"| {' | '.join(cells)} | {len(ids)} of {len(manifests)} |")
+    return "\n".join(lines)
+
+
+def markdown(run_dirs: Iterable[Path | str]) -> str:
+    """Both tables with their captions, from the manifests of `run_dirs` (imported runs: machine only)."""
+    manifests = [read_manifest(Path(d)) for d in run_dirs]
+    if not manifests:
+        return "_no runs_"
+    measured = [m for m in manifests if not m.get("imported")] or manifests
+    return (machine_table(measured) + f"\n\nTable: The machine, as the manifests of the {len(measured)} measured "
+            "runs recorded it (`runs`: which runs had a value, when they differ).\n\n" + engine_table(measured)
+            + f"\n\nTable: Engines and runtimes of the {len(measured)} measured runs (imported `go test` runs "
+            "record no engine): versions as each engine's probe reported them, configuration as built or "
+            "started by the harness (server settings read back from the server; the manifest has all of "
+            "them).")

@@ -1,0 +1,168 @@
+"""One vocabulary for the seeds' claims, each verdict computed from an interval by one rule.
+
+A claim is *supported* when the whole interval lies on its side of the claim's line, *refuted*
+when the whole interval lies on the other side, *inconclusive* when the interval straddles the
+line (then the verdict says the smallest effect this run could have told from the line: the
+interval's half-width on the log scale, as a factor), and *untestable here* when what we measure
+is not what the seed measured (the verdict says how the substitute differs). No other word is
+used, so the table never says "not supported" where the data only failed to decide.
+
+Every interval here is of a positive ratio, so the rules work on the log scale; a bound <= 0 or
+not finite is no interval.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+SUPPORTED = "supported"
+REFUTED = "refuted"
+INCONCLUSIVE = "inconclusive"
+UNTESTABLE = "untestable here"
+WORDS = (SUPPORTED, REFUTED, INCONCLUSIVE, UNTESTABLE)
+
+#: "about X" read as within a factor of ABOUT of X either way (fixed before looking at any number)
+ABOUT = 1.5
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A word of the vocabulary and why: a power statement (inconclusive), the substitute (untestable)."""
+
+    word: str
+    why: str = ""
+    #: for inconclusive: the factor from the line this interval could have detected (nan otherwise)
+    detectable: float = math.nan
+
+    def __str__(self) -> str:
+        return f"**{self.word}**" + (f": {self.why}" if self.why else "")
+
+
+def valid(low: float, high: float) -> bool:
+    """An interval of a positive ratio: both bounds finite and > 0, low <= high."""
+    return all(isinstance(x, (int, float)) and math.isfinite(x) and x > 0 for x in (low, high)) and low <= high
+
+
+def detectable_factor(low: float, high: float) -> float:
+    """exp(half-width on the log scale): a true ratio nearer the line than this factor stays undecided."""
+    if not valid(low, high):
+        return math.nan
+    return math.exp((math.log(high) - math.log(low)) / 2)
+
+
+def factor_text(f: float) -> str:
+    """A factor for people: three significant digits, thousands with separators (6,810x, not 6.81e+03x)."""
+    return f"{f:.3g}x" if f < 1000 else f"{f:,.0f}x"
+
+
+def power_statement(low: float, high: float) -> str:
+    """The smallest effect this interval could have detected, as a sentence."""
+    f = detectable_factor(low, high)
+    if not math.isfinite(f):
+        return "no interval (too few processes)"
+    return f"this interval could only tell ratios more than {factor_text(f)} away from the line"
+
+
+def _undecided(low: float, high: float) -> Verdict:
+    return Verdict(INCONCLUSIVE, power_statement(low, high), detectable_factor(low, high))
+
+
+def at_least(low: float, high: float, line: float) -> Verdict:
+    """Claim "the ratio is at least `line`" (e.g. "wins by 8x or more"): low >= line supports it,
+    high < line refutes it."""
+    if not valid(low, high):
+        return _undecided(low, high)
+    if low >= line:
+        return Verdict(SUPPORTED)
+    if high < line:
+        return Verdict(REFUTED)
+    return _undecided(low, high)
+
+
+def above(low: float, high: float, line: float = 1.0) -> Verdict:
+    """Claim "the ratio exceeds `line`" (e.g. "A is slower than B": time A / time B > 1): low > line
+    supports it, high < line refutes it (the opposite is shown); touching the line decides nothing."""
+    if not valid(low, high):
+        return _undecided(low, high)
+    if low > line:
+        return Verdict(SUPPORTED)
+    if high < line:
+        return Verdict(REFUTED)
+    return _undecided(low, high)
+
+
+def about(low: float, high: float, value: float, factor: float = ABOUT) -> Verdict:
+    """Claim "the ratio is about `value`": supported when the interval lies within
+    [value / factor, value * factor], refuted when it lies wholly outside that band."""
+    if not valid(low, high):
+        return _undecided(low, high)
+    lo_band, hi_band = value / factor, value * factor
+    if lo_band <= low and high <= hi_band:
+        return Verdict(SUPPORTED)
+    if high < lo_band or low > hi_band:
+        return Verdict(REFUTED)
+    return _undecided(low, high)
+
+
+def untestable(how: str) -> Verdict:
+    """The substitute differs from what the seed measured; `how` says how."""
+    return Verdict(UNTESTABLE, how)
+
+
+def counts(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    """How many cells got each word."""
+    out = dict.fromkeys(WORDS, 0)
+    for v in verdicts:
+        out[v.word] += 1
+    return out
+
+
+def _tally(verdicts: list[Verdict]) -> str:
+    c = counts(verdicts)
+    parts = [f"{c[w]} {w}" for w in (SUPPORTED, REFUTED, INCONCLUSIVE) if c[w]]
+    factors = sorted(v.detectable for v in verdicts if v.word == INCONCLUSIVE and math.isfinite(v.detectable))
+    text = f"cells: {', '.join(parts) or 'none'}"
+    if factors:
+        span = factor_text(factors[0]) + ("" if factors[0] == factors[-1] else f" to {factor_text(factors[-1])}")
+        text += f"; the undecided cells could only tell ratios more than {span} away from the line"
+    return text
+
+
+def every_cell(verdicts: Iterable[Verdict]) -> Verdict:
+    """A claim about every cell ("in every category at every size"): refuted when any cell refutes
+    it, supported when every cell supports it, otherwise inconclusive; the why gives the counts."""
+    vs = list(verdicts)
+    if not vs:
+        return untestable("no cell of these runs measures it")
+    c = counts(vs)
+    if c[REFUTED]:
+        return Verdict(REFUTED, _tally(vs))
+    if c[SUPPORTED] == len(vs):
+        return Verdict(SUPPORTED, _tally(vs))
+    return Verdict(INCONCLUSIVE, _tally(vs))
+
+
+def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
+    """A claim about most cells ("halves most numbers"): supported when more than half the cells
+    support it, refuted when more than half refute it, otherwise inconclusive."""
+    vs = list(verdicts)
+    if not vs:
+        return untestable("no cell of these runs measures it")
+    c = counts(vs)
+    word = SUPPORTED if 2 * c[SUPPORTED] > len(vs) else REFUTED if 2 * c[REFUTED] > len(vs) else INCONCLUSIVE
+    return Verdict(word, _tally(vs))
+
+
+def rank_test_min_p(n1: int, n2: int) -> float:
+    """The smallest two-sided p a Mann-Whitney test of n1 against n2 values can give (complete
+    separation): 2 / C(n1 + n2, n1); 3 against 3 gives 0.1."""
+    if n1 < 1 or n2 < 1:
+        return 1.0
+    return min(1.0, 2 / math.comb(n1 + n2, n1))
+
+
+def rank_test_is_evidence(n1: int, n2: int, alpha: float = 0.05) -> bool:
+    """Whether a Mann-Whitney test of these sizes could ever reject at `alpha`; if not, its p is no
+    evidence either way and is never used for a verdict."""
+    return rank_test_min_p(n1, n2) < alpha

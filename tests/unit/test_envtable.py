@@ -1,0 +1,41 @@
+"""The environment tables (harness/studies/envtable.py) read the manifests only: a value that
+differs between runs is listed per run, server temp paths never show, a missing governor says so."""
+import json
+
+from harness.studies import envtable
+
+
+def _run(tmp_path, run_id, kernel="6.1", governor=None, socket="/tmp/crossings-pg-abc/.s.PGSQL.5432"):
+    d = tmp_path / run_id
+    d.mkdir()
+    m = {"schema_version": 2, "run_id": run_id,
+         "machine": {"cpu": {"model": "AMD EPYC", "cores": 2, "governor": governor, "turbo": None},
+                     "kernel": kernel, "os": "Linux", "memory_bytes": 2**31},
+         "cpu_clock": {"hz": 2.4e9, "source": "proc-cpuinfo", "notes": ["perf stat -e cycles:u: <not supported>"]},
+         "doctor": [{"check": "governor", "advice": "no cpufreq interface (a VM?): the host sets the frequency; "
+                                                   "say so"}],
+         "python": {"version": "3.11.7 (main)"},
+         "engines": {"postgresql/psycopg@cpython": {
+             "available": True, "runtime": "cpython3.11.7", "versions": {"driver": "psycopg 3.3.9"},
+             "server": {"settings_name": "throwaway-default", "settings": {"fsync": "on", "port": 5432},
+                        "listen": "unix", "transport": f"unix socket {socket}"}},
+             "duckdb@c": {"available": False}}}
+    (d / "manifest.json").write_text(json.dumps(m))
+    return d
+
+
+def test_differing_values_name_their_runs_and_equal_ones_say_all(tmp_path):
+    a, b = _run(tmp_path, "r1", kernel="6.1"), _run(tmp_path, "r2", kernel="6.2", socket="/tmp/other/.s.PGSQL")
+    md = envtable.markdown([a, b])
+    assert "| kernel | 6.1 | `r1` |" in md and "| kernel | 6.2 | `r2` |" in md
+    assert "| CPU | AMD EPYC, 2 cores | all |" in md
+    assert "not readable (no cpufreq interface (a VM?): the host sets the frequency)" in md
+    assert "2.400 GHz" in md and "<not supported>" in md
+
+
+def test_engine_rows_merge_across_runs_without_temp_paths(tmp_path):
+    md = envtable.markdown([_run(tmp_path, "r1"), _run(tmp_path, "r2", socket="/tmp/other/.s.PGSQL")])
+    rows = [line for line in md.splitlines() if line.startswith("| postgresql/psycopg")]
+    assert len(rows) == 1 and "2 of 2" in rows[0]
+    assert "fsync=on" in rows[0] and "port" not in rows[0] and "/tmp" not in rows[0]
+    assert "duckdb" not in md  # unavailable engines are not part of the environment

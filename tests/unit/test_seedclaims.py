@@ -1,0 +1,108 @@
+"""The cross-seed verdict table (harness/studies/seedclaims.py) on small fixtures: each claim's
+verdict follows its intervals, and the table has one vocabulary."""
+import math
+
+import pandas as pd
+
+from harness.studies import app
+from harness.studies import seedclaims as sc
+from harness.studies import verdicts as v
+
+
+def _cells(rows):
+    return pd.DataFrame(rows, columns=["benchmark", "params", "engine", "runtime", "operation", "corpus", "mean_s"])
+
+
+def _ratio(table):
+    """A fake ratio(num, den) reading (est, low, high) from a dict keyed by index pairs."""
+    return lambda a, b: table.get((a, b), (math.nan, math.nan, math.nan))
+
+
+def test_acid_margin_straddles_are_inconclusive_and_one_refutation_refutes():
+    cells = _cells([
+        ("app.query_user", "corpus=SM", "acidstate/acid-state", "haskell-O2", "app.query_user", "SM", 1e-5),
+        ("app.query_user", "corpus=SM", "sqlite/hdbc", "haskell-O2", "app.query_user", "SM", 1e-4),
+        ("app.list_users", "corpus=SM", "acidstate/acid-state", "haskell-O2", "app.list_users", "SM", 1e-5),
+        ("app.list_users", "corpus=SM", "duckdb", "cpython", "app.list_users", "SM", 2e-5),
+    ])
+    straddle = _ratio({(1, 0): (10.0, 5.0, 20.0), (3, 2): (9.0, 4.0, 16.0)})
+    rs = app.acid_margins(cells, straddle)
+    assert len(rs) == 2
+    assert v.every_cell(v.at_least(r[1], r[2], 8) for r in rs).word == v.INCONCLUSIVE
+    one_bad = _ratio({(1, 0): (10.0, 5.0, 20.0), (3, 2): (2.0, 1.5, 3.0)})
+    assert v.every_cell(v.at_least(r[1], r[2], 8) for r in app.acid_margins(cells, one_bad)).word == v.REFUTED
+
+
+def test_sqlite_loses_only_against_engines_on_the_same_runtime():
+    cells = _cells([
+        ("app.query_user", "corpus=SM", "sqlite/hdbc", "haskell-O0", "app.query_user", "SM", 2e-4),
+        ("app.query_user", "corpus=SM", "postgresql/hdbc", "haskell-O0", "app.query_user", "SM", 1e-4),
+        ("app.query_user", "corpus=SM", "duckdb", "cpython", "app.query_user", "SM", 1e-3),
+    ])
+    ratio = _ratio({(0, 1): (2.0, 1.5, 2.5), (0, 2): (0.2, 0.1, 0.3)})
+    vs, rs = app.sqlite_loses(cells, ratio, "haskell-O0")
+    assert [x.word for x in vs] == [v.SUPPORTED]  # duckdb on CPython is not the seed's contender
+    assert rs == [(2.0, 1.5, 2.5)]
+
+
+def test_sync_claim_reads_only_rows_above_the_seeds_line():
+    grid = pd.DataFrame([{"engine": "sqlite/native-c", "rows": 10_000, "sync_cost": (3.0, 2.0, 4.0)},
+                         {"engine": "sqlite/native-c", "rows": 300_000, "sync_cost": (1.09, 0.277, 4.28)}])
+    vs, shown = sc.sync_verdicts(grid, 100_000)
+    assert [x.word for x in vs] == [v.INCONCLUSIVE]
+    assert "[0.277, 4.28]" in shown[0]
+
+
+def test_memory_off_claim_refuted_when_another_setting_is_surely_faster():
+    grid = pd.DataFrame([{"engine": "e", "rows": 300_000, "runner_up_vs_fastest": None,
+                          "memory_off_vs_fastest": (2.0, 1.5, 3.0)}])
+    vs, _ = sc.memory_off_verdicts(grid)
+    assert [x.word for x in vs] == [v.REFUTED]
+    grid.at[0, "runner_up_vs_fastest"] = (1.5, 1.2, 2.0)
+    grid.at[0, "memory_off_vs_fastest"] = None
+    assert [x.word for x in sc.memory_off_verdicts(grid)[0]] == [v.SUPPORTED]
+
+
+def test_substitutes_are_untestable_with_their_reason():
+    for claim in (sc.seed001_inlining(None), sc.seed003_versions(None), sc.seed004_change(None)):
+        assert claim.verdict.word == v.UNTESTABLE and claim.verdict.why
+    mongo = app.claim_mongo(pd.DataFrame(), None)["verdict"]
+    assert mongo.word == v.UNTESTABLE and "FerretDB" in mongo.why
+    push = app.claim_push(pd.DataFrame(), None)
+    assert "$push" in push["claim"] and push["verdict"].word == v.UNTESTABLE
+
+
+def test_table_uses_one_vocabulary_and_at_most_seven_columns():
+    items = [sc.Claim("000", "q", "2.76", "3.82x [3.16, 4.62]", v.about(3.16, 4.62, 2.76)),
+             sc.seed001_tpch(None)]
+    md = sc.markdown(items)
+    header = md.splitlines()[0]
+    assert header.count("|") - 1 <= 7
+    assert "**inconclusive**" in md and "**untestable here**" in md
+    assert "not supported" not in md
+
+
+def test_show_never_prints_a_bound_at_or_below_zero():
+    assert sc.show((2.0, 0.0, 3.0)) == "2.00x (no interval)"
+    assert sc.show((2.0, 1.0, 3.0)) == "2.00x [1.00, 3.00]"
+
+
+def test_acid_microseconds_refuted_by_one_cell_surely_above_the_limit():
+    cells = pd.DataFrame({"engine": ["acidstate/acid-state"] * 2, "operation": ["app.query_user", "app.list_users"],
+                          "mean_s": [8e-6, 0.045], "ci_low_s": [6e-6, 0.024], "ci_high_s": [1e-5, 0.085]})
+    out = app.claim_acid_micro(cells, None)
+    assert out["verdict"].word == v.REFUTED and "1 supported, 1 refuted" in out["verdict"].why
+    assert app.claim_acid_micro(cells.iloc[:1], None)["verdict"].word == v.SUPPORTED
+
+
+def test_every_seed_has_a_row_and_seed_002_numbers_line_up_with_its_claims():
+    assert len(sc.SEED002_NUMBERS) == len(app.claims(pd.DataFrame(columns=["engine", "operation", "runtime"]), None))
+    needs_runs = (sc.seed000_c_vs_python, sc.seed003_sync, sc.seed003_memory_off, sc.seed004_select)
+    offline = {f(None).seed for f in (*sc.BEFORE_002, *sc.AFTER_002) if f not in needs_runs}
+    assert offline == {"000", "001", "003", "004"}
+
+
+def test_a_claim_these_runs_do_not_measure_is_untestable_not_inconclusive():
+    assert sc.decide((math.nan,) * 3, lambda lo, hi: v.about(lo, hi, 2.0)).word == v.UNTESTABLE
+    assert sc.decide((2.0, 1.9, 2.1), lambda lo, hi: v.about(lo, hi, 2.0)).word == v.SUPPORTED
+    assert sc.decide((2.0, 0.0, 2.1), lambda lo, hi: v.about(lo, hi, 2.0)).word == v.INCONCLUSIVE

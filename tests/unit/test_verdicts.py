@@ -1,0 +1,79 @@
+"""One test per verdict rule (harness/studies/verdicts.py): each fails if the rule's line moves."""
+import math
+
+import pytest
+
+from harness.studies import verdicts as v
+
+
+def test_at_least_supported_refuted_inconclusive():
+    assert v.at_least(8.0, 20.0, 8).word == v.SUPPORTED
+    assert v.at_least(2.0, 7.9, 8).word == v.REFUTED
+    straddle = v.at_least(4.0, 16.0, 8)
+    assert straddle.word == v.INCONCLUSIVE
+    assert straddle.detectable == pytest.approx(2.0)
+    assert "2x" in straddle.why
+
+
+def test_above_needs_the_whole_interval_past_the_line():
+    assert v.above(1.01, 2.0).word == v.SUPPORTED
+    assert v.above(0.5, 0.99).word == v.REFUTED
+    assert v.above(1.0, 2.0).word == v.INCONCLUSIVE  # touching the line decides nothing
+    assert v.above(0.277, 4.28).word == v.INCONCLUSIVE
+
+
+def test_about_is_a_band_of_factor_about():
+    assert v.about(2.5, 3.5, 3.0).word == v.SUPPORTED
+    assert v.about(1.0, 1.9, 3.0).word == v.REFUTED
+    assert v.about(4.6, 9.0, 3.0).word == v.REFUTED
+    assert v.about(17.0, 152.0, 100.0).word == v.INCONCLUSIVE
+    assert v.about(2.5, 3.5, 3.0, factor=1.1).word == v.INCONCLUSIVE
+
+
+@pytest.mark.parametrize("low,high", [(0.0, 2.0), (-1.0, 2.0), (math.nan, 2.0), (1.0, math.inf), (3.0, 2.0)])
+def test_no_interval_is_never_a_decision(low, high):
+    for rule in (lambda: v.at_least(low, high, 1), lambda: v.above(low, high), lambda: v.about(low, high, 1)):
+        out = rule()
+        assert out.word == v.INCONCLUSIVE
+        assert "no interval" in out.why
+
+
+def test_untestable_says_how():
+    out = v.untestable("FerretDB's auto-increment scans the collection")
+    assert out.word == v.UNTESTABLE and "FerretDB" in str(out)
+
+
+def test_every_cell_one_refutation_refutes_and_straddles_stay_inconclusive():
+    s, r, i = v.Verdict(v.SUPPORTED), v.Verdict(v.REFUTED), v.at_least(4.0, 16.0, 8)
+    out = v.every_cell([r] * 5 + [s] + [i] * 10)
+    assert out.word == v.REFUTED
+    assert "1 supported, 5 refuted, 10 inconclusive" in out.why
+    assert v.every_cell([s, s]).word == v.SUPPORTED
+    assert v.every_cell([s, i]).word == v.INCONCLUSIVE
+    assert v.every_cell([]).word == v.UNTESTABLE
+
+
+def test_most_cells_needs_a_strict_majority():
+    s, r, i = v.Verdict(v.SUPPORTED), v.Verdict(v.REFUTED), v.Verdict(v.INCONCLUSIVE)
+    assert v.most_cells([s, s, i]).word == v.SUPPORTED
+    assert v.most_cells([r, r, s]).word == v.REFUTED
+    assert v.most_cells([s, r]).word == v.INCONCLUSIVE
+    assert v.most_cells([r] * 17 + [i] * 31).word == v.INCONCLUSIVE
+
+
+def test_rank_test_with_three_a_side_is_never_evidence():
+    assert v.rank_test_min_p(3, 3) == pytest.approx(0.1)
+    assert not v.rank_test_is_evidence(3, 3)
+    assert v.rank_test_is_evidence(5, 5)  # 2/252
+    assert not v.rank_test_is_evidence(0, 5)
+
+
+def test_detectable_factor_is_the_log_half_width():
+    assert v.detectable_factor(1.0, 4.0) == pytest.approx(2.0)
+    assert math.isnan(v.detectable_factor(0.0, 4.0))
+
+
+def test_large_factors_are_written_for_people():
+    assert v.factor_text(2.5) == "2.5x" and v.factor_text(6810.4) == "6,810x"
+    out = v.every_cell([v.at_least(1.0, 4.0, 3), v.at_least(0.001, 46.0, 3)])
+    assert "2x to 214x" in out.why
