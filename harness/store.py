@@ -334,10 +334,14 @@ def _one_per_run_id(dirs: list[Path]) -> list[Path]:
     out = []
     for d in dirs:
         try:
-            run_id = read_manifest(d).get("run_id")
+            manifest = read_manifest(d)
         except UserError:
             out.append(d)
             continue
+        run_id = manifest.get("run_id")
+        shard = manifest.get("shard") or _plan_shard(d)
+        if isinstance(run_id, str) and isinstance(shard, dict):  # the shards of one run share its id
+            run_id = f"{run_id} (shard {shard.get('index')} of {shard.get('count')})"
         if not isinstance(run_id, str) or run_id not in first:
             if isinstance(run_id, str):
                 first[run_id] = d
@@ -349,6 +353,14 @@ def _one_per_run_id(dirs: list[Path]) -> list[Path]:
                             "(their plans or process records differ); give one of them")
         _warn_duplicate(kept, d)
     return out
+
+
+def _plan_shard(run_dir: Path) -> Any:
+    """The `shard` entry of a run's plan (a shard of a sharded run), or None."""
+    try:
+        return json.loads((run_dir / "plan.json").read_text()).get("shard")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _run_content(run_dir: Path) -> str:

@@ -63,7 +63,8 @@ def test_files_read_in_parts_give_the_plain_numbers(small_run, monkeypatch, part
     """The statistics stream each timings file in parts (`store.iter_timing_parts`): the numbers
     are those of the whole tables, whatever the part size."""
     monkeypatch.setattr(store, "PART_ROWS", part_rows)
-    pd.testing.assert_frame_equal(RunSet(small_run, use_cache=False).summary, _old_summary(small_run))
+    old = _old_summary(small_run)
+    pd.testing.assert_frame_equal(RunSet(small_run, use_cache=False).summary[list(old.columns)], old)
 
 
 def test_an_iteration_twice_in_different_parts_is_found(small_run, monkeypatch):
