@@ -186,6 +186,15 @@ def attach_run_facts(summary: pd.DataFrame, counts: pd.DataFrame, procs: pd.Data
     return merged[[c for c in cols if c in merged.columns]]
 
 
+def _adjustment_matters(r: dict) -> bool:
+    """Whether a cell's canary-adjusted interval is worth a note in the text summary: at most two
+    thirds as wide as the raw one (the host's phases explain much of the spread). csv and json
+    always carry it (adj_*)."""
+    raw = r.get("ci_high_s", math.nan) - r.get("ci_low_s", math.nan)
+    adj = r.get("adj_ci_high_s", math.nan) - r.get("adj_ci_low_s", math.nan)
+    return _finite(raw) and _finite(adj) and adj <= 2 / 3 * raw
+
+
 ADAPTIVE_COLUMNS = ["target_pct", "achieved_pct", "stop"]
 
 
@@ -320,7 +329,7 @@ def format_text(df: pd.DataFrame, width: int = 118) -> str:
             got = r.get("achieved_pct")
             notes.append(f"{r['stop']}: ±{_digits(got)}% of ±{_digits(r['target_pct'])}%" if _finite(got)
                          else f"{r['stop']} (target ±{_digits(r['target_pct'])}%)")
-        if _finite(r.get("adj_mean_s")):
+        if _finite(r.get("adj_mean_s")) and _adjustment_matters(r):
             notes.append(f"canary-adjusted {time_text(r['adj_mean_s'], r.get('adj_ci_low_s'), r.get('adj_ci_high_s'))}")
         if r.get("disagree") is True:
             notes.append(f"† all iterations: {time_text(r.get('alt_mean_s'), r.get('alt_ci_low_s'), r.get('alt_ci_high_s'))}")

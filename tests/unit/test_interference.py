@@ -56,7 +56,8 @@ def test_others_on_the_worker_cpu_are_busy_time_we_did_not_spend():
     ({"cpu": 1, "wall_s": 1.0, "others_s": 0.06}, True),            # over 5% and 20 ms
     ({"cpu": 1, "wall_s": 0.1, "others_s": 0.01}, False),           # 10%, but one tick: the counters' grain
     ({"cpu": 1, "wall_s": 1.0, "steal_s": 0.08}, True),             # the hypervisor took the CPU
-    ({"cpu": 1, "wall_s": 1.0, "ivcsw": 60, "ivcsw_per_s": 120.0}, True),
+    ({"cpu": 1, "wall_s": 1.0, "ivcsw": 60, "ivcsw_per_s": 120.0, "others_s": 0.01}, True),
+    ({"cpu": 1, "wall_s": 1.0, "ivcsw": 60, "ivcsw_per_s": 120.0, "others_s": 0.0}, False),  # its own threads
     ({"cpu": 1, "wall_s": 1.0, "ivcsw": 5, "ivcsw_per_s": 500.0}, False),  # a few switches in a short loop
     ({"cpu": None, "wall_s": 1.0, "others_s": 0.9}, False),         # unpinned: others may be on the other CPU
 ])
