@@ -56,12 +56,14 @@ def run_crossings(out: Path, n: int, budget_s: float) -> tuple[Path, float]:
     return Path(_last_line(p.stdout)), time.monotonic() - t0
 
 
-def half_width(run_dir: Path) -> tuple[float, float, int, int]:
-    """(relative 99% half-width by the default method, mean s, processes, values) of the one cell."""
+def half_width(run_dir: Path) -> tuple[float, float, int, int, float]:
+    """(relative 99% half-width by the default method, mean s, processes, values, the canary-adjusted
+    interval's relative half-width or nan) of the one cell."""
     s = summarize_runs([run_dir])
     s = s[s["mean_s"].notna()]
     (r,) = s.itertuples()
-    return relative_half_width(r.mean_s, r.ci_low_s, r.ci_high_s), r.mean_s, int(r.processes), int(r.n)
+    adj = relative_half_width(r.adj_mean_s, r.adj_ci_low_s, r.adj_ci_high_s) if hasattr(r, "adj_mean_s") else math.nan
+    return relative_half_width(r.mean_s, r.ci_low_s, r.ci_high_s), r.mean_s, int(r.processes), int(r.n), adj
 
 
 @contextlib.contextmanager
@@ -101,15 +103,16 @@ def main() -> int:
                     budget = budget or wall
                 else:
                     run_dir, wall = run_crossings(out, args.n, budget)
-                h, mean, procs, values = half_width(run_dir)
+                h, mean, procs, values, adj = half_width(run_dir)
                 got[tool] = h
-                rows.append((rep + 1, tool, wall, mean, procs, values, h))
+                rows.append((rep + 1, tool, wall, mean, procs, values, h, adj))
                 stop = ""
                 if tool == "crossings":
                     from harness.store import read_manifest
 
                     (cell,) = read_manifest(run_dir)["adaptive"]["cells"]
-                    stop = f"  stop: {cell['stop']}, {cell.get('iterations')} iterations/process"
+                    stop = (f"  stop: {cell['stop']}, {cell.get('iterations')} iterations/process; "
+                            f"canary-adjusted +-{100 * adj:.2f}%")
                 print(f"rep {rep + 1} {tool:9s} wall {wall:6.1f} s  mean {mean * 1e3:7.3f} ms  "
                       f"{procs:4d} processes {values:6d} values  99% half-width +-{100 * h:.2f}%{stop}", flush=True)
             print(f"rep {rep + 1} ratio crossings/pyperf half-width: {got['crossings'] / got['pyperf']:.3f}", flush=True)
@@ -122,6 +125,14 @@ def main() -> int:
     eq = [r * math.sqrt(w) for r, w in zip(ratios, walls)]
     gm_eq = math.exp(sum(map(math.log, eq)) / len(eq))
     print("half-width ratio at equal wall time: " + ", ".join(f"{r:.3f}" for r in eq) + f"; geometric mean {gm_eq:.3f}")
+    crossings = [r for r in rows if r[1] == "crossings"]
+    pyperf = [r for r in rows if r[1] == "pyperf"]
+    adj = [c[7] / p[6] * math.sqrt(w) for c, p, w in zip(crossings, pyperf, walls)]
+    if all(math.isfinite(a) for a in adj):
+        gm_adj = math.exp(sum(map(math.log, adj)) / len(adj))
+        print("crossings' canary-adjusted interval (the mean at the run's median machine speed; pyperf's raw one "
+              "estimates the mean over its own phases) / pyperf's, at equal wall time: "
+              + ", ".join(f"{a:.3f}" for a in adj) + f"; geometric mean {gm_adj:.3f}")
     return 0
 
 
