@@ -22,17 +22,23 @@ def _burner(cpu: int, seconds: float) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", code])
 
 
-def test_a_neighbour_on_the_worker_cpu_is_flagged_rerun_and_left_out(tmp_path):
-    cpu = sorted(os.sched_getaffinity(0))[-1]
-    env = dict(os.environ, CROSSINGS_RERUN="1", CROSSINGS_MAX_WAIT="0.3")
-    burner = _burner(cpu, 120)
+def _smoke_beside_a_burner(tmp_path, rerun: str, max_wait: str, processes: int, *extra: str):
+    """(harness run's output, its run directory): select_fold on sqlite3 while a neighbour keeps
+    the worker's CPU busy."""
+    env = dict(os.environ, CROSSINGS_RERUN=rerun, CROSSINGS_MAX_WAIT=max_wait)
+    burner = _burner(sorted(os.sched_getaffinity(0))[-1], 120)
     try:
         out = harness("run", "--profile", "smoke", "--benchmarks", "bindings.select_fold", "--engines",
-                      "sqlite/sqlite3", "--processes", "4", "--out", str(tmp_path), "--no-progress", env=env)
+                      "sqlite/sqlite3", "--processes", str(processes), "--out", str(tmp_path), *extra, env=env,
+                      timeout=180)
     finally:
         burner.kill()
         burner.wait()
-    run_dir = tmp_path / last_line(out.stdout).split("/")[-1]
+    return out, tmp_path / last_line(out.stdout).split("/")[-1]
+
+
+def test_a_neighbour_on_the_worker_cpu_is_flagged_rerun_and_left_out(tmp_path):
+    out, run_dir = _smoke_beside_a_burner(tmp_path, "1", "0.3", 4, "--no-progress")
     plan = json.loads((run_dir / "plan.json").read_text())
     records = store.process_records(run_dir)
     flagged = [r for r in records.values() if r["interference"]["contaminated"]]
@@ -58,16 +64,7 @@ def test_a_neighbour_on_the_worker_cpu_is_flagged_rerun_and_left_out(tmp_path):
 
 
 def test_a_quiet_wait_is_said_and_bounded(tmp_path):
-    cpu = sorted(os.sched_getaffinity(0))[-1]
-    env = dict(os.environ, CROSSINGS_RERUN="0", CROSSINGS_MAX_WAIT="0.5")
-    burner = _burner(cpu, 60)
-    try:
-        out = harness("run", "--profile", "smoke", "--benchmarks", "bindings.select_fold", "--engines",
-                      "sqlite/sqlite3", "--processes", "3", "--out", str(tmp_path), env=env, timeout=120)
-    finally:
-        burner.kill()
-        burner.wait()
-    run_dir = tmp_path / last_line(out.stdout).split("/")[-1]
+    out, run_dir = _smoke_beside_a_burner(tmp_path, "0", "0.5", 3)
     records = store.process_records(run_dir)
     assert len(records) == 3  # no reruns when they are off
     waits = [r["interference"]["waited_s"] for r in records.values()]
