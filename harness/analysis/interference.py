@@ -35,8 +35,9 @@ MIN_ADJUST_PROCESSES = 5
 MIN_CLEAN = 3
 
 
-def _record_field(value: Any, key: str) -> Any:
-    return value.get(key) if isinstance(value, dict) else None
+def _process_key(r: Any) -> ProcessKey:
+    """A process record's key, as the series name processes."""
+    return (r.benchmark, r.params, r.engine, r.runtime, int(r.process), getattr(r, "run_id", ""))
 
 
 def flagged(procs: pd.DataFrame) -> set[ProcessKey]:
@@ -45,8 +46,9 @@ def flagged(procs: pd.DataFrame) -> set[ProcessKey]:
         return set()
     out = set()
     for r in procs.itertuples(index=False):
-        if getattr(r, "status", "") == "ok" and _record_field(r.interference, "contaminated") is True:
-            out.add((r.benchmark, r.params, r.engine, r.runtime, int(r.process), getattr(r, "run_id", "")))
+        if getattr(r, "status", "") == "ok" and isinstance(r.interference, dict) and r.interference.get(
+                "contaminated") is True:
+            out.add(_process_key(r))
     return out
 
 
@@ -109,8 +111,7 @@ def canaries(procs: pd.DataFrame) -> dict[ProcessKey, tuple[str, float]]:
     for r in procs.itertuples(index=False):
         c = r.canary
         if isinstance(c, dict) and isinstance(c.get("median_ns"), (int, float)) and c["median_ns"] > 0:
-            out[(r.benchmark, r.params, r.engine, r.runtime, int(r.process), getattr(r, "run_id", ""))] = (
-                str(c.get("work") or ""), float(c["median_ns"]))
+            out[_process_key(r)] = (str(c.get("work") or ""), float(c["median_ns"]))
     return out
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import resource
+import statistics
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -109,9 +110,9 @@ def canary_facts(result: dict[str, Any]) -> dict[str, Any] | None:
     times = [t for t in (result.get("canary_ns") or []) if isinstance(t, (int, float)) and t > 0]
     if not times:
         return None
-    rest = sorted(times[1:]) if len(times) >= 3 else sorted(times)
+    rest = times[1:] if len(times) >= 3 else times
     return {"work": str(result.get("canary_work") or ""), "n": len(times), "first_ns": int(times[0]),
-            "median_ns": float(rest[len(rest) // 2] if len(rest) % 2 else (rest[len(rest) // 2 - 1] + rest[len(rest) // 2]) / 2)}
+            "median_ns": float(statistics.median(rest))}
 
 
 def measure(start: Mark, end: Mark, cpu: int | None, servers_cpu_s: float = 0.0, ivcsw: int | None = None,
@@ -144,7 +145,8 @@ def why_contaminated(m: dict[str, Any]) -> str:
     reasons = []
     wall = m.get("wall_s") or 0.0
     others = m.get("others_s") or 0.0
-    if cpu_bound_share(m) and others >= OTHERS_MIN_S and others > OTHERS_SHARE * wall:
+    pinned = m.get("cpu") is not None  # unpinned, the counters speak for the machine, not one CPU
+    if pinned and others >= OTHERS_MIN_S and others > OTHERS_SHARE * wall:
         reasons.append(f"others held its CPU {100 * others / wall:.0f}% of its life")
     if (m.get("steal_s") or 0.0) >= OTHERS_MIN_S and (m.get("steal_s") or 0.0) > STEAL_SHARE * wall:
         reasons.append(f"steal {100 * m['steal_s'] / wall:.0f}%")
@@ -154,11 +156,6 @@ def why_contaminated(m: dict[str, Any]) -> str:
     if iv is not None and rate is not None and iv >= IVCSW_MIN and rate > IVCSW_PER_S and others >= IVCSW_OTHERS_S:
         reasons.append(f"preempted {rate:.0f} times/s")
     return "; ".join(reasons)
-
-
-def cpu_bound_share(m: dict[str, Any]) -> bool:
-    """Whether the per-CPU counters speak for the worker's CPU alone (pinned) or the machine."""
-    return m.get("cpu") is not None
 
 
 def wait_for_quiet(cpu: int | None, max_wait_s: float = MAX_WAIT_S, window_s: float = QUIET_WINDOW_S,
@@ -174,12 +171,7 @@ def wait_for_quiet(cpu: int | None, max_wait_s: float = MAX_WAIT_S, window_s: fl
     while True:
         a = read_cpu_ticks()
         sleep(window_s)
-        b = read_cpu_ticks()
-        busy, steal = _cpu_delta(a, b, cpu)
-        span = max(b.wall - a.wall, 1e-9)
-        share = (busy + steal) / span
-        if cpu is None:
-            share /= max(len(b.per_cpu), 1)
+        _, share = _busy_share(a, read_cpu_ticks(), cpu)
         waited = time.monotonic() - t0
         if share <= quiet_share or waited >= max_wait_s:
             if said and say is not None:
@@ -196,10 +188,16 @@ def others_share_since(start: Mark, cpu: int | None) -> tuple[float, float]:
     """(seconds since `start`, others' share of the worker's CPU since then, the runner's own work
     taken out): what happened in the gap between two processes."""
     now = mark()
-    span = max(now.ticks.wall - start.ticks.wall, 1e-9)
-    busy, steal = _cpu_delta(start.ticks, now.ticks, cpu)
     ours = max(now.own[0] - start.own[0], 0.0) + max(now.own[1] - start.own[1], 0.0)
-    share = max(busy - ours, 0.0) / span + steal / span
+    return _busy_share(start.ticks, now.ticks, cpu, ours)
+
+
+def _busy_share(a: CpuTicks, b: CpuTicks, cpu: int | None, ours_s: float = 0.0) -> tuple[float, float]:
+    """(seconds between two reads, the share of them the CPU was busy or stolen, `ours_s` of our own
+    work taken out); with no pinned CPU, the whole machine's busy time in CPUs' worth."""
+    span = max(b.wall - a.wall, 1e-9)
+    busy, steal = _cpu_delta(a, b, cpu)
+    share = (max(busy - ours_s, 0.0) + steal) / span
     if cpu is None:
-        share /= max(len(now.ticks.per_cpu), 1)
+        share /= max(len(b.per_cpu), 1)
     return span, share

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.run.interference import MAX_WAIT_S
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -34,7 +36,7 @@ class Profile:
     #: machine seconds one cell may take under the adaptive protocol
     max_time_s: float | None = None
     #: before a process, the longest wait for a quiet worker CPU (a run waits at most 10x this in all)
-    max_wait_s: float = 30.0
+    max_wait_s: float = MAX_WAIT_S
 
 
 #: E4's N sweep (seed 003's log x axis: every other decade, 10 .. 1,000,000), capped where one

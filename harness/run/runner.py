@@ -95,7 +95,6 @@ class Runner:
         self._last_end: interference.Mark | None = None  # the end of the previous process: the gap's start
         self.last_contaminated = False  # the previous process was disturbed: wait for quiet first
         self.contaminated_now = False  # the process just recorded was disturbed
-        self.reruns_scheduled = 0
         self.waited_total = 0.0  # seconds waited for a quiet CPU in this segment
         self.said_wait_spent = False
         #: write a line above the progress bar (a waiting runner says so)
@@ -364,7 +363,6 @@ class Runner:
                     status = self.run_one(seq, index, process)
                 self.last_contaminated = self.contaminated_now
                 if status == "ok" and self.contaminated_now and self._schedule_rerun(todo, pos, seq, index):
-                    self.reruns_scheduled += 1
                     if bar is not None:
                         bar.total += 1
                 pos += 1
