@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper reference bench bench-stats bench-precision bench-interference notebooks-sync lab docs clean help
+.PHONY: run test test-fast setup paper paper-pdf reference bench bench-stats bench-precision bench-interference notebooks-sync lab docs clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
@@ -15,6 +15,7 @@ help:
 	@echo "make lab          register the venv as the Jupyter kernel 'crossings' and open JupyterLab on notebooks/"
 	@echo "make docs         build the documentation site (docs/, mkdocs.yml) into site/ with mkdocs --strict"
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
+	@echo "make paper-pdf    render paper.md to paper.pdf (pandoc, then headless Chromium; numbered sections and figures)"
 	@echo "make reference    re-measure every study (STUDY=E1,E3: some) as one interleaved run each, and install it"
 	@echo "                  into data/reference*/ in place of that study's runs (resumable; about 90 minutes)"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
@@ -79,6 +80,9 @@ docs: setup
 paper: setup
 	$(PY) -m harness notebooks data/reference/*/ --paper paper.md --figures figures --executed data/reference-notebooks \
 	  --history data/reference-history
+
+paper-pdf: setup
+	$(PY) -m harness.studies.paper_pdf paper.md -o paper.pdf
 
 reference: setup
 	$(PY) -m harness reference $(if $(STUDY),--study $(STUDY)) $(if $(FORCE),--force)

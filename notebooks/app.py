@@ -39,7 +39,8 @@ from harness import store
 from harness.analysis.runset import RunSet
 from harness.studies import app
 
-runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
+runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples,
+             aa_twins=False)
 print("runs:", ", ".join(str(d) for d in runs.run_dirs))
 result = app.compute(runs, Path(figures_dir), baseline)
 result.tables["e5"]

@@ -18,15 +18,15 @@
 # # H2 on the JVM (seed 001's third engine): E2 and E3
 #
 # `h2/jdbc` on runtime `jvm` (a Java worker running H2 embedded through JDBC) beside
-# `sqlite/sqlite3` on CPython measured in the same runs, interleaved. These runs are kept apart
-# from the main reference (`data/reference-h2/`), so H2 is compared only with SQLite processes that
-# ran beside it. Computed by `harness.studies.h2`, with seed 001's geometric means quoted by
+# `sqlite/sqlite3` measured in the same runs (E2's and E3's), interleaved, so H2 is compared only
+# with SQLite processes that ran beside it; seed 001's comparison is like for like, H2 over SQLite
+# called from PyPy (the seed's SQLite column). Computed by `harness.studies.h2`, with seed 001's geometric means quoted by
 # `harness.studies.seed001_h2`.
 
 # %% tags=["parameters"]
 # Parameters (the harness injects a cell after this one when it runs the notebook headless)
 run_dirs = []            # the main runs (not used here: H2 has its own runs, below)
-h2_dirs = []             # H2 runs; empty: the committed runs in data/reference-h2/
+h2_dirs = []             # runs with H2 cells; empty: the committed E2 and E3 runs in data/reference/
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
 method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
@@ -44,7 +44,7 @@ from harness.studies import h2, runfacts
 dirs = [Path(d) for d in h2_dirs] or h2.default_runs()
 print("H2 runs:", ", ".join(str(d) for d in dirs) or "none")
 if dirs:
-    runs = RunSet(dirs, method=method, resamples=resamples)
+    runs = RunSet(dirs, method=method, resamples=resamples, aa_twins=False)
     display(Markdown(runfacts.noise_block(runs)))
     result = h2.compute(runs, Path(figures_dir), baseline)
     for name in ("e3", "e2"):

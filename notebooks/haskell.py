@@ -19,15 +19,14 @@
 #
 # The Haskell bindings Debian packages (HDBC-sqlite3, persistent-sqlite's `Database.Sqlite`,
 # HDBC-postgresql, postgresql-simple), built by the harness with `ghc -O2` (runtime `haskell`) and
-# `-O0` (`haskell-O0`), beside native C and CPython's sqlite3 measured in the same runs. These runs
-# are kept apart from the main reference (`data/reference-haskell/`), so the baselines are the
-# processes that ran beside the Haskell ones. Computed by `harness.studies.haskell`, with seed
+# `-O0` (`haskell-O0`), beside native C and CPython's sqlite3 measured in the same run (E1's),
+# interleaved, so the baselines are the processes that ran beside the Haskell ones. Computed by `harness.studies.haskell`, with seed
 # 000's numbers quoted by `harness.studies.seed000`.
 
 # %% tags=["parameters"]
 # Parameters (the harness injects a cell after this one when it runs the notebook headless)
 run_dirs = []            # the main runs (not used here: the Haskell study has its own runs, below)
-haskell_dirs = []        # Haskell runs; empty: the committed runs in data/reference-haskell/
+haskell_dirs = []        # runs with Haskell E1 cells; empty: the committed E1 run in data/reference/
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
 method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
@@ -45,7 +44,7 @@ from harness.studies import haskell, runfacts
 dirs = [Path(d) for d in haskell_dirs] or haskell.default_runs()
 print("Haskell runs:", ", ".join(str(d) for d in dirs) or "none")
 if dirs:
-    runs = RunSet(dirs, method=method, resamples=resamples)
+    runs = RunSet(dirs, method=method, resamples=resamples, aa_twins=False)
     display(Markdown(runfacts.noise_block(runs)))
     result = haskell.compute(runs, Path(figures_dir), baseline)
     display(Markdown(result.text["e1"]))

@@ -40,7 +40,8 @@ from harness import store
 from harness.analysis.runset import RunSet
 from harness.studies import inserts
 
-runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
+runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples,
+             aa_twins=False)
 print("runs:", ", ".join(str(d) for d in runs.run_dirs))
 result = inserts.compute(runs, Path(figures_dir), baseline)
 result.tables.get("scaling")

@@ -40,7 +40,8 @@ from harness.analysis.runset import RunSet
 from harness.studies import runfacts
 from harness.studies import micro
 
-runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
+runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples,
+             aa_twins=False)
 print("runs:", ", ".join(str(d) for d in runs.run_dirs))
 display(Markdown(runfacts.noise_block(runs)))  # a warning when the run was noisy
 result = micro.compute(runs, Path(figures_dir), baseline)

@@ -41,7 +41,8 @@ from harness import store
 from harness.analysis.runset import RunSet
 from harness.studies import ramsql
 
-runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples)
+runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples,
+             aa_twins=False)
 print("runs:", ", ".join(str(d) for d in runs.run_dirs))
 result = ramsql.compute(runs, Path(figures_dir), baseline)
 print(result.text["findings"])

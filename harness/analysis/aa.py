@@ -23,25 +23,60 @@ def _without_aa(params: str) -> str:
     return ",".join(p for p in params.split(",") if p and not p.startswith("aa="))
 
 
+def _pairs(runs: RunSet) -> list[tuple[tuple, tuple]]:
+    """(twin key, its cell's key) for every twin whose cell the runs also hold."""
+    samples = runs.samples
+    out = []
+    for key in samples:
+        bench, params, engine, runtime = key
+        if "aa=twin" in params.split(","):
+            original = (bench, _without_aa(params), engine, runtime)
+            if original in samples:
+                out.append((key, original))
+    return out
+
+
 def aa_rows(runs: RunSet) -> pd.DataFrame:
     """Per twin cell: the ratio of its mean to its cell's, the interval (the default method's
     log-ratio interval at the run set's confidence) and whether the interval excludes 1."""
     from harness.analysis import stats
 
-    boots = runs.boots()
-    by_key = {k: k for k in boots}
+    pairs = _pairs(runs)
+    boots = runs.boots([k for pair in pairs for k in pair])  # only the pairs' cells are bootstrapped
     rows = []
-    for key in boots:
+    for key, original in pairs:
+        if key not in boots or original not in boots:
+            continue
         bench, params, engine, runtime = key
-        if "aa=twin" not in params.split(","):
-            continue
-        original = by_key.get((bench, _without_aa(params), engine, runtime))
-        if original is None:
-            continue
         r, lo, hi = stats.combine_log_ratios([(boots[key], boots[original])], runs.confidence)
         differs = bool(math.isfinite(lo) and math.isfinite(hi) and not lo <= 1.0 <= hi)
         rows.append((bench, _without_aa(params), engine, runtime, r, lo, hi, differs))
     return pd.DataFrame(rows, columns=AA_COLUMNS)
+
+
+FAMILY_COLUMNS = ["family", "pairs", "differs", "geomean", "low", "high"]
+
+
+def aa_by_family(runs: RunSet) -> pd.DataFrame:
+    """Per benchmark family (one study's run each): how many A/A pairs, how many were called
+    different, and the geometric mean of twin / cell over the pairs with its interval (true value 1)."""
+    from harness.analysis import stats
+
+    pairs = _pairs(runs)
+    boots = runs.boots([k for pair in pairs for k in pair])
+    per: dict[str, list] = {}
+    for key, original in pairs:
+        if key in boots and original in boots:
+            per.setdefault(key[0].split(".", 1)[0], []).append((boots[key], boots[original]))
+    rows = []
+    for family, bs in per.items():
+        g, lo, hi = stats.combine_log_ratios(bs, runs.confidence)
+        differs = 0
+        for b in bs:
+            _, l1, h1 = stats.combine_log_ratios([b], runs.confidence)
+            differs += bool(math.isfinite(l1) and math.isfinite(h1) and not l1 <= 1.0 <= h1)
+        rows.append((family, len(bs), differs, g, lo, hi))
+    return pd.DataFrame(rows, columns=FAMILY_COLUMNS)
 
 
 def aa_text(df: pd.DataFrame, confidence: float) -> list[str]:

@@ -26,12 +26,17 @@ if TYPE_CHECKING:
 as_run_dirs = store.as_run_dirs  # one path, one string or a list of either
 
 
+def is_twin(params: str) -> bool:
+    """Whether a cell's canonical params (`k=v,k=v`) name an A/A twin (`run --aa`)."""
+    return "aa=twin" in params.split(",")
+
+
 class RunSet:
     """Runs and the statistical options every number drawn from them shares."""
 
     def __init__(self, run_dirs: Path | str | Iterable[Path | str], method: str = DEFAULT_METHOD,
                  confidence: float = 0.99, resamples: int = 10000, seed: int = 0, steady_state: bool = True,
-                 use_cache: bool = True, keep_contaminated: bool = False) -> None:
+                 use_cache: bool = True, keep_contaminated: bool = False, aa_twins: bool = True) -> None:
         from harness.analysis import stats
         from harness.errors import UserError
 
@@ -47,6 +52,9 @@ class RunSet:
         self.steady_state = steady_state
         #: estimate from every process, the disturbed ones too (`analysis.interference`)
         self.keep_contaminated = keep_contaminated
+        #: keep the A/A twins (`run --aa`: cells whose params hold aa=twin); a study's tables leave
+        #: them out (they measure the protocol, not the code) and report them in an A/A table
+        self.aa_twins = aa_twins
         #: read the runs' reduced series and cells' replicates from data/cache/ (`analysis.cache`)
         self.use_cache = use_cache
         self._boots: dict[tuple, CellBoot] = {}
@@ -59,7 +67,13 @@ class RunSet:
     @cached_property
     def raw(self) -> pd.DataFrame:
         """Every raw row (for run-sequence plots); the statistics read `series` instead."""
-        return store.load_runs(self.run_dirs)
+        return self._no_twins(store.load_runs(self.run_dirs))
+
+    def _no_twins(self, df: pd.DataFrame) -> pd.DataFrame:
+        """`df` without the A/A twins' rows, unless they are kept."""
+        if self.aa_twins or not len(df) or "params" not in df:
+            return df
+        return df[~df["params"].astype(str).map(is_twin)]
 
     def raw_of(self, *patterns: str) -> pd.DataFrame:
         """The raw rows of the benchmarks matching any of `patterns` (names or globs, e.g.
@@ -74,7 +88,7 @@ class RunSet:
             raw = self.raw
             return raw[raw["benchmark"].map(wanted)] if len(raw) else raw
         if patterns not in self._raw_of:
-            self._raw_of[patterns] = store.load_runs(self.run_dirs, benchmark=wanted)
+            self._raw_of[patterns] = self._no_twins(store.load_runs(self.run_dirs, benchmark=wanted))
         return self._raw_of[patterns]
 
     @cached_property
@@ -94,8 +108,12 @@ class RunSet:
         from harness.analysis import interference
 
         s = self.series
-        return interference.exclude(s.keys, s.xs, s.steady_states(), interference.flagged(self.processes),
-                                    keep=self.keep_contaminated)
+        ex = interference.exclude(s.keys, s.xs, s.steady_states(), interference.flagged(self.processes),
+                                  keep=self.keep_contaminated)
+        if not self.aa_twins:
+            kept = [i for i, k in enumerate(ex.keys) if not is_twin(str(k[1]))]
+            ex.keys, ex.xs, ex.steady = [ex.keys[i] for i in kept], [ex.xs[i] for i in kept], [ex.steady[i] for i in kept]
+        return ex
 
     @cached_property
     def _split(self) -> tuple[dict[tuple, CellSample], dict[tuple, CellSample], pd.DataFrame]:
@@ -196,7 +214,7 @@ class RunSet:
             if hit is not None:
                 return hit
         df = attach_run_facts(self.cell_stats, self.series.counts_frame(), self.processes, self.run_dirs)
-        df = self._attach_interference(df)
+        df = self._no_twins(self._attach_interference(df)).reset_index(drop=True)
         if key is not None:
             cache.store_frame("summary", key, df)
         return df
@@ -237,7 +255,7 @@ class RunSet:
             return None
         return cache.hash_files(store.input_files(self.run_dirs), "summary", cache.package_version(), pd.__version__,
                                 np.__version__, self.method, self.confidence, self.resamples, self.seed,
-                                self.steady_state, self.keep_contaminated)
+                                self.steady_state, self.keep_contaminated, self.aa_twins)
 
     def ratio_rows(self, keys: Iterable[tuple], baseline: str) -> pd.DataFrame:
         """stats.ratio_summary of the cells `keys` (and their baselines among them)."""

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 def own_notebooks(runs: list[Path], names: list[str] | None, history: bool) -> tuple[list[str], dict]:
     """The notebooks of a run's own report and the parameters they need: a study's notebook only
     when the runs have its cells; H2's and the Haskell study's on these runs (never the committed
-    data/reference-h2/ or -haskell/) when they hold H2 or Haskell cells; the timeline only with
+    data/reference/) when they hold H2 or Haskell cells; the timeline only with
     --history (of the notebooks named by --only too: one that would read committed data is not run)."""
     import importlib
 

@@ -190,7 +190,9 @@ def clock_of_run(run_dir: Path | str) -> dict[str, Any]:
 
 def add_cycles_per_row(summary: "Any", clock: Any = None) -> "Any":
     """A copy of a summary DataFrame with `cycles_per_row` (= clock Hz / rows_per_s, i.e.
-    mean_s x Hz / rows) where rows/s is known; NaN elsewhere or when the clock is unknown.
+    mean_s x Hz / rows) where rows/s is known; NaN elsewhere, when the clock is unknown, or when
+    it was not measured by the CPU's cycle counter (`perf`): a clock the hypervisor or sysfs
+    reports is a nominal number, and wall time times it is not cycles (it moved 4x with load).
 
     `clock`: a dict from `cpu_clock()`/`clock_of_run()`, a number in Hz, or None for this machine's
     clock (use `clock_of_run` for runs measured elsewhere). The clock used is kept in
@@ -208,7 +210,8 @@ def add_cycles_per_row(summary: "Any", clock: Any = None) -> "Any":
         rps = df["rows"].astype(float) / df["mean_s"].astype(float)
     else:
         raise KeyError("summary needs a rows_per_s column (or mean_s and rows)")
-    if hz and hz > 0:
+    counted = not isinstance(clock, Mapping) or clock.get("source") == "perf"
+    if hz and hz > 0 and counted:
         df["cycles_per_row"] = np.where(rps > 0, hz / rps.where(rps > 0), np.nan)
     else:
         df["cycles_per_row"] = np.nan

@@ -464,7 +464,10 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
     cpus = noise.choose_cpus(plan.get("pin", True))
     manifest.setdefault("noise_control", []).append(
         {"cpus": cpus, "threshold_cpus": plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)})
-    segment = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_commit(), "command": manifest.get("command")}
+    # each segment (the first run, every resume) names the machine it ran on: a campaign stopped
+    # and resumed elsewhere says so
+    segment = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_commit(), "command": manifest.get("command"),
+               "machine": doctor.fingerprint()}
     locked = False
     with contextlib.ExitStack() as lock:  # released last, after the manifest is written
         try:

@@ -2,10 +2,9 @@
 tables, figures and paper blocks it owns (`compute(runs, figures_dir, baseline) -> StudyResult`).
 
 STUDIES maps a study's name to its module name; each has a notebook of the same name.
-ACROSS_RUNS names the studies that read runs of their own instead of the main reference: a
-timeline of runs (`history`: `compute(run_dirs, figures_dir, ...)`), or runs whose baseline cells
-must not pool with the main runs' (`h2` and `haskell`, from data/reference-h2/ and
-data/reference-haskell/); views that pool runs (the HTML
+ACROSS_RUNS names the studies that choose their own runs instead of every run of the main
+reference: a timeline of runs (`history`: `compute(run_dirs, figures_dir, ...)`), or the runs that
+hold their cells (`h2`: the E2 and E3 runs; `haskell`: the E1 run); views that pool runs (the HTML
 report, the explorer) leave them out.
 """
 STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "inserts": "E4", "app": "E5", "ramsql": "E6",

@@ -42,6 +42,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     found = findings_text(runs)
     seed_md = seeds.seed_table(runs, "000")
     noise = runfacts.noise_block(runs)
+    verdicts = seedclaims.claims(runs)
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "
@@ -53,10 +54,11 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
             figs.insert(0, figure_link(f"E1 native C vs bindings, rows/s, 99% CI ({method})", native_fig, paper_path))
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
-               "e1-ratios": ratio_md, "e1-findings": found, "seed-000": seed_md, "abstract-e1": abstract(runs),
-               "noise": noise, "precision": runfacts.precision_block(runs),
+               "e1-ratios": ratio_md, "e1-findings": found, "abstract-e1": abstract(runs),
+               "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs),
                "reproduce": runfacts.reproduce_block(runs.run_dirs),
-               "seed-verdicts": seedclaims.markdown(seedclaims.claims(runs), runs.confidence, method),
+               "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
+               "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
                "environment": envtable.markdown(runs.run_dirs)}
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process", seq_fig, paper_path)
@@ -89,7 +91,7 @@ def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
         "rate (thousands per s)": [f"{r / 1e3:,.1f}{ci(lo / 1e3, hi / 1e3, ',.1f')} {rate_unit(b)}"
                                    for b, r, lo, hi in _rates(df)],
     })
-    if "cycles_per_row" in df:
+    if "cycles_per_row" in df and df["cycles_per_row"].notna().any():
         out["cycles/row"] = [("" if pd.isna(v) or rate_unit(b) != "rows/s" else f"{v:.0f}")
                              for b, v in zip(df["benchmark"], df["cycles_per_row"])]
     return out.reset_index(drop=True)
@@ -106,31 +108,43 @@ def _rates(df: pd.DataFrame) -> list[tuple[str, float, float, float]]:
 
 
 def cycles_gap(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
-    """Per cell: cycles per row, and how many more than native C (the binding's own cost per row)."""
+    """Per cell: nanoseconds per row (and cycles per row where a cycle counter measured the clock),
+    and how many more than native C: the binding's own cost per row."""
     df = e1_rows(summary, benchmark)
-    if df.empty or "cycles_per_row" not in df or NATIVE not in set(df["engine"]):
+    if df.empty or NATIVE not in set(df["engine"]):
         return pd.DataFrame()
-    native = df.loc[df["engine"] == NATIVE, "cycles_per_row"].iloc[0]
-    native_mean = df.loc[df["engine"] == NATIVE, "mean_s"].iloc[0]
-    out = df[["engine", "runtime", "rows_per_s", "cycles_per_row", "mean_s"]].copy()
-    out["extra_cycles_per_row"] = out["cycles_per_row"] - native
-    out["time_vs_native"] = out["mean_s"] / native_mean
+    df = df[df["rows_per_s"] > 0]
+    if NATIVE not in set(df["engine"]):
+        return pd.DataFrame()
+    native = df.loc[df["engine"] == NATIVE].iloc[0]
+    out = df[["engine", "runtime", "rows_per_s", "mean_s"]].copy()
+    out["ns_per_row"] = 1e9 / out["rows_per_s"]
+    out["extra_ns_per_row"] = out["ns_per_row"] - 1e9 / native["rows_per_s"]
+    out["cycles_per_row"] = df["cycles_per_row"] if "cycles_per_row" in df else float("nan")
+    out["time_vs_native"] = out["mean_s"] / native["mean_s"]
     return out.drop(columns=["mean_s"]).reset_index(drop=True)
 
 
 def cycles_paragraph(gap: pd.DataFrame, clock: dict) -> str:
-    """Prose for the paper, every number taken from `gap` and the recorded clock."""
+    """Prose for the paper, every number taken from `gap`: time per row against native C (cycles
+    only where the CPU's cycle counter measured the clock)."""
     if gap.empty:
-        return "_No native C baseline in these runs, so no gap in cycles per row can be given._"
-    hz = clock.get("hz")
+        return "_No native C baseline in these runs, so no cost per row over C can be given._"
     native = gap[gap["engine"] == NATIVE].iloc[0]
-    parts = [f"At the recorded clock of {hz / 1e9:.2f} GHz (source: {clock.get('source')}), native C folds over "
-             f"the result at {native['rows_per_s'] / 1e6:.1f} M rows/s, {native['cycles_per_row']:.0f} cycles per row:"
-             " the reference point for this query on this machine."]
-    for r in gap[gap["engine"] != NATIVE].sort_values("cycles_per_row").itertuples():
-        parts.append(f"{r.engine} on {r.runtime} spends {r.cycles_per_row:.0f} cycles per row, "
-                     f"{r.extra_cycles_per_row:.0f} more than C ({r.time_vs_native:.1f}x its time).")
-    return " ".join(parts)
+    counted = clock.get("source") == "perf" and pd.notna(native["cycles_per_row"])
+    unit = (f"{native['ns_per_row']:.0f} ns per row ({native['cycles_per_row']:.0f} cycles, counted)" if counted
+            else f"{native['ns_per_row']:.0f} ns per row")
+    parts = [f"Native C folds over the result at {native['rows_per_s'] / 1e6:.1f} M rows/s, {unit}: the reference "
+             "point for this query on this machine."]
+    if not counted:
+        parts.append("This machine has no cycle counter (clock source: " + str(clock.get("source") or "none")
+                     + "), so no cost is given in clock cycles: wall time times a nominal clock is not cycles.")
+    others = gap[gap["engine"] != NATIVE].sort_values("ns_per_row")
+    if len(others):
+        parts.append("Each binding's time per row over C's:\n\n" + "\n".join(
+            f"- {r.engine} on {r.runtime}: {r.extra_ns_per_row:+.0f} ns per row ({r.time_vs_native:.1f}x C's time)"
+            for r in others.itertuples()))
+    return " ".join(parts[:-1]) + "\n\n" + parts[-1] if len(others) else " ".join(parts)
 
 
 def socket_paragraph(summary: pd.DataFrame, baseline: str = "sqlite/sqlite3") -> str:
@@ -182,7 +196,7 @@ def findings_text(runs: RunSet) -> str:
     ]
     out = [findings.compare(runs, b, x, y, what) for b, x, y, what in items]
     out = [s for s in out if s]
-    return " ".join(out) or "_No comparable E1 cells in these runs._"
+    return "\n".join(f"- {s}" for s in out) or "_No comparable E1 cells in these runs._"
 
 
 def abstract(runs: RunSet) -> str:

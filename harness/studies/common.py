@@ -4,55 +4,65 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from harness.analysis.runset import RunSet
 from harness.analysis.stats.resample import CELL_KEYS
-from harness.store import read_manifest
+from harness.store import read_manifest, read_plan
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
 def protocol_text(run_dirs: list[Path | str]) -> str:
-    """One paragraph per run describing how it was measured, read from its manifest."""
-    out = []
+    """One line per run saying how it was measured, read from its manifest; the machine and the
+    libraries once when the runs share them (the engines' versions are in the environment table)."""
+    from harness.studies import STUDIES
+
+    out, machines, libraries = [], set(), set()
     for d in run_dirs:
         m = read_manifest(Path(d))
         c = m.get("configuration", {})
         cpu = m.get("machine", {}).get("cpu", {})
-        libs = ", ".join(f"{k} {v}" for k, v in sorted((m.get("libraries") or {}).items()))
-        engines = []
-        for key, info in sorted((m.get("engines") or {}).items()):
-            if info.get("available"):
-                v = ", ".join(f"{k} {val}" for k, val in (info.get("versions") or {}).items())
-                engines.append(f"{key} ({v})")
-        commit = (m.get("project") or {}).get("commit") or "unknown"
+        machines.add(f"{cpu.get('model')}, {cpu.get('cores')} cores, governor {cpu.get('governor') or 'not readable'}, "
+                     f"kernel {m.get('machine', {}).get('kernel')}")
+        libraries.add(", ".join(f"{k} {v}" for k, v in sorted((m.get("libraries") or {}).items())))
+        commit = ((m.get("project") or {}).get("commit") or "unknown")[:12]
         if m.get("imported"):
             src = m.get("source") or {}
-            out.append(f"Run `{m['run_id']}`: imported from `{src.get('file')}` (format {src.get('format')}, engine "
-                       f"{src.get('engine')}; each process one sample as the tool reported it). Machine: "
-                       f"{cpu.get('model')}, {cpu.get('cores')} cores, kernel {m.get('machine', {}).get('kernel')}. "
-                       f"Project commit {commit[:12]}.")
+            out.append(f"- Run `{m['run_id']}`: imported from `{src.get('file')}` (format {src.get('format')}, engine "
+                       f"{src.get('engine')}; each process one sample as the tool reported it); commit {commit}.")
             continue
-        out.append(
-            f"Run `{m['run_id']}` (profile `{c.get('profile')}`): {c.get('processes')} fresh processes x "
-            f"{c.get('iterations')} timed iterations per cell, processes of all cells interleaved in a random "
-            f"order (seed {c.get('seed')}), per-process timeout {c.get('timeout_s')} s. Machine: "
-            f"{cpu.get('model')}, {cpu.get('cores')} cores, governor {cpu.get('governor') or 'not readable'}, "
-            f"kernel {m.get('machine', {}).get('kernel')}. Engines: {'; '.join(engines) or 'none'}. "
-            f"Libraries: {libs}. Project commit {commit[:12]}."
-        )
-    return "\n\n".join(out)
+        plan = read_plan(Path(d)) or {}
+        families = sorted({str(b).split(".", 1)[0] for b in plan.get("benchmarks") or []})
+        study = ", ".join(STUDIES.get(f, f) for f in families) or "?"
+        adaptive = m.get("adaptive")
+        if adaptive:
+            target = (adaptive.get("settings") or {}).get("target")
+            how = (f"adaptive: a pilot of {c.get('processes')} processes x {c.get('iterations')} iterations per cell, "
+                   f"then rounds of processes until each cell's 99% interval is within ±{100 * float(target):g}% "
+                   "or its budget is spent" if target else "adaptive")
+        else:
+            how = f"{c.get('processes')} fresh processes x {c.get('iterations')} timed iterations per cell"
+        out.append(f"- Run `{m['run_id']}` ({study}; profile `{c.get('profile')}`): {how}; cells interleaved in "
+                   f"rounds (seed {c.get('seed')}); per-process timeout {c.get('timeout_s')} s; commit {commit}.")
+    tail = []
+    if len(machines) == 1:
+        tail.append(f"Machine (every run): {machines.pop()}.")
+    if len(libraries) == 1:
+        tail.append(f"Python libraries (every run): {libraries.pop()}.")
+    return "\n".join(out) + ("\n\n" + "\n\n".join(tail) if tail else "")
 
 
-def family_table(runs: RunSet, prefix: str, baseline: str) -> tuple[pd.DataFrame | None, str]:
+def family_table(runs: RunSet, prefix: str, baseline: str,
+                 engines: Iterable[str] | None = None) -> tuple[pd.DataFrame | None, str]:
     """The SQPyte-layout table of one benchmark family, from valid cells only.
 
     Cells whose status is not ok (a wrong answer, a failure, not applicable) are kept out of the
     table, and the Markdown says which and why, so a wrong answer can never slip into a ratio.
     Returns (table or None, Markdown with caption and the exclusion sentence). The cells'
-    bootstrap replicates are the ones the summary used (`runs` keeps them).
+    bootstrap replicates are the ones the summary used (`runs` keeps them). `engines`, when given,
+    keeps only those engines' cells and the baseline's.
     """
     import pandas as pd
 
@@ -61,6 +71,11 @@ def family_table(runs: RunSet, prefix: str, baseline: str) -> tuple[pd.DataFrame
     summary = runs.summary
     ok = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] == "ok")]
     keys = set(ok[CELL_KEYS].itertuples(index=False, name=None))
+    if engines is not None:
+        from harness.analysis import stats
+
+        wanted = set(engines)
+        keys = {k for k in keys if k[2] in wanted or stats.is_baseline(k[2], k[3], baseline)}
     measured = pd.DataFrame([k for k in runs.samples if k in keys], columns=CELL_KEYS)  # cells with timings
     excluded = excluded_cells(summary, prefix)
     if not tables.has_baseline(measured, baseline):

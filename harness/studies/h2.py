@@ -1,11 +1,11 @@
-"""H2 on the JVM (seed 001's third engine): E2 and E3 on `h2/jdbc` beside the SQLite baseline
-measured in the same runs.
+"""H2 on the JVM (seed 001's third engine): E2 and E3 on `h2/jdbc` beside SQLite measured in the
+same runs.
 
-These runs live apart from the main reference (`data/reference-h2/`): their baseline cells
-(`sqlite/sqlite3` on CPython at the same parameters as the main runs' cells) were measured at
-another time, under other load, and pooling them with the main runs' cells would mix two
-machines' states into one estimate. So this study reads its own runs, and its ratios compare
-H2 with the SQLite processes that ran interleaved with it.
+H2 is measured inside the E2 and E3 runs, interleaved with every other cell of those studies, so
+its ratios compare it only with SQLite processes that ran beside it. The table is H2 over the
+study's baseline (`sqlite/sqlite3` on CPython); the comparison with seed 001 is like for like: H2
+over SQLite called from PyPy (the seed's SQLite column), beside the seed's own H2 / SQLite over the
+same benchmarks (`seed001_h2`).
 """
 from __future__ import annotations
 
@@ -15,24 +15,54 @@ from harness import store
 from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed001_h2
-from harness.studies.common import StudyResult, family_table
+from harness.studies.common import StudyResult, family_table, figure_link
 
-#: where `make paper` finds the H2 runs (and the notebook, when given none)
-DEFAULT_DIR = PROJECT_ROOT / "data" / "reference-h2"
+#: where `make paper` finds the runs holding H2 cells (and the notebook, when given none)
+DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
 
 
-def default_runs() -> list[Path]:
-    """The committed H2 runs: every run directory under data/reference-h2/."""
-    return store.runs_under(DEFAULT_DIR)
+def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
+    """The committed runs that hold H2 cells (the E2 and E3 runs)."""
+    from harness.studies.runfacts import _run_cells
+
+    return [d for d in store.runs_under(folder) if any(c[2] == seed001_h2.ENGINE for c in _run_cells(d))]
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,
             baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+    from harness.analysis.figures.family import plot_seed_beside_ours
+
     tables, text, blocks = {}, {}, {}
+    engines = [seed001_h2.ENGINE]
     for prefix, name in (("micro.", "e2"), ("tpch.", "e3")):
-        table, table_md = family_table(runs, prefix, baseline)
+        table, table_md = family_table(runs, prefix, baseline, engines=engines)
+        like, _ = family_table(runs, prefix, seed001_h2.LIKE_FOR_LIKE, engines=engines)
         tables[name] = table
+        tables[f"{name}-like-for-like"] = like
         text[name] = table_md
         blocks[f"{name}-h2-table"] = table_md
-        blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(table, prefix, baseline)
-    return StudyResult(tables=tables, text=text, make_blocks=lambda paper_path: blocks)
+        blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix)
+    fig = None
+    like = tables.get("e3-like-for-like")
+    seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}
+    if figures_dir is not None and like is not None:
+        fig = plot_seed_beside_ours(like, seed, Path(figures_dir) / "h2_tpch.png", seed001_h2.ENGINE,
+                                    seed001_h2.LIKE_FOR_LIKE, "H2 / SQLite per TPC-H query: ours (SF 0.01) and seed 001's (SF 1)")
+
+    def make_blocks(paper_path: Path | str) -> dict[str, str]:
+        out = dict(blocks)
+        out["h2-figure"] = (figure_link(f"H2 / SQLite called from PyPy per TPC-H query, ours with its 99% CI beside seed "
+                                        f"001's: {_same_side(like, seed)}", fig, paper_path)
+                            if fig is not None else "_No H2 figure: no valid H2 TPC-H cells in these runs._")
+        return out
+
+    return StudyResult(tables=tables, text=text, figures={"h2_tpch": fig}, make_blocks=make_blocks)
+
+
+def _same_side(like, seed: dict[str, float]) -> str:
+    """How many queries ours and the seed's both put H2 on the same side of SQLite (the caption's point)."""
+    rows = like[(like["engine"] == seed001_h2.ENGINE) & (like["benchmark"] != "geomean") & like["ratio"].notna()]
+    pairs = [(float(r), seed[b]) for b, r in zip(rows["benchmark"], rows["ratio"]) if b in seed and r > 0]
+    same = sum((a > 1) == (b > 1) for a, b in pairs)
+    return (f"on {same} of the {len(pairs)} queries both measured, ours and the seed's put H2 on the same side of "
+            "SQLite" if pairs else "no query measured by both")

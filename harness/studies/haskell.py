@@ -1,11 +1,10 @@
 """E1 in Haskell (seed 000's own language): the Haskell bindings beside native C and CPython's
 sqlite3, and seed 000's published rows/s beside ours.
 
-These runs live apart from the main reference (`data/reference-haskell/`): their C and CPython
-cells have the same keys as the main runs' E1 cells but were measured at another time, under other
-load, and pooling them would mix two machines' states into one estimate (it once cut native C's
-rate to a fifth). So this study reads its own runs, and its comparisons are with the baseline
-processes that ran interleaved with the Haskell ones.
+The Haskell cells are measured inside the E1 run, interleaved with native C and every Python
+binding, so the comparisons are with baseline processes that ran beside them (never with cells of a
+run made apart: pooling those once cut native C's rate to a fifth). The table shows the Haskell
+cells with native C and CPython's sqlite3 for reference.
 """
 from __future__ import annotations
 
@@ -19,19 +18,32 @@ from harness.studies import seed000
 from harness.studies.bindings import PREFIX, e1_table
 from harness.studies.common import StudyResult
 
-#: where `make paper` finds the Haskell runs (and the notebook, when given none)
-DEFAULT_DIR = PROJECT_ROOT / "data" / "reference-haskell"
+#: where `make paper` finds the run holding the Haskell E1 cells (and the notebook, when given none)
+DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
+#: the cells the Haskell table shows beside the Haskell ones
+REFERENCE_CELLS = {("sqlite/native-c", "c"), ("sqlite/sqlite3", "cpython")}
 
 
-def default_runs() -> list[Path]:
-    """The committed Haskell runs: every run directory under data/reference-haskell/."""
-    return store.runs_under(DEFAULT_DIR)
+def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
+    """The committed runs holding E1 cells on a Haskell runtime (the E1 run)."""
+    from harness.studies.runfacts import _run_cells
+
+    return [d for d in store.runs_under(folder)
+            if any(str(c[0]).startswith(PREFIX) and str(c[3]).startswith("haskell") for c in _run_cells(d))]
+
+
+def _shown(e1):
+    """The Haskell cells, with native C and CPython's sqlite3 beside them."""
+    from harness.run.runtimes import runtime_family
+
+    fam = e1["runtime"].astype(str).map(runtime_family)
+    return e1[[f.startswith("haskell") or (e, f) in REFERENCE_CELLS for e, f in zip(e1["engine"], fam)]]
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,
             baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
     summary = runs.summary
-    e1 = summary[summary["benchmark"].str.startswith(PREFIX)]
+    e1 = _shown(summary[summary["benchmark"].str.startswith(PREFIX)])
     table = e1_table(e1)
     seeds = seed000.seed_table(e1)
     paragraph = seed000.seed_paragraph(seeds)

@@ -129,9 +129,10 @@ def _key(row: pd.Series) -> tuple:
 
 def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
     """Per engine and runtime: the gain of a transaction (inserts/s of `transaction` over
-    `autocommit`) and of a prepared statement (`prepared` over `transaction`), each strategy at the
-    largest N it was measured at (the profile caps the slow ones lower), as ratios of inserts/s with
-    99% intervals (t on the log scale, each cell's variance from its bootstrap; N is a constant)."""
+    `autocommit`) and of a prepared statement (`prepared` over `transaction`), like for like: both
+    strategies at the largest N both were measured at (the profile caps the slow ones lower), as
+    ratios of inserts/s with 99% intervals (t on the log scale, each cell's variance from its
+    bootstrap). A pair with no N in common gets no gain."""
     d = default_settings(df)
     d = d[d["mean_s"].notna()]
     rows = []
@@ -140,20 +141,20 @@ def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
         for label, slow, fast in (("transaction gain", "autocommit", "transaction"),
                                   ("prepared gain", "transaction", "prepared")):
             a, b = g[g["strategy"] == slow], g[g["strategy"] == fast]
-            if a.empty or b.empty:
+            common = sorted(set(a["rows"]) & set(b["rows"]))
+            if not common:
                 out[label] = ""
-                out[label + " at N"] = ""
+                out[label + " at N"] = "" if a.empty or b.empty else "no N in common"
                 continue
-            ra, rb = a.loc[a["rows"].idxmax()], b.loc[b["rows"].idxmax()]
+            n = common[-1]
+            ra, rb = a[a["rows"] == n].iloc[0], b[b["rows"] == n].iloc[0]
             ka, kb = _key(ra), _key(rb)
             boots = runs.boots([ka, kb])
+            # at one N, inserts/s of fast over slow = time of slow / time of fast
             r = combine_log_ratios([(boots[ka], boots[kb])], runs.confidence) if ka in boots and kb in boots \
                 else (math.nan, math.nan, math.nan)
-            # inserts/s ratio = (N_fast / t_fast) / (N_slow / t_slow) = (t_slow / t_fast) x (N_fast / N_slow)
-            scale = float(rb["rows"]) / float(ra["rows"])
-            r = (r[0] * scale, r[1] * scale, r[2] * scale)
             out[label] = ratio_text(r)
-            out[label + " at N"] = f"{int(ra['rows']):,} / {int(rb['rows']):,}"
+            out[label + " at N"] = f"{int(n):,}"
             out["_" + label] = r
         rows.append(out)
     return pd.DataFrame(rows)
@@ -368,7 +369,7 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             if not isinstance(text, str) or not text:
                 continue
             why = ("the seed gives no number in its text (its charts only); ours compares each strategy at the "
-                   "largest N it was run at (slow strategies are capped lower)")
+                   "largest N both strategies were run at (slow strategies are capped lower)")
             if label == "transaction gain":
                 why += "; each autocommit row is its own transaction, committed (and synced) on its own"
             else:
@@ -440,8 +441,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
             "e4-figures": "\n\n".join(figs) or "_No figure: nothing measured._",
             "e4-gains": (to_markdown(gain_view) if len(gain_view) else "_No pair of strategies to compare._")
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
-              "prepared statement (`prepared` over `transaction`), each strategy at the largest N it was measured at "
-              "(column `at N`: slow / fast), ratio [99% CI] (t on the log scale, each cell's variance from its "
+              "prepared statement (`prepared` over `transaction`), both strategies at the largest N both were "
+              "measured at (column `at N`), ratio [99% CI] (t on the log scale, each cell's variance from its "
               "process bootstrap).",
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
                          f"synchronous, inserts/s mean [99% CI] ({method}).")

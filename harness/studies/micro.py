@@ -26,7 +26,10 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     table, table_md = family_table(runs, PREFIX, baseline)
     fig = None
     if table is not None:
-        fig = plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline)
+        r = claim_result(runs)
+        rho = ("" if r is None else f"Spearman's rho, crossings vs the speedup of {FAST} over {SLOW}: "
+               f"{r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] ({r.confidence:.0%} bootstrap interval)")
+        fig = plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline, rho)
 
     claim = claim_text(runs)
     found = findings_text(runs)
@@ -130,7 +133,7 @@ def findings_text(runs: RunSet, baseline: str = SLOW) -> str:
                     for k in runs.samples if k[0].startswith(PREFIX)})
     out = [findings.compare_family(runs, PREFIX, spec, baseline, "micro-benchmarks both ran")
            for spec in specs if spec != baseline]
-    return " ".join(s for s in out if s) or "_No comparable E2 cells in these runs._"
+    return "\n".join(f"- {s}" for s in out if s) or "_No comparable E2 cells in these runs._"
 
 
 def abstract(runs: RunSet, claim) -> str:

@@ -42,7 +42,9 @@ def noise_warning(processes: pd.DataFrame, manifests: list[dict[str, Any]]) -> s
                      "are less affected, because cells were interleaved")
     if not parts:
         return ""
-    return "**Warning: noisy run.** " + ". ".join(p[0].upper() + p[1:] for p in parts) + "."
+    # a few disturbed processes, left out and rerun, on a machine that started quiet: a fact, not a warning
+    heading = "**Interference.** " if not busy and timed and n / timed <= 0.1 else "**Warning: noisy run.** "
+    return heading + ". ".join(p[0].upper() + p[1:] for p in parts) + "."
 
 
 def noise_block(runs: RunSet) -> str:
@@ -96,6 +98,12 @@ def _pct(x: float) -> str:
 STOPS = ("met", "budget", "no steady state", "timeout", "not run")
 
 
+def _twin(params: str) -> bool:
+    from harness.analysis.runset import is_twin
+
+    return is_twin(params)
+
+
 def precision_table(runs: RunSet) -> pd.DataFrame:
     """Per run and benchmark family: target, median and 90th-percentile achieved relative half-width
     (99% CI, default method, steady state; from the manifest's `adaptive` record where there is
@@ -110,6 +118,8 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
             cells = pd.DataFrame(adaptive.get("cells", []))
             if cells.empty:
                 continue
+            if "params" in cells:
+                cells = cells[~cells["params"].astype(str).map(_twin)]
             cells["family"] = cells["benchmark"].map(family)
             target = (adaptive.get("settings") or {}).get("target")
             for fam, g in cells.groupby("family"):
@@ -140,36 +150,148 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: each family's baseline for its geometric means (E6 is in Go: its SQLite is mattn/go-sqlite3)
+FAMILY_BASELINE = {"ramsql": "sqlite/go@go"}
+#: the precision targets the reference campaign aims at: per-cell half-width and geometric means
+CELL_TARGET, GEOMEAN_TARGET = 0.05, 0.03
+
+
+def geomean_precision(runs: RunSet, baseline: str = "sqlite/sqlite3@cpython") -> pd.DataFrame:
+    """Per family and engine/runtime: the geometric mean of time / the family's baseline over the
+    family's benchmarks, its interval and relative half-width (high - low) / (2 ratio)."""
+    from harness.analysis.stats import is_baseline
+
+    columns = ["family", "engine", "runtime", "baseline", "ratio", "low", "high", "half", "n"]
+    s = runs.summary
+    if not {"benchmark", "params", "engine", "runtime", "mean_s"} <= set(s.columns):
+        return pd.DataFrame(columns=columns)
+    timed = s[s["mean_s"].notna() & (s["status"] == "ok")] if "status" in s else s[s["mean_s"].notna()]
+    rows = []
+    for fam in sorted({family(b) for b in timed["benchmark"]}):
+        base = FAMILY_BASELINE.get(fam, baseline)
+        keys = list(timed[timed["benchmark"].map(family) == fam][["benchmark", "params", "engine", "runtime"]]
+                    .itertuples(index=False, name=None))
+        if not any(is_baseline(k[2], k[3], base) for k in keys):
+            continue  # no baseline cell in this family: no geometric mean to give
+        ratios = runs.ratio_rows(keys, base)
+        geo = ratios[(ratios["benchmark"] == "geomean") & ratios["ratio"].notna()]
+        for r in geo.itertuples(index=False):
+            if is_baseline(r.engine, r.runtime, base):
+                continue
+            ok = math.isfinite(r.ratio_ci_low) and math.isfinite(r.ratio_ci_high) and r.ratio > 0
+            half = (r.ratio_ci_high - r.ratio_ci_low) / (2 * r.ratio) if ok else math.nan
+            rows.append({"family": fam, "engine": r.engine, "runtime": r.runtime, "baseline": base,
+                         "ratio": r.ratio, "low": r.ratio_ci_low, "high": r.ratio_ci_high, "half": half,
+                         "n": int(r.n)})
+    return pd.DataFrame(rows, columns=columns)
+
+
 def precision_block(runs: RunSet) -> str:
-    """Markdown: the precision table and a sentence per protocol saying what it means."""
+    """Markdown: the precision table per study (run and family) against the campaign's targets,
+    and a sentence per protocol saying what it means."""
+    from harness.studies import STUDIES
+
     t = precision_table(runs)
     if t.empty:
         return "_No cells in these runs._"
+    geo = geomean_precision(runs)
     conf = f"{runs.confidence:.0%}"
-    lines = ["| run | family | protocol | target | cells | median half-width | 90th percentile | met | budget "
-             "| no steady state | timeout | not run |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [f"| study | run | cells | median half-width | cells that met their target | geometric means within "
+             f"±{GEOMEAN_TARGET:.0%} | widest geometric mean |", "|---|---|---:|---:|---:|---:|---:|"]
+    stop_notes = []
     for r in t.to_dict("records"):
-        target = _pct(r["target"]) if r["target"] is not None and pd.notna(r["target"]) else "none (fixed)"
-        stops = [str(r[k]) if r["protocol"] == "adaptive" or k == "not run" else "—" for k in STOPS]
-        lines.append(f"| {r['run']} | {r['family']} | {r['protocol']} | {target} | {r['cells']} | {_pct(r['median'])} | "
-                     f"{_pct(r['p90'])} | " + " | ".join(stops) + " |")
-    notes = []
-    if (t["protocol"] == "fixed").any():
-        notes.append("A run with protocol `fixed` used a fixed number of processes and iterations per cell (no "
-                     "target, so no stop reasons); its half-widths are what that protocol happened to achieve.")
+        g = geo[geo["family"] == r["family"]] if len(geo) else geo
+        within = int((g["half"] <= GEOMEAN_TARGET).sum()) if len(g) else 0
+        widest = _pct(float(g["half"].max())) if len(g) and g["half"].notna().any() else "—"
+        met = f"{r['met']} of {r['cells']}" if r["protocol"] == "adaptive" else "— (fixed)"
+        study = STUDIES.get(r["family"], r["family"])
+        lines.append(f"| {study} ({r['family']}) | {r['run']} | {r['cells']} | {_pct(r['median'])} | {met} | "
+                     f"{within} of {len(g)} | {widest} |")
+        if r["protocol"] == "adaptive":
+            others = [f"{r[k]} {k}" for k in STOPS[1:] if r[k]]
+            if others:
+                stop_notes.append(f"{study}: {', '.join(others)}")
+    notes = [f"Targets: a median per-cell half-width within ±{CELL_TARGET:.0%} and every geometric mean within "
+             f"±{GEOMEAN_TARGET:.0%}."]
     if (t["protocol"] == "adaptive").any():
-        notes.append("An `adaptive` run added processes to each cell until its interval met the target (`met`), "
-                     "its time budget was spent (`budget`), its processes showed no steady state, a process "
-                     "exceeded the per-process timeout (`timeout`: the cell stops there), or it could not "
-                     "run; the achieved half-widths are those recorded when each cell stopped.")
-    caption = (f"Table: precision achieved per benchmark family: relative half-width (high - low) / (2 mean) of "
-               f"each cell's {conf} confidence interval ({runs.method} method, steady-state iterations), median "
-               "and 90th percentile over the family's cells with an interval, and cells by stop reason.")
+        notes.append("An adaptive run adds processes to each cell until its interval meets the target; a cell that "
+                     "did not stopped for its time budget (`budget`), for lack of a steady state, for a process "
+                     "timeout, or because it could not run" + (f" ({'; '.join(stop_notes)})" if stop_notes else "")
+                     + ".")
+    if (t["protocol"] == "fixed").any():
+        notes.append("A fixed run used a set number of processes and iterations per cell; its half-widths are "
+                     "what that protocol achieved.")
+    caption = (f"Table: precision achieved per study: relative half-width (high - low) / (2 mean) of each cell's "
+               f"{conf} confidence interval ({runs.method} method, steady-state iterations, A/A twins left out), "
+               "median over the cells with an interval; and the geometric means of time / the study's baseline "
+               "over its benchmarks, one per engine and runtime, with their relative half-widths.")
     return "\n".join(lines) + "\n\n" + " ".join(notes) + "\n\n" + caption
+
+
+def aa_block(runs: RunSet) -> str:
+    """Markdown: the within-run A/A check of each study (its baseline measured twice under two
+    names, interleaved): pairs, how many were called different, and the geometric mean of twin /
+    cell with its interval, which must include 1."""
+    from harness.analysis import aa
+    from harness.analysis.runset import RunSet as Runs
+    from harness.studies import STUDIES
+
+    twins = Runs(runs.run_dirs, method=runs.method, confidence=runs.confidence, resamples=runs.resamples,
+                   seed=runs.seed, steady_state=runs.steady_state, aa_twins=True)
+    t = aa.aa_by_family(twins)
+    conf = f"{runs.confidence:.0%}"
+    if t.empty:
+        return "_No A/A twins in these runs (`harness run --aa`)._"
+    lines = [f"| study | family | A/A pairs | called different | twin / cell, geometric mean [{conf} CI] | includes 1 |",
+             "|---|---|---:|---:|---:|---|"]
+    for r in t.to_dict("records"):
+        ok = math.isfinite(r["low"]) and math.isfinite(r["high"])
+        ci = f"{r['geomean']:.3f} [{r['low']:.3f}, {r['high']:.3f}]" if ok else f"{r['geomean']:.3f} (no interval)"
+        inside = ("yes" if r["low"] <= 1.0 <= r["high"] else "**no**") if ok else "—"
+        lines.append(f"| {STUDIES.get(r['family'], '')} | {r['family']} | {r['pairs']} | {r['differs']} | {ci} | {inside} |")
+    pairs, differs = int(t["pairs"].sum()), int(t["differs"].sum())
+    share = differs / pairs if pairs else math.nan
+    total = (f"Across the studies, {differs} of {pairs} A/A pairs ({share:.1%}) were called different at {conf}; "
+             f"by chance alone about {1 - runs.confidence:.0%} would be.")
+    caption = (f"Table: the within-run A/A check. Each study's run measured its baseline engine's cells twice, "
+               f"the second time under the parameter `aa=twin`, interleaved with everything else; a pair is called "
+               f"different when the {conf} interval of twin / cell ({runs.method} method, log scale) excludes 1. "
+               "The twins are left out of every other table.")
+    return "\n".join(lines) + "\n\n" + total + "\n\n" + caption
 
 
 def _quote(arg: str) -> str:
     return shlex.quote(arg)
+
+
+def wall_text(manifest: dict) -> str:
+    """`, in 12 min on host X (2 segments)`: the run's wall time, summed over its segments (a
+    resumed run has several), and the machine(s) they ran on; empty when the manifest has no times."""
+    from datetime import datetime
+
+    def parse(t: Any) -> datetime | None:
+        try:
+            return datetime.strptime(str(t), "%Y-%m-%dT%H:%M:%S%z")
+        except ValueError:
+            return None
+
+    segs = manifest.get("segments") or [{"started": manifest.get("started"), "ended": manifest.get("ended")}]
+    total, hosts = 0.0, []
+    for seg in segs:
+        a, b = parse(seg.get("started")), parse(seg.get("ended"))
+        if a and b:
+            total += (b - a).total_seconds()
+        host = (seg.get("machine") or {}).get("hostname") if isinstance(seg.get("machine"), dict) else None
+        if host and host not in hosts:
+            hosts.append(host)
+    if total <= 0:
+        return ""
+    text = f", in {total / 60:.0f} min" if total >= 60 else f", in {total:.0f} s"
+    if hosts:
+        text += f" on {', '.join(hosts)}"
+    if len(segs) > 1:
+        text += f" ({len(segs)} segments)"
+    return text
 
 
 def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
@@ -198,7 +320,8 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
                    + (f" --engine {src['engine']}" if src.get("engine") else ""))
         copied = (" the run directory was then copied to "
                   f"`data/reference/{Path(d).name}`" if reference else "")
-        out.append(f"Run `{m.get('run_id')}` was made at commit `{commit}` by\n\n```sh\n"
+        took = wall_text(m)
+        out.append(f"Run `{m.get('run_id')}` was made at commit `{commit}`{took} by\n\n```sh\n"
                    f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
                    f"(`--out` only chooses where the run directory goes{';' + copied if copied else ''}.)")
     if not reference:
@@ -208,6 +331,5 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
     out.append("The tables, figures and generated text of this paper are then made from the runs by\n\n```sh\n"
                "make paper   # python -m harness notebooks data/reference/*/ --paper paper.md --figures figures \\\n"
                "             #   --executed data/reference-notebooks --history data/reference-history\n"
-               "             # (the H2 and Haskell studies read data/reference-h2/ and data/reference-haskell/)\n"
                "```")
     return "\n\n".join(out)

@@ -16,8 +16,6 @@ from harness.run.runtimes import runtime_family
 
 #: the seed's N (rows in testdata): only our cells with this N are set beside it
 SEED_PARAMS = "n=10000"
-#: the seed's machine clock (its "Setup": "Quad-core Intel Core i7 at 3.2GHz"), for its cycles/row
-SEED_HZ = 3.2e9
 
 
 @dataclass(frozen=True)
@@ -59,8 +57,7 @@ def seed_table(summary: pd.DataFrame) -> pd.DataFrame:
     cells = {} if summary.empty else {b: e1_rows(summary, b) for b in benches}
     for s in SEED_ROWS:
         row = {"seed system": s.system, "seed rows/s (its machine)": f"{s.rows_per_s / 1e3:,.0f}K",
-               "seed cycles/row": f"{SEED_HZ / s.rows_per_s:,.0f}", "our cell": "", "our rows/s": "",
-               "our cycles/row": "", "ours / seed": "", "what it is here": s.note}
+               "our cell": "", "our rows/s": "", "ours / seed": "", "what it is here": s.note}
         df = cells.get(s.benchmark) if s.benchmark else None
         if df is not None and not df.empty:
             hit = df[(df["engine"] == s.engine) & (df["runtime"].astype(str).map(runtime_family) == s.runtime)
@@ -71,8 +68,6 @@ def seed_table(summary: pd.DataFrame) -> pd.DataFrame:
                 lo, hi = r["rows_per_s_low"], r["rows_per_s_high"]
                 interval = "" if pd.isna(lo) else f" [{lo / 1e3:,.0f}K, {hi / 1e3:,.0f}K]"
                 row["our rows/s"] = f"{r['rows_per_s'] / 1e3:,.0f}K{interval}"
-                if "cycles_per_row" in r and not pd.isna(r["cycles_per_row"]):
-                    row["our cycles/row"] = f"{r['cycles_per_row']:,.0f}"
                 ratio = r["rows_per_s"] / s.rows_per_s
                 rlo = "" if pd.isna(lo) else f" [{lo / s.rows_per_s:.2f}, {hi / s.rows_per_s:.2f}]"
                 row["ours / seed"] = f"{ratio:.2f}{rlo}"
@@ -96,9 +91,10 @@ def markdown_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 CAPTION = ("Table: Seed 000 beside ours, `SELECT id FROM testdata` with N = 10,000. Seed columns: the seed's "
-           "published rows/s on its machine (3.2 GHz Core i7 in VirtualBox, GHC 7.4.2, 2013), and its cycles per "
-           "row at that clock, both constants labelled as the seed's. Ours: mean rows/s with the 99% interval of "
-           "the E1 table (rows/s bounds are N divided by the time bounds), cycles per row at our recorded clock; "
+           "published rows/s on its machine (3.2 GHz Core i7 in VirtualBox, GHC 7.4.2, 2013), a constant labelled as "
+           "the seed's (its cycles per row are these rates at its nominal clock, so they add nothing, and this machine "
+           "has no cycle counter to set beside them). Ours: mean rows/s with the 99% interval of the E1 table (rows/s "
+           "bounds are N divided by the time bounds), all from the one E1 run; "
            "ours / seed divides our rows/s and its bounds by the seed's single number (the seed gives no interval). "
            "Haskell cells are the `-O2` build.")
 
@@ -110,11 +106,11 @@ def seed_paragraph(table: pd.DataFrame) -> str:
         return "_None of seed 000's systems was measured in these runs._"
     parts = []
     for _, r in measured.iterrows():
-        parts.append(f"{r['seed system']} ({r['our cell']}): ours / seed = {r['ours / seed']}, {r['_verdict']}")
+        parts.append(f"- {r['seed system']} ({r['our cell']}): ours / seed = {r['ours / seed']}, {r['_verdict']}.")
     missing = table[table["ours / seed"] == ""]["seed system"].tolist()
-    text = "Against the seed's own numbers, rows/s ours over the seed's: " + "; ".join(parts) + "."
+    text = "Against the seed's own numbers, rows/s ours over the seed's:\n\n" + "\n".join(parts) + "\n\n"
     if missing:
-        text += " Not measured here: " + ", ".join(missing) + " (see the last column)."
+        text += "Not measured here: " + ", ".join(missing) + " (see the last column)."
     if "_noisy" in measured:
         noisy, procs = int(measured["_noisy"].fillna(0).sum()), int(measured["_processes"].fillna(0).sum())
         if noisy:

@@ -248,3 +248,14 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
             "interval lies on one side of the claim's line, inconclusive when it straddles (with the smallest "
             f"effect the interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim about "
             "every cell is refuted by one refuting cell; untestable here when our substitute differs (said how).")
+
+
+def abstract_sentence(items: list[Claim]) -> str:
+    """One sentence for the abstract: how many of the seeds' claims got each verdict."""
+    if not items:
+        return "_No claim of the seeds could be tested against these runs._"
+    counts = {w: sum(c.verdict.word == w for c in items) for w in v.WORDS}
+    parts = [f"{n} {w}" for w, n in counts.items() if n]
+    seeds = len({c.seed for c in items})
+    return (f"Of the {len(items)} claims of the {seeds} seeds that our runs speak to, " + ", ".join(parts[:-1])
+            + (" and " if len(parts) > 1 else "") + parts[-1] + " (Section 10).")

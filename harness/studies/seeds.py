@@ -161,11 +161,16 @@ def ours(runs: RunSet, key: str) -> str:
     raise KeyError(key)
 
 
+#: seeds whose numbers we can only set beside a different quantity: the column says so
+NOT_LIKE_FOR_LIKE = {"001": "nearest contrast here, a different quantity [{conf} CI]"}
+
+
 def seed_table(runs: RunSet, seed: str) -> str:
     """Markdown: each of the seed's numbers, ours with its interval, and why they differ."""
     title, numbers = SEEDS[seed]
     conf = f"{runs.confidence:.0%}"
-    lines = [f"| quantity | seed's number (where in the seed) | ours [{conf} CI] | why they differ |",
+    ours_header = NOT_LIKE_FOR_LIKE.get(seed, f"ours [{conf} CI]").format(conf=conf)
+    lines = [f"| quantity | seed's number (where in the seed) | {ours_header} | why they differ |",
              "|---|---|---|---|"]
     for s in numbers:
         mine = ours(runs, s.key)

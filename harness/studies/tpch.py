@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.analysis.figures.family import plot_family
 from harness.analysis.runset import RunSet
 from harness.studies import findings
-from harness.studies.common import StudyResult, family_table
+from harness.studies.common import StudyResult, family_table, figure_link
 
 PREFIX = "tpch."
 BASELINE = "sqlite/sqlite3@cpython"
@@ -19,10 +20,36 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
             baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
     table, table_md = family_table(runs, PREFIX, baseline)
     found = findings_text(runs, baseline)
-    blocks = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),
-              "abstract-e3": abstract(runs)}
+    fig = None
+    if figures_dir is not None and table is not None:
+        fig = plot_family(table, Path(figures_dir) / "e3_tpch.png", baseline, "E3, TPC-H", runs.method)
+
+    def blocks(paper_path: Path | str) -> dict[str, str]:
+        out = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),
+               "abstract-e3": abstract(runs)}
+        out["e3-figure"] = (figure_link(f"E3, TPC-H: {figure_takeaway(table, baseline)}", fig, paper_path)
+                            if fig is not None else "_No TPC-H figure: no comparable cells in these runs._")
+        return out
+
     return StudyResult(tables={"ratios": table}, text={"ratios": table_md, "findings": found},
-                       make_blocks=lambda paper_path: blocks)
+                       figures={"tpch": fig}, make_blocks=blocks)
+
+
+def figure_takeaway(table, baseline: str) -> str:
+    """The figure's caption says what to see: the engines at either end, from the geometric means."""
+    from harness.analysis.stats import is_baseline
+
+    geo = table[(table["benchmark"] == "geomean") & table["ratio"].notna()]
+    geo = geo[[not is_baseline(e, r, baseline) for e, r in zip(geo["engine"], geo["runtime"])]]
+    if geo.empty:
+        return f"no engine besides {baseline}"
+    fast, slow = geo.sort_values("ratio").iloc[0], geo.sort_values("ratio").iloc[-1]
+
+    def name(r) -> str:
+        return f"{r['engine']} ({str(r['runtime']).rstrip('0123456789.').split('-', 1)[0]})"
+
+    return (f"{name(fast)} is fastest, {fast['ratio']:.3g}x the time of {baseline} (geometric mean), and "
+            f"{name(slow)} slowest, {slow['ratio']:.3g}x; the dots show how far single queries spread around each mean")
 
 
 def _specs(runs: RunSet) -> list[str]:
@@ -44,7 +71,7 @@ def findings_text(runs: RunSet, baseline: str = BASELINE) -> str:
         out.append(s + f" Query by query it is faster on {v['faster']}, slower on {v['slower']} and cannot be "
                        f"told apart on {v['same']}" + (f" (no interval on {v['unknown']})" if v["unknown"] else "")
                    + ".")
-    return " ".join(out) or "_No comparable E3 cells in these runs._"
+    return "\n".join(f"- {s}" for s in out) or "_No comparable E3 cells in these runs._"
 
 
 def answers_text(runs: RunSet) -> str:

@@ -26,10 +26,13 @@ def test_cycles_per_row_arithmetic():
 
 def test_add_cycles_per_row_to_a_summary():
     df = pd.DataFrame({"benchmark": ["a", "b", "c"], "mean_s": [0.001, 0.002, 0.5], "rows_per_s": [1e7, 5e6, None]})
-    out = cpuclock.add_cycles_per_row(df, {"hz": 3e9, "source": "test"})
+    out = cpuclock.add_cycles_per_row(df, {"hz": 3e9, "source": "perf"})
     assert out["cycles_per_row"].tolist()[:2] == pytest.approx([300.0, 600.0])
     assert math.isnan(out["cycles_per_row"].iloc[2])
-    assert out.attrs["cpu_clock"]["source"] == "test"
+    assert out.attrs["cpu_clock"]["source"] == "perf"
+    # a clock the hypervisor or sysfs reports is not a cycle counter: no cycles are printed from it
+    nominal = cpuclock.add_cycles_per_row(df, {"hz": 3e9, "source": "proc-cpuinfo"})
+    assert nominal["cycles_per_row"].isna().all()
     unknown = cpuclock.add_cycles_per_row(df, {"hz": None, "source": "unknown"})
     assert unknown["cycles_per_row"].isna().all()
     assert "cycles_per_row" not in df

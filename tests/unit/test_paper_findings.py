@@ -103,16 +103,19 @@ def test_precision_block_reads_the_adaptive_record(tmp_path):
              for i, (stop, a) in enumerate([("met", 0.02), ("met", 0.03), ("budget", 0.08), ("no steady state", 0.2)])]
     cells.append({"benchmark": "tpch.q01", "params": "", "engine": "e", "runtime": "pypy", "target": 0.03,
                   "stop": "not run"})
+    # an A/A twin is not one of the study's cells
+    cells.append({"benchmark": "bindings.b0", "params": "aa=twin", "engine": "e", "runtime": "cpython",
+                  "target": 0.03, "stop": "met", "achieved": 0.01})
     d = _fake_run(tmp_path, {"settings": {"target": 0.03}, "cells": cells})
     block = runfacts.precision_block(_FakeRuns(d))
-    rows = [line for line in block.splitlines() if line.startswith(f"| {d.name}")]
+    rows = [line for line in block.splitlines() if f"| {d.name} |" in line]
     assert len(rows) == 2
     b = rows[0].split(" | ")
-    assert b[1:5] == ["bindings", "adaptive", "±3.0%", "4"]
-    assert b[5] == f"±{100 * np.median([0.02, 0.03, 0.08, 0.2]):.1f}%"
-    assert b[6] == f"±{100 * np.quantile([0.02, 0.03, 0.08, 0.2], 0.9):.1f}%"
-    assert b[7:12] == ["2", "1", "1", "0", "0 |"]
-    assert rows[1].split(" | ")[-1] == "1 |"  # tpch: one cell not run
+    assert b[0] == "| E1 (bindings)" and b[2] == "4"
+    assert b[3] == f"±{100 * np.median([0.02, 0.03, 0.08, 0.2]):.1f}%"
+    assert b[4] == "2 of 4"
+    assert "E1: 1 budget, 1 no steady state" in block and "E3: 1 not run" in block
+    assert "within ±5%" in block and "within ±3%" in block
 
 
 def test_precision_block_of_a_fixed_run_says_so(tmp_path):
@@ -120,7 +123,7 @@ def test_precision_block_of_a_fixed_run_says_so(tmp_path):
     summary = pd.DataFrame({"benchmark": ["bindings.a", "bindings.b", "bindings.c"], "mean_s": [1.0, 2.0, np.nan],
                             "ci_low_s": [0.9, 1.6, np.nan], "ci_high_s": [1.1, 2.4, np.nan]})
     block = runfacts.precision_block(_FakeRuns(d, summary))
-    assert "| fixed | none (fixed) | 3 | ±15.0% |" in block and "fixed number of processes" in block
+    assert f"| E1 (bindings) | {d.name} | 3 | ±15.0% | — (fixed) |" in block and "A fixed run" in block
 
 
 def test_noise_warning_counts_noisy_processes_and_busy_starts(tmp_path):

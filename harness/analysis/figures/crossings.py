@@ -23,8 +23,10 @@ def _benchmark_ticks(t: pd.DataFrame) -> pd.Series:
     return t.groupby(spot)["benchmark"].agg(lambda b: " / ".join(sorted({x.split(".", 1)[-1] for x in b})))
 
 
-def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Path | str, baseline: str) -> Path:
-    """Ratio to the baseline with its (asymmetric) CI against crossings per operation, markers only."""
+def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Path | str, baseline: str,
+                            rho: str = "") -> Path:
+    """Ratio to the baseline with its (asymmetric) CI against crossings per operation, markers only;
+    `rho`, the rank correlation the claim is tested by, with its interval, in the title."""
     from harness.analysis.stats import is_baseline
 
     base = [is_baseline(e, r, baseline) for e, r in zip(table["engine"], table["runtime"])]
@@ -58,6 +60,7 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
     method = str(t["method"].iloc[0]) if len(t) and "method" in t else "process-bootstrap"
     conf = float(t["confidence"].iloc[0]) if len(t) and "confidence" in t else 0.99
     ax.set_title(f"E2: time relative to the baseline against boundary crossings\n"
-                 f"one point per benchmark and engine; error bars: {conf:.0%} CI, {method} method",
+                 f"one point per benchmark and engine; error bars: {conf:.0%} CI, {method} method"
+                 + (f"\n{rho}" if rho else ""),
                  fontsize=8, loc="left", pad=30)
     return save(fig, path)

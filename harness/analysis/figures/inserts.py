@@ -34,10 +34,15 @@ def plot_scaling(cells: pd.DataFrame, path: Path | str, value: str = "time", met
     handles = {}
     for ax, (engine, family) in zip(axes.flat, panels):
         sub = df[(df["engine"] == engine) & (df["runtime_family"] == family)]
+        grid = sorted(set(cells.loc[(cells["engine"] == engine) & (cells["runtime_family"] == family), "rows"]))
         for i, strategy in enumerate(STRATEGIES):
             s = sub[sub["strategy"] == strategy].sort_values("rows")
             if s.empty:
                 continue
+            # every N of the panel's grid between the strategy's first and last: one it has no mean
+            # for is a gap (NaN breaks the line), so no line is drawn across an N not measured
+            span = [n for n in grid if s["rows"].min() <= n <= s["rows"].max()]
+            s = s.set_index("rows").reindex(span).reset_index()
             x = s["rows"].to_numpy(dtype=float)
             if value == "time":
                 y, lo, hi = (s[c].to_numpy(dtype=float) for c in ("mean_s", "ci_low_s", "ci_high_s"))
@@ -69,8 +74,9 @@ def plot_scaling(cells: pd.DataFrame, path: Path | str, value: str = "time", met
 
 def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") -> Path | None:
     """Heat maps of inserts/s, journal_mode (rows) x synchronous (columns), one per engine and N,
-    each square labelled with its mean in thousands per second. `grid`: cells with columns
-    engine, rows, journal_mode, synchronous, inserts_per_s."""
+    each square labelled with its mean in thousands per second and the relative half-width of its
+    99% interval (the uncertainty a colour cannot show). `grid`: cells with columns engine, rows,
+    journal_mode, synchronous, inserts_per_s (and inserts_per_s_low/_high)."""
     df = grid[grid["inserts_per_s"].notna()]
     if df.empty:
         return None
@@ -90,9 +96,17 @@ def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") ->
             if r.journal_mode in JOURNALS and r.synchronous in SYNCS:
                 m[JOURNALS.index(r.journal_mode), SYNCS.index(r.synchronous)] = r.inserts_per_s
         image = ax.imshow(m, cmap="viridis", norm=norm, aspect="auto")
+        half = np.full_like(m, np.nan)
+        if {"inserts_per_s_low", "inserts_per_s_high"} <= set(sub.columns):
+            for r in sub.itertuples():
+                if r.journal_mode in JOURNALS and r.synchronous in SYNCS and r.inserts_per_s > 0:
+                    half[JOURNALS.index(r.journal_mode), SYNCS.index(r.synchronous)] = \
+                        (r.inserts_per_s_high - r.inserts_per_s_low) / (2 * r.inserts_per_s)
         for (i, j), v in np.ndenumerate(m):
             if np.isfinite(v):
-                ax.text(j, i, f"{v / 1e3:.0f}k", ha="center", va="center", fontsize=6,
+                h = half[i, j]
+                label = f"{v / 1e3:.0f}k\n" + (f"±{100 * h:.0f}%" if np.isfinite(h) else "no CI")
+                ax.text(j, i, label, ha="center", va="center", fontsize=5.5,
                         color="white" if norm(v) < 0.6 else "black")
         ax.set_xticks(range(len(SYNCS)), SYNCS)
         first_column = list(axes.flat).index(ax) % ncols == 0
@@ -106,6 +120,7 @@ def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") ->
         row[0].set_ylabel("journal_mode")
     if image is not None:
         fig.colorbar(image, ax=list(axes.flat), shrink=0.8, label="inserts/s (mean)")
-    fig.suptitle(f"E4: inserts.prepared, journal_mode x synchronous (means; {method})" if method else
+    fig.suptitle(f"E4: inserts.prepared, journal_mode x synchronous (means, ± half-width of the 99% CI; {method})"
+                 if method else
                  "E4: journal_mode x synchronous", y=1.03)
     return save(fig, path)

@@ -1,0 +1,117 @@
+"""paper.md as a PDF: pandoc renders it to one standalone HTML page (figures embedded, sections
+and figures numbered), headless Chromium prints that page to PDF.
+
+Why these two: both are Debian packages the project already installs or can (`pandoc`, `chromium`),
+and neither needs a TeX installation. The PDF is not byte-reproducible (Chromium stamps a creation
+date), so `make paper` leaves it alone and `make paper-pdf` makes it on demand.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from harness.errors import UserError
+from harness.fsutil import PROJECT_ROOT, replacing
+
+#: the page style: a readable measure, numbered figures, tables that fit the page
+CSS = """
+body { font-family: "DejaVu Serif", Georgia, serif; font-size: 10.5pt; line-height: 1.4; max-width: 46em;
+       margin: 0 auto; color: #111; }
+h1 { font-size: 18pt; } h2 { font-size: 13.5pt; margin-top: 1.6em; } h3 { font-size: 11.5pt; }
+body { counter-reset: figure table; }
+figure { margin: 1em 0; text-align: center; page-break-inside: avoid; counter-increment: figure; }
+figure img { max-width: 100%; }
+figcaption { font-size: 9pt; text-align: left; }
+figcaption::before { content: "Figure " counter(figure) ". "; font-weight: bold; }
+table { border-collapse: collapse; font-size: 7.5pt; margin: 0.8em 0; width: 100%; page-break-inside: auto; }
+th, td { border-bottom: 0.5pt solid #bbb; padding: 2px 4px; vertical-align: top; }
+th { border-bottom: 1pt solid #333; text-align: left; }
+caption { font-size: 9pt; text-align: left; caption-side: bottom; padding-top: 4px; counter-increment: table; }
+caption::before { content: "Table " counter(table) ". "; font-weight: bold; }
+code { font-size: 8.5pt; word-break: break-word; }
+pre { font-size: 7.5pt; white-space: pre-wrap; }
+@page { size: A4; margin: 18mm 16mm; }
+"""
+
+
+def _need(program: str, package: str) -> str:
+    exe = shutil.which(program)
+    if not exe:
+        raise UserError(f"{program} not found: install Debian's {package} (apt-get install {package})")
+    return exe
+
+
+def html(paper: Path, out: Path) -> Path:
+    """paper.md -> one standalone HTML file, figures embedded, sections numbered."""
+    pandoc = _need("pandoc", "pandoc")
+    with tempfile.TemporaryDirectory() as tmp:
+        css = Path(tmp) / "paper.css"
+        css.write_text(CSS)
+        cmd = [pandoc, str(paper.resolve()), "--standalone", "--self-contained", "--number-sections",
+               "--toc", "--toc-depth=2", "--css", str(css), "--metadata", "title=" + _title(paper),
+               "--resource-path", str(paper.resolve().parent), "-f", "markdown",
+               "-t", "html5", "-o", str(out)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=paper.resolve().parent)
+    if proc.returncode != 0:
+        raise UserError(f"pandoc could not render {paper}: {proc.stderr.strip()[-800:]}")
+    return out
+
+
+def _title(paper: Path) -> str:
+    for line in paper.read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return paper.stem
+
+
+def pdf(paper: Path, out: Path) -> Path:
+    """paper.md -> PDF, written beside its name and renamed (never half a file)."""
+    if not paper.is_file():
+        raise UserError(f"{paper} does not exist")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        raise UserError("chromium not found: install Debian's chromium (apt-get install chromium)")
+    with tempfile.TemporaryDirectory() as tmp:
+        page = html(paper, Path(tmp) / "paper.html")
+        pdf_tmp = Path(tmp) / "paper.pdf"
+        env = dict(os.environ, HOME=tmp)
+        proc = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                               f"--user-data-dir={tmp}/profile", "--no-pdf-header-footer",
+                               f"--print-to-pdf={pdf_tmp}", page.resolve().as_uri()],
+                              capture_output=True, text=True, timeout=300, env=env)
+        if not pdf_tmp.exists() or pdf_tmp.stat().st_size == 0:
+            raise UserError(f"chromium printed no PDF: {proc.stderr.strip()[-800:]}")
+        with replacing(out, sync=True) as tmp_out:
+            shutil.copyfile(pdf_tmp, tmp_out)
+    return out
+
+
+def pages(pdf_file: Path) -> int:
+    """How many pages a PDF has (its page objects), without a PDF library."""
+    import re
+
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf_file.read_bytes()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m harness.studies.paper_pdf", description="render paper.md to PDF")
+    p.add_argument("paper", nargs="?", type=Path, default=PROJECT_ROOT / "paper.md")
+    p.add_argument("-o", "--out", type=Path, default=None, help="the PDF (default: beside the paper)")
+    args = p.parse_args(argv)
+    out = args.out or args.paper.with_suffix(".pdf")
+    try:
+        pdf(args.paper, out)
+    except UserError as exc:
+        print(f"error: {exc}", file=__import__("sys").stderr)
+        return 1
+    print(f"{out}: {pages(out)} pages")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""The committed paper reads as a paper: no paragraph over 1,200 characters, main-text tables of at
+most 7 columns, a main text of about 8,000 words, every figure captioned, each study in the
+abstract. Checked on paper.md as `make paper` left it (its generated blocks included)."""
+from __future__ import annotations
+
+import re
+
+from harness.fsutil import PROJECT_ROOT
+
+PAPER = PROJECT_ROOT / "paper.md"
+MAX_PARAGRAPH = 1200
+MAX_COLUMNS = 7
+MAX_MAIN_WORDS = 9000
+
+
+def _blocks(text: str) -> list[str]:
+    text = re.sub(r"<!-- (BEGIN|END) generated:[\w-]+ -->", "", text)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
+
+
+def _is_table(block: str) -> bool:
+    return block.lstrip().startswith("|")
+
+
+def _is_list(block: str) -> bool:
+    return bool(re.match(r"\s*([-*]|\d+\.)\s", block))
+
+
+def main_text(text: str) -> str:
+    """Everything before the references (the appendices and the reference list are not main text)."""
+    return text.split("\n## References", 1)[0]
+
+
+def test_no_paragraph_is_longer_than_1200_characters():
+    long = [b[:80] for b in _blocks(PAPER.read_text()) if not _is_table(b) and not _is_list(b)
+            and not b.startswith("#") and len(b) > MAX_PARAGRAPH]
+    assert not long, f"{len(long)} paragraphs over {MAX_PARAGRAPH} characters: {long[:5]}"
+
+
+def test_list_items_are_short_too():
+    items = [line for b in _blocks(PAPER.read_text()) if _is_list(b) for line in re.split(r"\n(?=\s*(?:[-*]|\d+\.)\s)", b)]
+    assert all(len(i) <= MAX_PARAGRAPH for i in items), [i[:80] for i in items if len(i) > MAX_PARAGRAPH]
+
+
+def test_main_text_tables_have_at_most_seven_columns():
+    wide = []
+    for b in _blocks(main_text(PAPER.read_text())):
+        if _is_table(b):
+            header = b.splitlines()[0]
+            cols = header.strip().strip("|").count("|") + 1
+            if cols > MAX_COLUMNS:
+                wide.append((cols, header[:100]))
+    assert not wide, wide
+
+
+def test_the_main_text_is_about_eight_thousand_words():
+    words = sum(len(b.split()) for b in _blocks(main_text(PAPER.read_text())) if not _is_table(b))
+    assert 3000 < words <= MAX_MAIN_WORDS, words
+
+
+def test_every_figure_has_a_caption_and_every_study_is_in_the_abstract():
+    text = PAPER.read_text()
+    for alt in re.findall(r"!\[([^\]]*)\]\(", text):
+        assert len(alt) > 20, alt
+    abstract = text.split("## Abstract", 1)[1].split("\n## ", 1)[0]
+    for study in ("E1", "E2", "E3", "E4", "E5", "E6", "E7"):
+        assert study in abstract, study
