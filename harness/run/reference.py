@@ -61,7 +61,7 @@ class Study:
                 *self.extra]
 
 
-#: the campaign: 85 minutes of run budget, in the order the paper presents the studies
+#: the campaign: 89 minutes of run budget, in the order the paper presents the studies
 STUDIES: dict[str, Study] = {s.name: s for s in (
     Study("E1", "bindings: every driver and runtime, Haskell and C included, against sqlite3 on CPython",
           ("bindings.*",),
@@ -79,11 +79,15 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
     Study("E5", "the application workload, AcidState and FerretDB included", ("app.*",),
           ("--profile", "quick", "--benchmarks", "app.*", "--engines", "*",
            "--runtimes", "cpython,haskell,haskell-O0", "--processes", "10", "--param", "corpus=SM,MD",
-           "--aa", "sqlite/sqlite3", "--timeout", "120"), 900),
+           "--aa", "sqlite/sqlite3", "--timeout", "120", "--yes"), 900),
     Study("E6", "point queries in Go, RamSQL against SQLite", ("ramsql.*",),
           ("--profile", "quick", "--benchmarks", "ramsql.*", "--engines", "ramsql/go,sqlite/go", "--runtimes", "go",
            "--processes", "10", "--aa", "sqlite/go"), 300),
     Study("E7", "a new point of the history (the same commit's cells, for the timeline)",
+          ("history",), ("--profile", "smoke", "--processes", "10", "--iterations", "10", "--benchmarks",
+                         "bindings.select_fold,bindings.point_query", "--engines", "sqlite/sqlite3,sqlite/apsw"),
+          120, folder="data/reference-history"),
+    Study("E7b", "the same point again, right after: two runs of one commit show what the machine alone does",
           ("history",), ("--profile", "smoke", "--processes", "10", "--iterations", "10", "--benchmarks",
                          "bindings.select_fold,bindings.point_query", "--engines", "sqlite/sqlite3,sqlite/apsw"),
           120, folder="data/reference-history"),
@@ -94,10 +98,12 @@ def pick(names: str | None) -> list[Study]:
     """The studies named (comma-separated, e.g. E1,E3), in campaign order; all when None."""
     if not names:
         return list(STUDIES.values())
-    wanted = [n.strip().upper() for n in names.split(",") if n.strip()]
-    unknown = [n for n in wanted if n not in STUDIES]
+    by_upper = {k.upper(): k for k in STUDIES}
+    asked = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in asked if n.upper() not in by_upper]
     if unknown:
         raise UserError(f"unknown study {', '.join(unknown)}; studies: {', '.join(STUDIES)}")
+    wanted = {by_upper[n.upper()] for n in asked}
     return [s for s in STUDIES.values() if s.name in wanted]
 
 
@@ -158,12 +164,22 @@ def disturbed_share(run_dir: Path) -> tuple[int, int]:
 
 
 def benchmarks_of(run_dir: Path) -> set[str]:
-    """The benchmarks a run planned (its plan), or recorded (an imported run has no plan)."""
+    """The benchmarks a run measured: those of its processes that ran (a plan also lists benchmarks
+    whose cells were skipped, such as an engine's own benchmarks on a runtime the run did not
+    have; a run that only skipped a family does not hold it). A run without records yet: its plan."""
+    from harness.store import process_records
+
+    skipped = {"skipped", "not_applicable"}
+    try:
+        recs = process_records(run_dir)
+    except (OSError, ValueError, UserError):  # an unreadable run: judged by its plan below
+        recs = {}
+    ran = {str(r.get("benchmark")) for r in recs.values() if r.get("status") not in skipped and r.get("benchmark")}
+    if ran or recs:
+        return ran
     try:
         plan = run_dir / "plan.json"
-        if plan.exists():
-            return set(json.loads(plan.read_text()).get("benchmarks") or [])
-        return {json.loads(p.read_text()).get("benchmark", "") for p in (run_dir / "processes").glob("*.json")}
+        return set(json.loads(plan.read_text()).get("benchmarks") or []) if plan.exists() else set()
     except (OSError, ValueError):
         return set()
 
@@ -193,8 +209,9 @@ def install(study: Study, run_dir: Path, root: Path = PROJECT_ROOT) -> list[Path
     the committed runs of the other studies stay). E7 adds a point to the history instead."""
     folder = root / study.folder
     folder.mkdir(parents=True, exist_ok=True)
-    removed = [] if study.name == "E7" else runs_of(study, folder)
-    for d, others in ([] if study.name == "E7" else overlapping(study, folder)):
+    history = study.name.startswith("E7")
+    removed = [] if history else runs_of(study, folder)
+    for d, others in ([] if history else overlapping(study, folder)):
         if others:
             print(f"note: {d.name} held {', '.join(sorted(others))} too; remake those studies as well", file=sys.stderr)
     tmp = folder / f".installing-{run_dir.name}"
