@@ -164,12 +164,22 @@ def disturbed_share(run_dir: Path) -> tuple[int, int]:
 
 
 def benchmarks_of(run_dir: Path) -> set[str]:
-    """The benchmarks a run planned (its plan), or recorded (an imported run has no plan)."""
+    """The benchmarks a run measured: those of its processes that ran (a plan also lists benchmarks
+    whose cells were skipped, such as an engine's own benchmarks on a runtime the run did not
+    have; a run that only skipped a family does not hold it). A run without records yet: its plan."""
+    from harness.store import process_records
+
+    skipped = {"skipped", "not_applicable"}
+    try:
+        recs = process_records(run_dir)
+    except (OSError, ValueError, UserError):  # an unreadable run: judged by its plan below
+        recs = {}
+    ran = {str(r.get("benchmark")) for r in recs.values() if r.get("status") not in skipped and r.get("benchmark")}
+    if ran or recs:
+        return ran
     try:
         plan = run_dir / "plan.json"
-        if plan.exists():
-            return set(json.loads(plan.read_text()).get("benchmarks") or [])
-        return {json.loads(p.read_text()).get("benchmark", "") for p in (run_dir / "processes").glob("*.json")}
+        return set(json.loads(plan.read_text()).get("benchmarks") or []) if plan.exists() else set()
     except (OSError, ValueError):
         return set()
 

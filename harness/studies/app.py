@@ -21,7 +21,7 @@ from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
 from harness.analysis.stats.resample import CELL_KEYS
 from harness.studies import verdicts as v
-from harness.studies.common import StudyResult, excluded_cells, family_table, figure_link, protocol_text
+from harness.studies.common import BASELINE, StudyResult, excluded_cells, family_table, figure_link, protocol_text
 
 PREFIX = "app."
 CORPORA = ("SM", "MD", "LG", "LG2")
@@ -271,7 +271,25 @@ def claims_markdown(items: list[dict[str, Any]], method: str) -> str:
             "Core i3 in 2013).")
 
 
-def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+def app_takeaway(cells: pd.DataFrame) -> str:
+    """The figure's point, from the cells: the fastest store for each operation at the largest corpus."""
+    if cells.empty:
+        return ""
+    c = cells[(cells["hash"] != "on") & cells["mean_s"].notna()] if "hash" in cells else cells[cells["mean_s"].notna()]
+    present = [k for k in CORPORA if k in set(c["corpus"])]
+    if not present:
+        return ""
+    big = c[c["corpus"] == present[-1]]
+    parts = []
+    for op in OPERATIONS:
+        d = big[big["operation"] == op]
+        if len(d):
+            best = d.loc[d["mean_s"].idxmin()]
+            parts.append(f"{op.replace('app.', '')}: {best['series']}")
+    return f"; fastest at corpus {present[-1]}: " + ", ".join(parts) if parts else ""
+
+
+def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:
     figures_dir = Path(figures_dir)
     summary = runs.summary
     cells = app_cells(summary)
@@ -297,7 +315,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     def blocks(paper_path: Path) -> dict[str, str]:
         out = {"e5-protocol": protocol, "e5-table": table_md, "e5-claims": claims_md, "e5-ratios": ratio_md}
         if fig is not None:
-            out["e5-figure"] = figure_link(f"E5 time per operation per corpus and engine, 99% CI ({method})", fig,
+            out["e5-figure"] = figure_link(f"E5 time per operation per corpus and engine, 99% CI ({method}){app_takeaway(cells)}",
+                                           fig,
                                            paper_path)
         return out
 

@@ -17,13 +17,13 @@ from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.run import cpuclock
 from harness.studies import envtable, findings, runfacts, seedclaims, seeds
-from harness.studies.common import StudyResult, family_table, figure_link, protocol_text, rate_unit
+from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text, rate_unit
 
 PREFIX = "bindings."
 NATIVE = "sqlite/native-c"
 
 
-def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:
     figures_dir = Path(figures_dir)
     summary = runs.summary
     e1 = summary[summary["benchmark"].str.startswith(PREFIX)]
@@ -49,9 +49,13 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
                    f"point_query), mean with 99% CI ({method} method: process-level bootstrap of process "
                    "means, t quantile, log scale; rate bounds are N divided by the time bounds); cycles per "
                    "row at the recorded clock (scans only).")
-        figs = [figure_link(f"E1 rows/s per engine, driver and runtime, 99% CI ({method})", rates_fig, paper_path)]
+        figs = [figure_link(f"E1 rows/s of every engine, driver and runtime, 99% CI ({method}): {rates_takeaway(e1)}",
+                            rates_fig, paper_path)]
         if native_fig is not None:
-            figs.insert(0, figure_link(f"E1 native C vs bindings, rows/s, 99% CI ({method})", native_fig, paper_path))
+            native_says = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", BASELINE,
+                                           "folding over the rows")
+            figs.insert(0, figure_link(f"E1 native C against the bindings, rows/s, 99% CI ({method})"
+                                       + (f": {native_says}" if native_says else ""), native_fig, paper_path))
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
                "e1-ratios": ratio_md, "e1-findings": found, "abstract-e1": abstract(runs),
@@ -70,6 +74,18 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
               "socket": socket_text, "ratios": ratio_md, "findings": found, "seed": seed_md, "noise": noise},
         figures={"native_vs_bindings": native_fig, "rows_per_s": rates_fig, "run_sequence": seq_fig},
         make_blocks=blocks)
+
+
+def rates_takeaway(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> str:
+    """What the rates figure shows, from the data: the fastest and slowest cell of the fold."""
+    df = e1_rows(summary, benchmark)
+    df = df[df["rows_per_s"] > 0] if len(df) else df
+    if df.empty:
+        return "no fold measured"
+    fast, slow = df.loc[df["rows_per_s"].idxmax()], df.loc[df["rows_per_s"].idxmin()]
+    return (f"folding over the rows, {fast['engine']} on {fast['runtime']} is fastest at "
+            f"{fast['rows_per_s'] / 1e6:.2f} M rows/s and {slow['engine']} on {slow['runtime']} slowest at "
+            f"{slow['rows_per_s'] / 1e6:.2f} M rows/s, {fast['rows_per_s'] / slow['rows_per_s']:.0f}x apart")
 
 
 def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -183,7 +199,7 @@ def socket_paragraph(summary: pd.DataFrame, baseline: str = "sqlite/sqlite3") ->
 
 def findings_text(runs: RunSet) -> str:
     """E1's findings as sentences whose wording follows each interval (studies.findings)."""
-    py, pypy, c, apsw = "sqlite/sqlite3@cpython", "sqlite/sqlite3@pypy", NATIVE + "@c", "sqlite/apsw@cpython"
+    py, pypy, c, apsw = BASELINE, "sqlite/sqlite3@pypy", NATIVE + "@c", "sqlite/apsw@cpython"
     items = [
         ("bindings.select_fold", c, py, "folding over 10,000 rows"),
         ("bindings.select_fold", apsw, py, "folding over the rows"),
@@ -201,7 +217,7 @@ def findings_text(runs: RunSet) -> str:
 
 def abstract(runs: RunSet) -> str:
     """The abstract's E1 sentence."""
-    s = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", "sqlite/sqlite3@cpython",
+    s = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", BASELINE,
                          "at folding over a query's rows")
     p = findings.compare(runs, "bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")
     return " ".join(x for x in (s, p) if x) or ("_No E1 comparison with native C (sqlite/native-c@c against "

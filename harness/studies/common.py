@@ -10,6 +10,9 @@ from harness.analysis.runset import RunSet
 from harness.analysis.stats.resample import CELL_KEYS
 from harness.store import read_manifest, read_plan
 
+#: every study's baseline unless told otherwise: SQLite through CPython's standard sqlite3 module
+BASELINE = "sqlite/sqlite3@cpython"
+
 if TYPE_CHECKING:
     import pandas as pd
 

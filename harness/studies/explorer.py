@@ -24,6 +24,7 @@ from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
 from harness.run.runtimes import runtime_family
 from harness.studies import family_studies
+from harness.studies.common import BASELINE
 
 
 def available_runs(root: Path = PROJECT_ROOT) -> dict[str, Path]:
@@ -49,7 +50,7 @@ def baselines(runs: RunSet, study: str) -> list[str]:
     """`ENGINE@RUNTIME` of every cell of the study, the usual baseline first when present."""
     c = cells_of(runs, study)
     names = sorted({f"{e}@{str(r).rstrip('0123456789.')}" for e, r in zip(c["engine"], c["runtime"])})
-    return sorted(names, key=lambda b: b != "sqlite/sqlite3@cpython")
+    return sorted(names, key=lambda b: b != BASELINE)
 
 
 class Explorer:
@@ -180,7 +181,7 @@ def views(explorer: Explorer, runs: RunSet, study: str, baseline: str | None, en
 
 
 def ui(explorer: Explorer, run_dirs: list[Path] | None = None, study: str = "bindings",
-       baseline: str = "sqlite/sqlite3@cpython", method: str = "process-bootstrap") -> Any:
+       baseline: str = BASELINE, method: str = "process-bootstrap") -> Any:
     """The widgets, wired: any change redraws the table, the ratio plot and the run sequences."""
     import ipywidgets as w
     from IPython.display import display

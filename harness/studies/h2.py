@@ -15,7 +15,7 @@ from harness import store
 from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed001_h2
-from harness.studies.common import StudyResult, family_table, figure_link
+from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
 
 #: where `make paper` finds the runs holding H2 cells (and the notebook, when given none)
 DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
@@ -29,7 +29,7 @@ def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,
-            baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+            baseline: str = BASELINE) -> StudyResult:
     from harness.analysis.figures.family import plot_seed_beside_ours
 
     tables, text, blocks = {}, {}, {}

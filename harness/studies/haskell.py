@@ -16,7 +16,7 @@ from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed000
 from harness.studies.bindings import PREFIX, e1_table
-from harness.studies.common import StudyResult
+from harness.studies.common import BASELINE, StudyResult
 
 #: where `make paper` finds the run holding the Haskell E1 cells (and the notebook, when given none)
 DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
@@ -41,7 +41,7 @@ def _shown(e1):
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,
-            baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+            baseline: str = BASELINE) -> StudyResult:
     summary = runs.summary
     e1 = _shown(summary[summary["benchmark"].str.startswith(PREFIX)])
     table = e1_table(e1)

@@ -81,12 +81,13 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
                     or "none") + ").")
     if same.any():
         twice = compared[same]
-        n_sig = int(twice["significant"].astype(bool).sum())
-        parts.append(f"Between runs of the same commit, where nothing changed but the time they ran at, {n_sig} "
-                     f"of {len(twice)} {'is' if n_sig == 1 else 'are'} significant"
-                     + (f" (up to {twice[twice['significant'].astype(bool)]['delta_pct'].abs().max():.0f}%): on this machine a change of that size is "
-                        "run-to-run variation, and the test cannot tell a commit's effect from when its run was made."
-                        if n_sig else "."))
+        for commit, pair in twice.groupby("commit", sort=False):
+            n_sig = int(pair["significant"].astype(bool).sum())
+            parts.append(f"Between the two runs of commit {(commit or '?')[:7]}, where nothing changed but the time "
+                         f"they ran at, {n_sig} of {len(pair)} comparisons {'is' if n_sig == 1 else 'are'} significant"
+                         + (f" (up to {pair[pair['significant'].astype(bool)]['delta_pct'].abs().max():.0f}%): a "
+                            "change of that size between those runs is the machine's, not the code's."
+                            if n_sig else "."))
     noisy = table["noisy"].dropna()
     if len(noisy) and noisy.sum() > 0:
         measured = table[table["noisy"].notna()]
@@ -105,4 +106,4 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
                      f"(median {half.median():.0f}%).")
     if compared.empty:
         parts.append("No cell was measured twice, so no change could be tested.")
-    return " ".join(parts)
+    return "\n".join(f"- {p}" for p in parts)

@@ -25,7 +25,7 @@ from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
 from harness.analysis.stats.resample import CELL_KEYS
 from harness.studies import verdicts
-from harness.studies.common import StudyResult, figure_link
+from harness.studies.common import BASELINE, StudyResult, figure_link
 
 PREFIX = "inserts."
 
@@ -158,6 +158,36 @@ def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
             out["_" + label] = r
         rows.append(out)
     return pd.DataFrame(rows)
+
+
+def gain_takeaway(gain: pd.DataFrame) -> str:
+    """The scaling figures' point, from the gains: what one transaction buys sqlite3 (or the first engine)."""
+    if gain.empty or "_transaction gain" not in gain:
+        return ""
+    rows = gain[gain["_transaction gain"].map(lambda r: isinstance(r, tuple) and np.isfinite(r[0]))]
+    if rows.empty:
+        return ""
+    pick = rows[rows["engine"] == "sqlite/sqlite3"]
+    r = (pick if len(pick) else rows).iloc[0]
+    return (f": at N = {r['transaction gain at N']}, one transaction makes {r['engine']} ({r['runtime']}) insert "
+            f"{ratio_text(r['_transaction gain'])} as many rows per second as autocommit")
+
+
+def grid_takeaway(df: pd.DataFrame) -> str:
+    """The heat maps' point: the fastest setting at the largest N of each engine, and how sure that is."""
+    g = grid_cells(df)
+    if g.empty:
+        return ""
+    parts = []
+    for engine, sub in g.groupby("engine", sort=True):
+        at = sub[(sub["rows"] == sub["rows"].max()) & sub["inserts_per_s"].notna()]
+        if at.empty:
+            continue
+        best = at.loc[at["inserts_per_s"].idxmax()]
+        parts.append(f"{engine} at N = {int(best['rows']):,}: {best['journal_mode']}+{best['synchronous']} fastest")
+    if not parts:
+        return ""
+    return "; " + "; ".join(parts) + " (compare the ± of neighbouring squares before reading an order into them)"
 
 
 def grid_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -405,7 +435,7 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
     return pd.DataFrame(rows)
 
 
-def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:
     figures_dir = Path(figures_dir)
     method = runs.method
     df = cells(runs.summary)
@@ -432,7 +462,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
     gain_view = gain[[c for c in gain.columns if not c.startswith("_")]] if len(gain) else gain
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        figs = [figure_link(f"E4 {w} against N per strategy, 99% CI ({method})", f, paper_path)
+        says = gain_takeaway(gain)
+        figs = [figure_link(f"E4 {w} against N per strategy, 99% CI ({method}){says}", f, paper_path)
                 for w, f in (("time", time_fig), ("inserts/s", rate_fig)) if f is not None]
         return {
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
@@ -447,7 +478,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlit
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
                          f"synchronous, inserts/s mean [99% CI] ({method}).")
                         if len(gtable) else "_No journal_mode x synchronous grid in these runs._")
-            + ("\n\n" + figure_link("E4 journal_mode x synchronous heat maps", grid_fig, paper_path)
+            + ("\n\n" + figure_link("E4 journal_mode x synchronous heat maps, each square's mean inserts/s with the "
+                                     "half-width of its 99% CI" + grid_takeaway(df), grid_fig, paper_path)
                if grid_fig is not None else ""),
             "e4-versions": "```\n" + cmp_text.rstrip() + "\n```\n\nTwo SQLite versions side by side in benchstat's "
             "terms (`harness compare`: medians of process means with distribution-free 95% CIs, Mann-Whitney U, "

@@ -13,13 +13,13 @@ from harness.analysis.figures.crossings import plot_ratio_vs_crossings
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.studies import findings, seeds
-from harness.studies.common import StudyResult, family_table, figure_link
+from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
 
 PREFIX = "micro."
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 
 
-def compute(runs: RunSet, figures_dir: Path | str, baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:
     figures_dir = Path(figures_dir)
     summary = runs.summary
     counts = crossings_table(summary)
@@ -74,7 +74,7 @@ def crossings_table(summary: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-FAST, SLOW = "sqlite/sqlite3@pypy", "sqlite/sqlite3@cpython"
+FAST, SLOW = "sqlite/sqlite3@pypy", BASELINE
 
 
 def claim_points(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> list[tuple[str, float, tuple, tuple]]:

@@ -21,7 +21,7 @@ from harness.analysis.runset import RunSet
 from harness.redaction import redact
 from harness.store import read_manifest
 from harness.studies import family_studies
-from harness.studies.common import excluded_cells, protocol_text
+from harness.studies.common import BASELINE, excluded_cells, protocol_text
 
 NOT_OK = ("failed", "timeout", "error", "invalid")
 
@@ -186,7 +186,7 @@ def sequences_section(runs: RunSet, patterns: list[str] | None, figures_dir: Pat
     return "\n".join(out)
 
 
-def build(runs: RunSet, baseline: str = "sqlite/sqlite3@cpython", sequences: list[str] | None = None) -> str:
+def build(runs: RunSet, baseline: str = BASELINE, sequences: list[str] | None = None) -> str:
     """The whole page as one HTML string (figures drawn in a temporary folder and embedded)."""
     from harness.studies.runfacts import noise_block_of, noise_warning
 

@@ -16,6 +16,7 @@ import pandas as pd
 from harness.redaction import redact
 from harness.run.runtimes import runtime_family
 from harness.store import load_process_records, read_manifest, read_plan
+from harness.studies.common import BASELINE
 
 if TYPE_CHECKING:
     from harness.analysis.runset import RunSet
@@ -156,7 +157,7 @@ FAMILY_BASELINE = {"ramsql": "sqlite/go@go"}
 CELL_TARGET, GEOMEAN_TARGET = 0.05, 0.03
 
 
-def geomean_precision(runs: RunSet, baseline: str = "sqlite/sqlite3@cpython") -> pd.DataFrame:
+def geomean_precision(runs: RunSet, baseline: str = BASELINE) -> pd.DataFrame:
     """Per family and engine/runtime: the geometric mean of time / the family's baseline over the
     family's benchmarks, its interval and relative half-width (high - low) / (2 ratio)."""
     from harness.analysis.stats import is_baseline

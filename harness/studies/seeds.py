@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from harness.studies.common import BASELINE
 from harness.studies.findings import cells, geomean_ratio, num, pair_ratio
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ for _k in ("micro.select", "micro.innerjoin", "micro.pythonjoin", "micro.pyfunct
     WHY[_k] = WHY["micro_geo"]
 
 C = "sqlite/native-c@c"
-PY = "sqlite/sqlite3@cpython"
+PY = BASELINE
 PYPY = "sqlite/sqlite3@pypy"
 
 

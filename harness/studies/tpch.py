@@ -10,14 +10,13 @@ from pathlib import Path
 from harness.analysis.figures.family import plot_family
 from harness.analysis.runset import RunSet
 from harness.studies import findings
-from harness.studies.common import StudyResult, family_table, figure_link
+from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
 
 PREFIX = "tpch."
-BASELINE = "sqlite/sqlite3@cpython"
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,
-            baseline: str = "sqlite/sqlite3@cpython") -> StudyResult:
+            baseline: str = BASELINE) -> StudyResult:
     table, table_md = family_table(runs, PREFIX, baseline)
     found = findings_text(runs, baseline)
     fig = None

@@ -105,7 +105,7 @@ def test_same_commit_twice_says_so(tmp_path):
     from harness.studies import history as study
 
     text = study.findings(table, tags)
-    assert "2 runs of the same 2 cells" in text and "Between runs of the same commit" in text
+    assert "2 runs of the same 2 cells" in text and "Between the two runs of commit aaaaaaa" in text
 
 
 def test_globs_select_cells_and_unknown_globs_fail(step_runs):

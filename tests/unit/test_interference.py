@@ -226,3 +226,33 @@ def test_canary_adjusted_compare_samples_remove_the_phases_both_sides_share():
     a_procs["interference"] = [{"contaminated": i == 0} for i in range(len(a_procs))]
     a2, _ = ai.adjusted_compare_samples([a_raw, b_raw], [a_procs, b_procs])
     assert len(a2[ka]) == 9
+
+
+def _twin_run(tmp_path):
+    from harness import store
+    from harness.analysis import simdata
+
+    names = ["fam.b0", "fam.b1"]
+    df = simdata.simulate_run(benchmarks=names, engines=("e",), processes=8, iterations=10, seed=5)
+    twin = simdata.simulate_run(benchmarks=names, engines=("e",), processes=8, iterations=10, seed=6, params="aa=twin")
+    twin["seq"] += 1000
+    return store.write_imported_run(tmp_path, pd.concat([df, twin], ignore_index=True), {"source": "test"})
+
+
+def test_a_study_leaves_the_twins_out_and_the_aa_table_counts_them_per_family(tmp_path):
+    from harness.analysis.aa import aa_by_family
+    from harness.analysis.runset import RunSet
+    from harness.studies import runfacts
+
+    run = _twin_run(tmp_path)
+    every = RunSet([run], resamples=500)
+    study = RunSet([run], resamples=500, aa_twins=False)
+    assert every.summary["params"].str.contains("aa=twin").sum() == 2
+    assert not study.summary["params"].str.contains("aa=twin").any() and len(study.summary) == 2
+    assert not any("aa=twin" in k[1] for k in study.samples)
+    fam = aa_by_family(every)
+    assert len(fam) == 1 and int(fam["pairs"].iloc[0]) == 2
+    assert fam["low"].iloc[0] <= 1 <= fam["high"].iloc[0]  # the same distribution twice: the interval holds 1
+    block = runfacts.aa_block(study)  # a study's RunSet without twins still finds them in its runs
+    assert "| 2 | 0 |" in block and "0 of 2 A/A pairs (0.0%) were called different" in block
+    assert "left out of every other table" in block
