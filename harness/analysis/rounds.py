@@ -25,19 +25,19 @@ ProcessKey = tuple
 
 def process_rounds(procs: pd.DataFrame) -> dict[ProcessKey, tuple[str, int]]:
     """(run_id, round number) of every process that ran, from `store.load_process_records` rows."""
+    import pandas as pd
+
     out: dict[ProcessKey, tuple[str, int]] = {}
     if procs.empty:
         return out
-    for run_id, g in procs.groupby("run_id", sort=True):
-        g = g[g["status"] != "incomplete"]
-        started = g["started"] if "started" in g else None
-        when = [(float(s) if s is not None and isinstance(s, (int, float)) and math.isfinite(s) else math.inf,
-                 int(q)) for s, q in zip(started if started is not None else [None] * len(g), g["seq"])]
-        g = g.assign(_when=[w for w, _ in when], _seq=[q for _, q in when]).sort_values(["_when", "_seq"])
+    ran = procs[procs["status"] != "incomplete"]
+    when = pd.to_numeric(ran["started"], errors="coerce") if "started" in ran else pd.Series(math.nan, index=ran.index)
+    ran = ran.assign(_when=when.fillna(math.inf)).sort_values(["run_id", "_when", "seq"], kind="stable")
+    for run_id, g in ran.groupby("run_id", sort=False):
         k, seen = 0, set()
         for r in g.itertuples(index=False):
             cell = (r.benchmark, str(r.params), r.engine, r.runtime)
-            if cell in seen:
+            if cell in seen:  # the cell comes back: a new round
                 k, seen = k + 1, set()
             seen.add(cell)
             out[(*cell, int(r.process), str(run_id))] = (str(run_id), k)
