@@ -2,7 +2,8 @@
 
 SET: `method` (the default method's scenarios), `interference` (this machine's look: disturbed
 processes rerun and left out; the canary-adjusted mean under host speed phases), `machines`
-(the three-level model). Default: all three, one table each."""
+(the three-level model), `pairing` (ratios paired by round beside the unpaired interval).
+Default: all four, one table each."""
 from __future__ import annotations
 
 import sys
@@ -15,7 +16,7 @@ from harness.analysis import coverage  # noqa: E402
 
 
 SETS = {"method": coverage.scenarios, "interference": coverage.interference_scenarios,
-        "machines": coverage.machine_scenarios}
+        "machines": coverage.machine_scenarios, "pairing": coverage.pairing_scenarios}
 
 
 def main() -> None:
@@ -23,10 +24,11 @@ def main() -> None:
     only = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--only=")]
     n = int(args[0]) if args else 1000
     for name in only or list(SETS):
-        print(f"\n{name}:\n\n{coverage.TABLE_HEADER}")
+        pairing = name == "pairing"
+        print(f"\n{name}:\n\n{coverage.PAIRING_HEADER if pairing else coverage.TABLE_HEADER}")
         for scenario, draw in SETS[name]().items():
             t0 = time.perf_counter()
-            c = coverage.measure(scenario, draw, n)
+            c = (coverage.measure_pairing if pairing else coverage.measure)(scenario, draw, n)
             print(c.row(), f"<!-- {time.perf_counter() - t0:.1f} s -->", flush=True)
 
 

@@ -18,6 +18,13 @@ from typing import Any, Iterable, Iterator
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+def cache_dir(kind: str, env: str | None = None) -> Path:
+    """`data/cache/<kind>` under the project root, or the directory the variable `env` names: the one
+    place the cache's location is spelled, so a build, a data set and the analysis never disagree."""
+    chosen = os.environ.get(env) if env else None
+    return Path(chosen) if chosen else PROJECT_ROOT / "data" / "cache" / kind
+
+
 #: a file changed less than this long ago may change again within its file system's timestamp
 #: granularity with nothing in its stat to show it (git's "racy" case): what was read of it is
 #: not remembered by its stat

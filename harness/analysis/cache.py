@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.fsutil import PROJECT_ROOT, settled, stat_fingerprint, write_bytes_atomic
+from harness import fsutil
+from harness.fsutil import settled, stat_fingerprint, write_bytes_atomic
 
 #: bump when what is stored, or how it is computed, changes: older entries are then never read
 VERSION = 1
@@ -32,7 +33,7 @@ def cache_dir(kind: str) -> Path | None:
     env = os.environ.get("CROSSINGS_ANALYSIS_CACHE", "").strip()
     if env.lower() == "off":
         return None
-    return (Path(env) if env else PROJECT_ROOT / "data" / "cache") / kind
+    return Path(env) / kind if env else fsutil.cache_dir(kind)
 
 
 #: the code an entry's value comes from: its source is part of every key, so editing the

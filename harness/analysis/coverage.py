@@ -275,3 +275,108 @@ def measure(name: str, draw: Draw, data_sets: int = 1000, seed: int = 20261123) 
 
 TABLE_HEADER = ("| scenario | data sets | coverage (ours, nominal 99%) | coverage (process-t) | "
                 "half-width / process-t (median) | no interval |\n|---|---:|---:|---:|---:|---:|")
+
+
+# ----------------------------------------------------------------------------------------------
+# Pairing by round (issue 21: time-blocked comparisons)
+# ----------------------------------------------------------------------------------------------
+
+
+def paired_cells(K: int = 1, R: int = 10, I: int = 10, phases: float = 0.2,
+                 between: tuple[float, float] = (BETWEEN, BETWEEN), missing: float = 0.0,
+                 resamples: int = 2000, confidence: float = 0.99) -> Draw:
+    """K ratios (K = 1: one ratio; more: their geometric mean) of two cells run in R rounds, one
+    process of each cell per round, I iterations each. The machine's speed moves by phases shared
+    by every cell of a round (log sd `phases`, drawn afresh each round); each process has its own
+    spread (`between`: numerator's, denominator's) and a share `missing` of processes is lost
+    (disturbed, left out), so some rounds have one side only. Returns (truth, paired interval,
+    unpaired interval); the truth is the ratio of the cells' means, what the unpaired interval
+    estimates (the paired one estimates it too when the two spreads are equal)."""
+    from harness.analysis.stats.paired import paired_geomean
+
+    ratios = [1.3] if K == 1 else list(np.exp(np.linspace(math.log(0.5), math.log(2.0), K)))
+    truth = float(np.exp(np.mean(np.log(ratios)))) * (simdata.true_cell_mean(1.0, between[0])
+                                                      / simdata.true_cell_mean(1.0, between[1]))
+
+    def draw(rng: np.random.Generator, d: int):
+        speed = np.exp(rng.normal(0.0, phases, R))[:, None]
+        rounds, boots = [], []
+        for k, r in enumerate(ratios):
+            sides = []
+            for mu, b in ((0.001 * 1.3**k * r, between[0]), (0.001 * 1.3**k, between[1])):
+                x = simdata.simulate_cell(rng, mu, R, I, b, WITHIN) * speed
+                kept = [i for i in range(R) if rng.random() >= missing]
+                sides.append(({i: [float(x[i].mean())] for i in kept},
+                              stats.cell_boot([x[i] for i in kept], DEFAULT_METHOD, resamples, rng)))
+            rounds.append((sides[0][0], sides[1][0]))
+            boots.append((sides[0][1], sides[1][1]))
+        p = paired_geomean(rounds, confidence)
+        return truth, (p.low, p.high), stats.combine_log_ratios(boots, confidence)[1:]
+
+    return draw
+
+
+def pairing_scenarios(resamples: int = 2000) -> dict[str, Draw]:
+    """Pairing by round beside the unpaired interval: a machine whose speed moves by phases that
+    every cell of a round shares (pairing should help), the plain case without phases (pairing
+    must not hurt), lost processes, and two cells that spread differently (the paired estimand
+    then drifts from the ratio of the means)."""
+    out: dict[str, Draw] = {}
+    for R in (5, 10, 30):
+        out[f"phases 20% by round, ratio, R={R} rounds x I=10"] = paired_cells(R=R, resamples=resamples)
+    out["phases 20% by round, geomean of 5 ratios, R=10 x I=10"] = paired_cells(K=5, resamples=resamples)
+    out["phases 20% by round, 10% of processes lost, ratio, R=10 x I=10"] = paired_cells(missing=0.1,
+                                                                                          resamples=resamples)
+    for R in (5, 10, 30):
+        out[f"plain (no phases), ratio, R={R} rounds x I=10"] = paired_cells(R=R, phases=0.0, resamples=resamples)
+    out["plain (no phases), geomean of 5 ratios, R=10 x I=10"] = paired_cells(K=5, phases=0.0, resamples=resamples)
+    out["plain, spreads 25% vs 5%, ratio, R=30 x I=10"] = paired_cells(R=30, phases=0.0, between=(0.25, 0.05),
+                                                                        resamples=resamples)
+    return out
+
+
+@dataclass
+class PairingCoverage:
+    """One pairing scenario: coverage of the paired and the unpaired interval, and of the narrower
+    of the two chosen after seeing both (the rule `compare` does not use: it costs coverage),
+    and the mean widths of the first two over the truth."""
+
+    name: str
+    data_sets: int
+    paired: float
+    unpaired: float
+    narrower: float
+    paired_width: float
+    unpaired_width: float
+    no_paired: int  # data sets where pairing was not valid (fewer than MIN_PAIRS common rounds)
+
+    def row(self) -> str:
+        return (f"| {self.name} | {self.data_sets} | {self.paired:.1%} | {self.unpaired:.1%} | {self.narrower:.1%} | "
+                f"{self.paired_width:.3f} | {self.unpaired_width:.3f} | {self.no_paired} |")
+
+
+def measure_pairing(name: str, draw: Draw, data_sets: int = 1000, seed: int = 20261126) -> PairingCoverage:
+    """Run a pairing scenario's `draw` on `data_sets` simulated data sets."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, len(name), sum(map(ord, name))]))
+    hit = {"p": 0, "u": 0, "s": 0}
+    widths: dict[str, list[float]] = {"p": [], "u": []}
+    missing = 0
+    for d in range(data_sets):
+        truth, (plo, phi), (ulo, uhi) = draw(rng, d)
+        valid = bool(np.isfinite(plo) and np.isfinite(phi))
+        missing += not valid
+        u_ok = bool(np.isfinite(ulo) and np.isfinite(uhi))
+        narrow = (plo, phi) if valid and (not u_ok or phi / plo < uhi / ulo) else (ulo, uhi)
+        for k, (lo, hi) in (("p", (plo, phi)), ("u", (ulo, uhi)), ("s", narrow)):
+            if np.isfinite(lo) and np.isfinite(hi):
+                hit[k] += bool(lo <= truth <= hi)
+                if k in widths:
+                    widths[k].append((hi - lo) / truth)
+    return PairingCoverage(name, data_sets, hit["p"] / data_sets, hit["u"] / data_sets, hit["s"] / data_sets,
+                           float(np.mean(widths["p"])) if widths["p"] else math.nan,
+                           float(np.mean(widths["u"])) if widths["u"] else math.nan, missing)
+
+
+PAIRING_HEADER = ("| scenario | data sets | coverage paired (nominal 99%) | coverage unpaired | coverage of the "
+                  "narrower of the two | mean width paired / truth | mean width unpaired / truth | "
+                  "pairing not valid |\n|---|---:|---:|---:|---:|---:|---:|---:|")

@@ -312,11 +312,6 @@ def short_date(iso: str | None) -> str:
     return (iso or "")[:16].replace("T", " ")
 
 
-def significant_changes(history: pd.DataFrame) -> pd.DataFrame:
-    """The rows whose change from the previous run is significant."""
-    return history[history["significant"].astype(bool)]
-
-
 def _interval(m: float, lo: float, hi: float, unit_of: float) -> str:
     """summary's `8.49 ms [7.61, 9.55]`, in one unit per cell (that of `unit_of`)."""
     from harness.analysis.textout import finite, time_text

@@ -28,6 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--adjust", choices=["none", "canary"], default="none",
                    help="canary: each process mean adjusted to one common machine speed by its canary (regression "
                         "adjustment, CUPED), for comparisons across speed phases of the host (default none)")
+    p.add_argument("--pair-rounds", action="store_true",
+                   help="also give each cell's ratio new/base of the means [99%% CI], paired by the round its "
+                        "processes ran in (one interleaved run, --base-params/--new-params): per round the log "
+                        "ratio of the two cells' process means, t over the rounds both ran in; beside the "
+                        "unpaired interval, which is used (with a note) where pairing is not valid (no rounds "
+                        "in common, fewer than 3)")
     add_from_option(p)
     p.add_argument("--format", choices=["text", "csv", "json"], default="text")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
@@ -66,6 +72,23 @@ def _side(df, selector: str | None, option: str):
     out = df[mask].copy()
     out["params"] = parts[mask].map(lambda ps: ",".join(p for p in ps if p != selector))
     return out
+
+
+def _originals(keys, selector: str | None) -> dict[tuple, tuple]:
+    """{cell key as the comparison names it: the cell's own key} for one side's cell keys."""
+    import pandas as pd
+
+    df = pd.DataFrame([(*k, k) for k in keys], columns=["benchmark", "params", "engine", "runtime", "orig"])
+    named = _side(df, selector, "")
+    return {tuple(r[:4]): r[4] for r in named.itertuples(index=False, name=None)}
+
+
+def _matched(cmp, base_rs, new_rs, base_params: str | None, new_params: str | None) -> list[tuple]:
+    """(shown key, base cell key, new cell key) of every compared cell (not the geomean row)."""
+    b, n = _originals(base_rs.samples, base_params), _originals(new_rs.samples, new_params)
+    shown = [tuple(r) for r in cmp[cmp.benchmark != "geomean"][["benchmark", "params", "engine", "runtime"]]
+             .itertuples(index=False, name=None)]
+    return [(k, b[k], n[k]) for k in shown if k in b and k in n]
 
 
 def regressions(cmp, pct: float):
@@ -114,12 +137,21 @@ def run(args: argparse.Namespace) -> int:
             shown = ", ".join(f"{bench_label(k[0], k[1])} {k[2]}" for k in lost[:3])
             print(wrap(f"warning: {len(lost)} cell(s) of {name} are not in the other run, so not compared: {shown}"
                        + (" ..." if len(lost) > 3 else ""), indent="  "), file=sys.stderr)
-    if args.means:
+    pairs = None
+    if args.means or args.pair_rounds:
         from harness.analysis.runset import RunSet
 
-        # each side's summary, its cells named as the comparison names them
-        cmp = tables.attach_means(cmp, _side(RunSet([args.base]).summary, args.base_params, ""),
-                                  _side(RunSet([new_dir]).summary, args.new_params, ""))
+        base_rs = RunSet([args.base])
+        new_rs = base_rs if new_dir.resolve() == args.base.resolve() else RunSet([new_dir])
+        if args.means:
+            # each side's summary, its cells named as the comparison names them
+            cmp = tables.attach_means(cmp, _side(base_rs.summary, args.base_params, ""),
+                                      _side(new_rs.summary, args.new_params, ""))
+        if args.pair_rounds:
+            from harness.analysis.pairing import pair_rows
+
+            pairs = pair_rows(_matched(cmp, base_rs, new_rs, args.base_params, args.new_params), base_rs, new_rs)
+            cmp = cmp.merge(pairs, on=["benchmark", "params", "engine", "runtime"], how="left")
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
@@ -131,6 +163,10 @@ def run(args: argparse.Namespace) -> int:
         names = ((args.base.name, new_dir.name) if args.new is not None and args.new != args.base
                  else (args.base_params or args.base.name, args.new_params or new_dir.name))
         print(tables.compare_text(cmp, *names, args.alpha, args.confidence), end="")
+        if pairs is not None:
+            from harness.analysis.pairing import pair_text
+
+            print("\n" + pair_text(pairs), end="")
     if args.fail_on_regression is not None:
         blind = cmp[(cmp.benchmark != "geomean") & (cmp.warning != "")]
         if len(blind):

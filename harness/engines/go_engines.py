@@ -8,25 +8,16 @@ others by the driver and the language alone (the seed used a pure-Go translation
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
-
-from harness.engines.base import Connection, Engine, NotApplicable
+from harness.engines.foreign import ForeignEngine
 
 
-class _GoEngine(Engine):
+class _GoEngine(ForeignEngine):
     runtimes = ("go",)
     #: the Go program implements E6's benchmarks only
     benchmarks = ("ramsql.*",)
-    #: processes are the Go program launched by harness.run.go.launcher, not harness.worker
-    native = True
+    program = "the Go program"
+    launcher = "harness.run.go.launcher"
     storage = "in memory (RamSQL's engine; SQLite's :memory:), one connection, made by the Go program"
-
-    def _probe(self) -> Dict[str, Any]:
-        raise RuntimeError(f"{self.name} runs as a Go program on runtime go, not in a Python worker "
-                           "(the runner probes it through harness.run.go.launcher)")
-
-    def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
-        raise NotApplicable(f"{self.name} runs as a Go program on runtime go, not in a Python worker")
 
 
 class RamsqlGoEngine(_GoEngine):

@@ -6,23 +6,14 @@ runner sends every `jvm` cell there, probe included.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
-
-from harness.engines.base import Connection, Engine, NotApplicable
+from harness.engines.foreign import ForeignEngine
 
 
-class H2JdbcEngine(Engine):
+class H2JdbcEngine(ForeignEngine):
     name = "h2/jdbc"
     driver = "jdbc"
     dialect = "h2"
     runtimes = ("jvm",)
-    #: processes are Java programs launched by harness.run.jvm.launcher, not harness.worker
-    native = True
+    program = "a Java program"
+    launcher = "harness.run.jvm.launcher"
     storage = "a private copy of the prepared H2 file per process (TPC-H), else a fresh file in its temp dir"
-
-    def _probe(self) -> Dict[str, Any]:
-        raise RuntimeError("h2/jdbc runs as a Java program on runtime jvm, not in a Python worker "
-                           "(the runner probes it through harness.run.jvm.launcher)")
-
-    def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
-        raise NotApplicable("h2/jdbc runs as a Java program on runtime jvm, not in a Python worker")

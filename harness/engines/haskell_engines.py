@@ -19,25 +19,18 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from harness.engines.base import Connection, Engine, NotApplicable
+from harness.engines.foreign import ForeignEngine
 
 HASKELL_RUNTIMES = ("haskell", "haskell-O0")
 
 
-class HaskellEngine(Engine):
+class HaskellEngine(ForeignEngine):
     runtimes = HASKELL_RUNTIMES
-    #: processes are the Haskell program launched by harness.run.haskell.launcher, not harness.worker
-    native = True
-
-    def _probe(self) -> Dict[str, Any]:
-        raise RuntimeError("%s runs in the Haskell worker on runtimes %s, not in a Python worker (the runner "
-                           "probes it through harness.run.haskell.launcher)" % (self.name, ", ".join(self.runtimes)))
+    program = "the Haskell worker"
+    launcher = "harness.run.haskell.launcher"
 
     def probe(self, config: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:  # type: ignore[override]
         return super().probe()
-
-    def connect(self, config: Dict[str, Any], workdir: str, database: Optional[str] = None) -> Connection:
-        raise NotApplicable("%s runs in the Haskell worker, not in a Python worker" % self.name)
 
 
 class HdbcSqliteEngine(HaskellEngine):

@@ -5,7 +5,9 @@ work for it: the proxy refuses the module's version list (which `go install` rea
 deprecations), and a FerretDB built as the main module panics at start unless
 `build/version/version.txt` holds its version (its own build tool writes that file). So this
 downloads the exact module version (`go mod download`), copies its source, writes
-`version.txt`, and runs `go build ./cmd/ferretdb` into `data/cache/ferretdb/`.
+`version.txt`, and runs `go build ./cmd/ferretdb` into `data/cache/ferretdb/ferretdb-<version>`, under
+the cache's lock and with a build record beside it (`run/build.py`, as the foreign workers are).
+Its modules go to the same GOPATH as E6's Go program (`data/cache/go/gopath`, as `.ci/run` sets).
 
 FerretDB 1.24 needs Go >= 1.24. A `go` on PATH that is older (Debian 12's `golang-go` is 1.19)
 is replaced by the official toolchain, itself a module on the Go module proxy
@@ -26,19 +28,22 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from harness.fsutil import PROJECT_ROOT
+from harness import fsutil
+from harness.run import build as builds
+from harness.run.build import BuildError
 
 FERRETDB_MODULE = "github.com/FerretDB/FerretDB"
 FERRETDB_VERSION = "v1.24.2"
 GO_MIN = (1, 24)
 GO_TOOLCHAIN = "go1.24.3"
 PROXY = "https://proxy.golang.org"
-CACHE = Path(PROJECT_ROOT) / "data" / "cache"
+CACHE = fsutil.cache_dir("ferretdb")
+GO_CACHE = fsutil.cache_dir("go")
 BINARY_ENV = "CROSSINGS_FERRETDB"
 
 
 def binary_path() -> Path:
-    return CACHE / "ferretdb" / FERRETDB_VERSION / "ferretdb"
+    return CACHE / f"ferretdb-{FERRETDB_VERSION}"
 
 
 def go_version(go: str) -> tuple[int, ...] | None:
@@ -59,7 +64,7 @@ def find_go() -> str | None:
 
 
 def toolchain_dir() -> Path:
-    return CACHE / "go" / GO_TOOLCHAIN
+    return GO_CACHE / GO_TOOLCHAIN
 
 
 def fetch_toolchain(log=sys.stderr) -> str:
@@ -69,7 +74,8 @@ def fetch_toolchain(log=sys.stderr) -> str:
     url = f"{PROXY}/golang.org/toolchain/@v/{version}.zip"
     print(f"downloading the Go toolchain {GO_TOOLCHAIN} from {url}", file=log)
     dest = toolchain_dir()
-    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+    GO_CACHE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=GO_CACHE) as tmp:
         z = Path(tmp) / "go.zip"
         with urllib.request.urlopen(url, timeout=600) as r, open(z, "wb") as f:
             shutil.copyfileobj(r, f)
@@ -88,42 +94,48 @@ def fetch_toolchain(log=sys.stderr) -> str:
 
 def build(log=sys.stderr) -> Path:
     """Build FerretDB into the cache (nothing to do when it is there); its path."""
-    out = binary_path()
-    if out.exists():
-        return out
-    CACHE.mkdir(parents=True, exist_ok=True)
+    done = binary_path()
+    if done.exists() and done.with_name(done.name + ".json").exists():
+        return done
     go = find_go() or fetch_toolchain(log)
-    env = dict(os.environ, GOPATH=str(CACHE / "go" / "path"), GOFLAGS="-modcacherw", GOTOOLCHAIN="local",
-               GOPROXY=os.environ.get("GOPROXY", PROXY), CGO_ENABLED="0")
-    t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+    env = dict(os.environ, GOPATH=str(GO_CACHE / "gopath"), GOMODCACHE=str(GO_CACHE / "gopath" / "pkg" / "mod"),
+               GOFLAGS="-modcacherw", GOTOOLCHAIN="local", GOPROXY=os.environ.get("GOPROXY", PROXY), CGO_ENABLED="0")
+
+    def make(scratch: Path) -> tuple[Path, dict]:
+        t0 = time.monotonic()
         # `go mod download` needs a module to run in; an empty one will do
-        subprocess.run([go, "mod", "init", "crossings.build"], cwd=tmp, env=env, check=True, capture_output=True)
-        res = subprocess.run([go, "mod", "download", "-json", f"{FERRETDB_MODULE}@{FERRETDB_VERSION}"], cwd=tmp,
+        subprocess.run([go, "mod", "init", "crossings.build"], cwd=scratch, env=env, check=True, capture_output=True)
+        res = subprocess.run([go, "mod", "download", "-json", f"{FERRETDB_MODULE}@{FERRETDB_VERSION}"], cwd=scratch,
                              env=env, capture_output=True, text=True)
         if res.returncode != 0:
-            raise RuntimeError(f"go mod download failed: {res.stdout.strip()} {res.stderr.strip()}")
+            raise BuildError(f"go mod download failed: {res.stdout.strip()} {res.stderr.strip()}")
         src = Path(json.loads(res.stdout)["Dir"])
-        work = Path(tmp) / "ferretdb"
+        work = scratch / "ferretdb"
         shutil.copytree(src, work)
         for p in work.rglob("*"):
             p.chmod(p.stat().st_mode | 0o200)
         (work / "build" / "version" / "version.txt").write_text(FERRETDB_VERSION + "\n")
-        print(f"building FerretDB {FERRETDB_VERSION} with {go} ({'.'.join(map(str, go_version(go) or ()))})",
-              file=log)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp_out = out.with_suffix(".tmp")
-        subprocess.run([go, "build", "-trimpath", "-o", str(tmp_out), "./cmd/ferretdb"], cwd=work, env=env,
-                       check=True)
-        os.replace(tmp_out, out)
-    print(f"built {out} in {time.monotonic() - t0:.0f} s", file=log)
-    return out
+        version = go_version(go)
+        print(f"building FerretDB {FERRETDB_VERSION} with {go} ({'.'.join(map(str, version or ()))})", file=log)
+        out = scratch / "ferretdb.bin"
+        cmd = [go, "build", "-trimpath", "-o", str(out), "./cmd/ferretdb"]
+        subprocess.run(cmd, cwd=work, env=env, check=True)
+        seconds = time.monotonic() - t0
+        return out, {"module": f"{FERRETDB_MODULE}@{FERRETDB_VERSION}", "go_path": go,
+                     "go_version": ".".join(map(str, version or ())), "key": FERRETDB_VERSION,
+                     "build_seconds": round(seconds, 1),
+                     "command": " ".join([go, "build", "-trimpath", "-o", str(binary_path()), "./cmd/ferretdb"])}
+
+    made = builds.cached(CACHE, "ferretdb", FERRETDB_VERSION, make)
+    if not made.info.get("cached"):
+        print(f"built {made.path} in {made.info['build_seconds']:.0f} s", file=log)
+    return made.path
 
 
 def main() -> int:
     try:
         print(build())
-    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
+    except (OSError, BuildError, subprocess.CalledProcessError) as exc:
         print(f"error: cannot build FerretDB: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from harness.fsutil import PROJECT_ROOT, write_bytes_atomic
+from harness.fsutil import cache_dir as cache_dir_of
 
 #: programs whose presence or version a probe or a runtime's check depends on
 TOOLS = ("pypy3", "java", "javac", "go", "ghc", "gcc", "cc", "pkg-config", "pg_ctl", "initdb", "postgres",
@@ -33,7 +34,7 @@ BUILD_CACHES = ("native", "jvm", "go", "haskell", "ferretdb")
 
 def cache_dir() -> Path:
     """Where the answers live (`CROSSINGS_LIST_CACHE` moves it; `off` turns it off)."""
-    return Path(os.environ.get("CROSSINGS_LIST_CACHE") or PROJECT_ROOT / "data" / "cache" / "list")
+    return cache_dir_of("list", "CROSSINGS_LIST_CACHE")
 
 
 def enabled() -> bool:
@@ -59,7 +60,7 @@ def installed_fingerprint() -> str:
     # where pip installs (not the current directory, which `python -m` puts first and which changes often)
     lines += [_stat_line(p) for p in sys.path if p and ("-packages" in p) and os.path.isdir(p)]
     lines += [_stat_line(os.path.expanduser(p)) for p in WATCHED]
-    lines += [_stat_line(str(PROJECT_ROOT / "data" / "cache" / name)) for name in BUILD_CACHES]
+    lines += [_stat_line(str(cache_dir_of(name))) for name in BUILD_CACHES]
     source = PROJECT_ROOT / "harness"
     lines += [_stat_line(str(p)) for p in sorted(source.rglob("*.py"))]
     return hashlib.blake2b("\n".join(lines).encode(), digest_size=16).hexdigest()

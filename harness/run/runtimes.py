@@ -7,7 +7,8 @@ type; the raw rows record the exact version the worker reports (`cpython3.11.7`,
 a cell: the Python ones run `python -m harness.worker`, the C one builds and launches the native
 program (`harness.run.native.launcher`), the JVM one the Java worker (`harness.run.jvm.launcher`),
 the Go one E6's Go program (`harness.run.go.launcher`), the Haskell ones the Haskell worker
-(`harness.run.haskell.launcher`), which reads the spec and writes the result itself.
+(`harness.run.haskell.launcher`), which reads the spec and writes the result itself. Each foreign
+runtime's class is defined beside its launcher; this module holds the Python ones and the registry.
 """
 from __future__ import annotations
 
@@ -15,36 +16,13 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import Any
 
 from harness.fsutil import PROJECT_ROOT
-
-
-@dataclass(frozen=True)
-class Runtime:
-    name: str
-    description: str
-
-    def executable(self) -> str | None:
-        return None
-
-    def unavailable_reason(self) -> str | None:
-        return None
-
-    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
-        """The command that runs one process of `engine`'s cell from its spec file."""
-        raise NotImplementedError
-
-    def annotate_probe(self, engine: str, info: dict[str, Any]) -> dict[str, Any]:
-        """What the runtime adds to a probe run through `probe_argv` (e.g. its build record)."""
-        return info
-
-    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
-        """The probe's answer, or None when the caller should run `probe_argv` in a subprocess."""
-        return None
-
-    def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
-        raise NotImplementedError
+from harness.run.go.launcher import GoRuntime
+from harness.run.haskell.launcher import HaskellRuntime
+from harness.run.jvm.launcher import JvmRuntime
+from harness.run.native.launcher import NativeRuntime
+from harness.run.runtime_base import Runtime
 
 
 @dataclass(frozen=True)
@@ -76,95 +54,6 @@ class PythonRuntime(Runtime):
 
     def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
         return self.python_argv("--probe", engine, *([config_path] if config_path else []))
-
-
-@dataclass(frozen=True)
-class NativeRuntime(Runtime):
-    """C programs linked against libsqlite3, built on demand (the speed-of-light baseline)."""
-
-    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
-        from harness.run.native import launcher
-
-        return launcher.worker_argv(engine, spec_path, result_path)
-
-    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
-        from harness.run.native import launcher
-
-        return launcher.probe(engine)
-
-
-@dataclass(frozen=True)
-class JvmRuntime(Runtime):
-    """Java programs on the JDK's HotSpot JVM, built on demand (H2 embedded through JDBC)."""
-
-    def executable(self) -> str | None:
-        return shutil.which(os.environ.get("CROSSINGS_JAVA") or "java")
-
-    def unavailable_reason(self) -> str | None:
-        from harness.run.jvm import launcher
-
-        return launcher.unavailable_reason()
-
-    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
-        from harness.run.jvm import launcher
-
-        return launcher.worker_argv(engine, spec_path, result_path)
-
-    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
-        from harness.run.jvm import launcher
-
-        return launcher.probe(engine)
-
-
-@dataclass(frozen=True)
-class HaskellRuntime(Runtime):
-    """The Haskell worker compiled by Debian's ghc (`-O2`, or `-O0` for seed 002's comparison),
-    built on demand; a missing ghc or library makes the runtime unavailable with the reason."""
-
-    def unavailable_reason(self) -> str | None:
-        from harness.run.haskell import launcher
-
-        return launcher.unavailable_reason(self.name)
-
-    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
-        from harness.run.haskell import launcher
-
-        return launcher.worker_argv(self.name, engine, spec_path, result_path)
-
-    def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
-        from harness.run.haskell import launcher
-
-        return launcher.probe_argv(self.name, engine, config_path)
-
-    def annotate_probe(self, engine: str, info: dict[str, Any]) -> dict[str, Any]:
-        from harness.run.haskell import launcher
-
-        return launcher.annotate(self.name, info)
-
-
-@dataclass(frozen=True)
-class GoRuntime(Runtime):
-    """E6's Go program (RamSQL and SQLite through database/sql), built on demand with `go`."""
-
-    def executable(self) -> str | None:
-        from harness.run.go import launcher
-
-        return launcher.go_executable()
-
-    def unavailable_reason(self) -> str | None:
-        from harness.run.go import launcher
-
-        return launcher.unavailable_reason()
-
-    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
-        from harness.run.go import launcher
-
-        return launcher.worker_argv(engine, spec_path, result_path)
-
-    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
-        from harness.run.go import launcher
-
-        return launcher.probe(engine)
 
 
 RUNTIMES: dict[str, Runtime] = {

@@ -18,13 +18,6 @@ def _seconds(df: pd.DataFrame) -> np.ndarray:
     return df["wall_ns"].to_numpy(dtype=float) / 1e9
 
 
-
-def _tukey_mask(x: np.ndarray, k: float = 1.5) -> np.ndarray:
-    q1, q3 = np.percentile(x, [25, 75])
-    iqr = q3 - q1
-    return (x < q1 - k * iqr) | (x > q3 + k * iqr)
-
-
 def flag_outliers(df: pd.DataFrame, k: float = 1.5) -> pd.Series:
     """True for iterations outside the Tukey fences [Q1 - k IQR, Q3 + k IQR] of their process.
 
@@ -42,7 +35,7 @@ def flag_outliers(df: pd.DataFrame, k: float = 1.5) -> pd.Series:
         idx = idx[valid[idx]]
         if len(idx):
             by_len.setdefault(len(idx), []).append(idx)
-    for idxs in by_len.values():  # processes of equal length at once (same values as _tukey_mask)
+    for idxs in by_len.values():  # processes of equal length at once (the same fences, row by row)
         I = np.stack(idxs)
         X = x[I]
         q1, q3 = np.percentile(X, [25, 75], axis=1, keepdims=True)

@@ -38,8 +38,9 @@ import sys
 import time
 from pathlib import Path
 
+from harness import fsutil
 from harness.errors import UserError
-from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
+from harness.fsutil import locked, write_json_atomic
 
 TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 
@@ -177,8 +178,7 @@ KNOWN_SF = (0.01, 0.1, 1.0)  # scale factors with answer sets; others can be gen
 
 def cache_root() -> Path:
     """`data/cache/tpch` under the project root, or $CROSSINGS_TPCH_CACHE."""
-    env = os.environ.get("CROSSINGS_TPCH_CACHE")
-    return Path(env) if env else PROJECT_ROOT / "data" / "cache" / "tpch"
+    return fsutil.cache_dir("tpch", "CROSSINGS_TPCH_CACHE")
 
 
 def format_sf(sf) -> str:

@@ -20,14 +20,14 @@ import os
 import re
 import shutil
 import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
+from harness.run import build as builds
+from harness.run.build import Build, BuildError
+from harness.run.runtime_base import Runtime
 
 GO_DIR = Path(__file__).resolve().parent
 #: the Go engines; other engines have no Go program
@@ -36,19 +36,11 @@ TAGS = "libsqlite3"
 #: the oldest Go the modules build with (ramsql v0.1.5's go.mod says go 1.20)
 MIN_GO = (1, 20)
 
-
-class BuildError(Exception):
-    """The Go program cannot be built here; the message says why and what to install."""
-
-
-@dataclass(frozen=True)
-class Build:
-    binary: Path
-    info: dict[str, Any]
+__all__ = ["Build", "BuildError", "GoRuntime", "build", "build_for", "probe", "worker_argv"]
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("CROSSINGS_GO_CACHE") or PROJECT_ROOT / "data" / "cache" / "go")
+    return builds.cache_dir("go", "CROSSINGS_GO_CACHE")
 
 
 def go_executable() -> str | None:
@@ -76,19 +68,8 @@ def parse_go_version(text: str) -> tuple[int, int] | None:
 
 
 def go_version(go: str) -> str:
-    try:
-        out = subprocess.run([go, "version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise BuildError(f"Go toolchain {go} does not run: {exc}") from None
+    out = builds.tool_output([go, "version"])
     return (out.stdout or out.stderr).strip()
-
-
-def build_key(parts: list[bytes]) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(len(part).to_bytes(8, "little"))
-        h.update(part)
-    return h.hexdigest()[:16]
 
 
 def unavailable_reason() -> str | None:
@@ -116,48 +97,30 @@ def build(cache: Path | None = None) -> Build:
     srcs = sources()
     flags = ["-tags", TAGS, "-trimpath"]
     parts = [p.name.encode() + b"\0" + p.read_bytes() for p in srcs]
-    key = build_key(parts + [go.encode(), version.encode(), json.dumps(flags).encode()])
+    key = builds.build_key(parts + [go.encode(), version.encode(), json.dumps(flags).encode()])
     binary = cache / f"e6-{key}"
-    meta_path = cache / f"e6-{key}.json"
-    cache.mkdir(parents=True, exist_ok=True)
-    with locked(cache):
-        _ignore_in_git(cache)
-        for stale in cache.glob(".e6-*"):  # a build killed mid-way (we hold the lock)
-            stale.unlink(missing_ok=True)
-        if binary.exists() and meta_path.exists():
-            info = json.loads(meta_path.read_text())
-            info["cached"] = True
-            return Build(binary, info)
-        fd, tmp = tempfile.mkstemp(prefix=f".{binary.name}.", dir=cache)
-        os.close(fd)
-        cmd = [go, "build", *flags, "-o", tmp, "."]
+
+    def make(scratch: Path) -> tuple[Path, dict[str, Any]]:
+        tmp = scratch / "e6"
+        cmd = [go, "build", *flags, "-o", str(tmp), "."]
         start = time.monotonic()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=GO_DIR, env=go_env(cache))
         except (OSError, subprocess.SubprocessError) as exc:
-            os.unlink(tmp)
             raise BuildError(f"go build failed to run: {exc}") from None
         seconds = time.monotonic() - start
         if proc.returncode != 0:
-            os.unlink(tmp)
             raise BuildError(_explain_failure(proc.stderr, version))
         os.chmod(tmp, 0o755)
         h = hashlib.sha256()
         for part in parts:
             h.update(part)
-        info = {"source": str(GO_DIR.relative_to(PROJECT_ROOT) if GO_DIR.is_relative_to(PROJECT_ROOT) else GO_DIR),
-                "source_sha256": h.hexdigest(), "go_path": go, "go_version": version, "flags": " ".join(flags),
-                "key": key, "build_seconds": round(seconds, 1),
+        info = {"source": builds.shown_path(GO_DIR), "source_sha256": h.hexdigest(), "go_path": go,
+                "go_version": version, "flags": " ".join(flags), "key": key, "build_seconds": round(seconds, 1),
                 "command": " ".join([go, "build", *flags, "-o", str(binary), "."])}
-        os.replace(tmp, binary)
-        write_json_atomic(meta_path, info)
-        return Build(binary, dict(info, cached=False))
+        return tmp, info
 
-
-def _ignore_in_git(cache: Path) -> None:
-    gi = cache / ".gitignore"
-    if not gi.exists():
-        gi.write_text("*\n")
+    return builds.cached(cache, "e6", key, make)
 
 
 def _explain_failure(stderr: str, version: str) -> str:
@@ -173,15 +136,9 @@ def _explain_failure(stderr: str, version: str) -> str:
     return f"cannot build the Go program with {version}: {tail}"
 
 
-#: the build this runner process uses: one run uses one binary even if the sources change meanwhile
-_BUILDS: dict[tuple[str, str], Build] = {}
-
-
 def build_for() -> Build:
-    key = (str(go_executable()), str(cache_dir()))
-    if key not in _BUILDS:
-        _BUILDS[key] = build()
-    return _BUILDS[key]
+    """The build this runner process uses (built or found in the cache once)."""
+    return builds.once(("go", str(go_executable()), str(cache_dir())), build)
 
 
 def probe(engine: str) -> dict[str, Any]:
@@ -189,14 +146,12 @@ def probe(engine: str) -> dict[str, Any]:
     if engine not in ENGINES:
         return {"available": False, "reason": f"not available on go: {engine} has no Go program "
                                               f"(Go engines: {', '.join(ENGINES)})"}
-    try:
-        b = build_for()
-        proc = subprocess.run([str(b.binary), "--probe", engine], capture_output=True, text=True, timeout=60)
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
-    except BuildError as exc:
-        return {"available": False, "reason": f"not available on go: {exc}"}
-    except (OSError, subprocess.SubprocessError, json.JSONDecodeError, IndexError) as exc:
-        return {"available": False, "reason": f"not available on go: probe failed: {type(exc).__name__}: {exc}"}
+    return builds.probed("go", lambda: _probe(engine))
+
+
+def _probe(engine: str) -> dict[str, Any]:
+    b = build_for()
+    out = builds.probe_json([str(b.binary), "--probe", engine], 60, b.binary.name, check=False)
     if not out.get("available"):
         return {"available": False, "reason": f"not available on go: {out.get('reason')}"}
     versions = dict(out.get("versions") or {})
@@ -217,9 +172,25 @@ def worker_argv(engine: str, spec_path: str, result_path: str) -> list[str]:
     try:
         b = build_for()
     except BuildError as exc:
-        # the probe succeeded earlier, so this is rare: fail this process with the reason, not the run
-        return [sys.executable, "-c", "import sys; sys.exit(sys.argv[1])", f"Go program unavailable: {exc}"]
+        return builds.failing_argv(f"Go program unavailable: {exc}")
     return [str(b.binary), spec_path, result_path]
+
+
+@dataclass(frozen=True)
+class GoRuntime(Runtime):
+    """E6's Go program (RamSQL and SQLite through database/sql), built on demand with `go`."""
+
+    def executable(self) -> str | None:
+        return go_executable()
+
+    def unavailable_reason(self) -> str | None:
+        return unavailable_reason()
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        return worker_argv(engine, spec_path, result_path)
+
+    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
+        return probe(engine)
 
 
 def gotest_argv(count: int = 6, benchtime: str = "1s", bench: str = ".") -> tuple[list[str], dict[str, str]]:

@@ -20,15 +20,14 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
+from harness.run import build as builds
+from harness.run.build import Build, BuildError
+from harness.run.runtime_base import Runtime
 
 HASKELL_DIR = Path(__file__).resolve().parent
 MAIN = HASKELL_DIR / "Main.hs"
@@ -53,18 +52,11 @@ DEBIAN_PACKAGES = ("ghc", "libghc-hdbc-sqlite3-dev", "libghc-hdbc-postgresql-dev
 BUILD_TIMEOUT_S = 900
 
 
-class BuildError(Exception):
-    """The Haskell worker cannot be built here; the message says why and what to install."""
-
-
-@dataclass(frozen=True)
-class Build:
-    binary: Path
-    info: dict[str, Any]
+__all__ = ["Build", "BuildError", "HaskellRuntime", "build", "build_for", "worker_argv"]
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("CROSSINGS_HASKELL_CACHE") or PROJECT_ROOT / "data" / "cache" / "haskell")
+    return builds.cache_dir("haskell", "CROSSINGS_HASKELL_CACHE")
 
 
 def compiler() -> str:
@@ -76,10 +68,7 @@ def sources(directory: Path = HASKELL_DIR) -> list[Path]:
 
 
 def _run(argv: list[str], timeout: float = 60) -> str:
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise BuildError(f"{argv[0]} does not run: {exc}") from None
+    out = builds.tool_output(argv, timeout)
     if out.returncode != 0:
         raise BuildError(f"{' '.join(argv)} failed: {(out.stderr or out.stdout).strip()[-300:]}")
     return out.stdout.strip()
@@ -100,14 +89,9 @@ def package_versions(ghc_path: str) -> dict[str, str | None]:
 
 def build_key(srcs: list[tuple[str, bytes]], ghc_path: str, ghc_version: str, flags: list[str],
               packages: dict[str, str | None]) -> str:
-    h = hashlib.sha256()
     parts = [p for name, data in srcs for p in (name.encode(), data)]
-    parts += [ghc_path.encode(), ghc_version.encode(), json.dumps(flags).encode(),
-              json.dumps(packages, sort_keys=True).encode()]
-    for part in parts:
-        h.update(len(part).to_bytes(8, "little"))
-        h.update(part)
-    return h.hexdigest()[:16]
+    return builds.build_key(parts + [ghc_path.encode(), ghc_version.encode(), json.dumps(flags).encode(),
+                                     json.dumps(packages, sort_keys=True).encode()])
 
 
 def flags_for(runtime: str) -> list[str]:
@@ -135,59 +119,32 @@ def build(runtime: str = "haskell", source_dir: Path = HASKELL_DIR, cache: Path 
     if not any(name == "Main.hs" for name, _ in srcs):
         raise BuildError(f"no Main.hs in {source_dir}")
     key = build_key(srcs, ghc_path, ghc_version, flags, packages)
-    stem = f"bench-{OPT_FLAGS[runtime].lstrip('-')}-{key}"
-    binary = cache / stem
-    meta_path = cache / f"{stem}.json"
-    cache.mkdir(parents=True, exist_ok=True)
-    with locked(cache):
-        _ignore_in_git(cache)
-        for stale in cache.glob(".bench-*"):  # a build killed mid-way (we hold the lock)
-            if stale.is_dir():
-                shutil.rmtree(stale, ignore_errors=True)
-            else:
-                stale.unlink(missing_ok=True)
-        if binary.exists() and meta_path.exists():
-            info = json.loads(meta_path.read_text())
-            info["cached"] = True
-            return Build(binary, info)
-        work = Path(tempfile.mkdtemp(prefix=f".{stem}.", dir=cache))
-        try:
-            # the sources are copied first, so an edit during the build cannot mix two versions
-            for name, data in srcs:
-                (work / name).write_bytes(data)
-            out = work / "bench"
-            cmd = [ghc_path, *flags, f"-i{work}", "-outputdir", str(work / "o"), "-o", str(out), str(work / "Main.hs")]
-            for p in PACKAGES:
-                if p != "base":
-                    cmd += ["-package", p]
-            started = time.monotonic()
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
-            except (OSError, subprocess.SubprocessError) as exc:
-                raise BuildError(f"ghc failed to run: {exc}") from None
-            seconds = time.monotonic() - started
-            if proc.returncode != 0:
-                raise BuildError(_explain_failure(proc.stderr or proc.stdout))
-            os.chmod(out, 0o755)
-            info = {"source_dir": str(source_dir.relative_to(PROJECT_ROOT) if source_dir.is_relative_to(PROJECT_ROOT)
-                                      else source_dir),
-                    "sources_sha256": {name: hashlib.sha256(data).hexdigest() for name, data in srcs},
-                    "compiler_path": ghc_path, "ghc_version": ghc_version, "flags": " ".join(flags[:1]),
-                    "packages": packages, "key": key, "build_seconds": round(seconds, 3),
-                    "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                    "command": " ".join(shlex.quote(c) for c in cmd).replace(str(work), "<build-dir>")}
-            os.replace(out, binary)
-            write_json_atomic(meta_path, info)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        return Build(binary, dict(info, cached=False))
+    family = f"bench-{OPT_FLAGS[runtime].lstrip('-')}"
 
+    def make(work: Path) -> tuple[Path, dict[str, Any]]:
+        # the sources are copied first, so an edit during the build cannot mix two versions
+        for name, data in srcs:
+            (work / name).write_bytes(data)
+        out = work / "bench"
+        cmd = [ghc_path, *flags, f"-i{work}", "-outputdir", str(work / "o"), "-o", str(out), str(work / "Main.hs")]
+        for p in PACKAGES:
+            if p != "base":
+                cmd += ["-package", p]
+        started = time.monotonic()
+        proc = builds.tool_output(cmd, BUILD_TIMEOUT_S)
+        seconds = time.monotonic() - started
+        if proc.returncode != 0:
+            raise BuildError(_explain_failure(proc.stderr or proc.stdout))
+        os.chmod(out, 0o755)
+        info = {"source_dir": builds.shown_path(source_dir),
+                "sources_sha256": {name: hashlib.sha256(data).hexdigest() for name, data in srcs},
+                "compiler_path": ghc_path, "ghc_version": ghc_version, "flags": " ".join(flags[:1]),
+                "packages": packages, "key": key, "build_seconds": round(seconds, 3),
+                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "command": " ".join(shlex.quote(c) for c in cmd).replace(str(work), "<build-dir>")}
+        return out, info
 
-def _ignore_in_git(cache: Path) -> None:
-    """The cache holds build products only: keep it out of git even without a top-level rule."""
-    gi = cache / ".gitignore"
-    if not gi.exists():
-        gi.write_text("*\n")
+    return builds.cached(cache, family, key, make)
 
 
 def _explain_failure(stderr: str) -> str:
@@ -200,16 +157,9 @@ def _explain_failure(stderr: str) -> str:
     return f"cannot build the Haskell worker: {tail}"
 
 
-#: builds used by this runner process: one run uses one binary even if a source is edited meanwhile
-_BUILDS: dict[tuple[str, str, str], Build] = {}
-
-
 def build_for(runtime: str) -> Build:
     """The build this runner process uses for `runtime` (built or found in the cache once)."""
-    key = (runtime, compiler(), str(cache_dir()))
-    if key not in _BUILDS:
-        _BUILDS[key] = build(runtime)
-    return _BUILDS[key]
+    return builds.once(("haskell", runtime, compiler(), str(cache_dir())), lambda: build(runtime))
 
 
 def unavailable_reason(runtime: str) -> str | None:
@@ -245,6 +195,23 @@ def worker_argv(runtime: str, engine: str, spec_path: str, result_path: str) -> 
     try:
         b = build_for(runtime)
     except BuildError as exc:
-        # the probe succeeded earlier, so this is rare: fail this process with the reason, not the run
-        return [sys.executable, "-c", "import sys; sys.exit(sys.argv[1])", f"Haskell worker unavailable: {exc}"]
+        return builds.failing_argv(f"Haskell worker unavailable: {exc}")
     return [str(b.binary), spec_path, result_path]
+
+
+@dataclass(frozen=True)
+class HaskellRuntime(Runtime):
+    """The Haskell worker compiled by Debian's ghc (`-O2`, or `-O0` for seed 002's comparison),
+    built on demand; a missing ghc or library makes the runtime unavailable with the reason."""
+
+    def unavailable_reason(self) -> str | None:
+        return unavailable_reason(self.name)
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        return worker_argv(self.name, engine, spec_path, result_path)
+
+    def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
+        return probe_argv(self.name, engine, config_path)
+
+    def annotate_probe(self, engine: str, info: dict[str, Any]) -> dict[str, Any]:
+        return annotate(self.name, info)

@@ -25,15 +25,15 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.errors import env_words
-from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
+from harness.run import build as builds
+from harness.run.build import Build, BuildError
+from harness.run.runtime_base import Runtime
 
 JVM_DIR = Path(__file__).resolve().parent
 SOURCE = JVM_DIR / "Bench.java"
@@ -47,19 +47,11 @@ IMPLEMENTED = ("micro.select", "micro.innerjoin", "micro.pythonjoin", "micro.pyf
 #: the answer's field separator in the task file (TPC-H text never contains it)
 FIELD_SEP = "\u001f"
 
-
-class BuildError(Exception):
-    """The Java worker cannot be built or run here; the message says why and what to install."""
-
-
-@dataclass(frozen=True)
-class Build:
-    classes: Path
-    info: dict[str, Any]
+__all__ = ["Build", "BuildError", "JvmRuntime", "build", "build_for", "probe", "worker_argv"]
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("CROSSINGS_JVM_CACHE") or PROJECT_ROOT / "data" / "cache" / "jvm")
+    return builds.cache_dir("jvm", "CROSSINGS_JVM_CACHE")
 
 
 def h2_jar() -> Path:
@@ -87,10 +79,7 @@ def jvm_opts() -> list[str]:
 
 
 def _identity(path: str) -> str:
-    try:
-        out = subprocess.run([path, "-version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise BuildError(f"{path} does not run: {exc}") from None
+    out = builds.tool_output([path, "-version"])
     return (out.stdout + out.stderr).strip()
 
 
@@ -99,12 +88,8 @@ def _sha256(data: bytes) -> str:
 
 
 def build_key(source: bytes, javac_path: str, javac_identity: str, jar: bytes, flags: list[str]) -> str:
-    h = hashlib.sha256()
-    for part in (source, javac_path.encode(), javac_identity.encode(), hashlib.sha256(jar).digest(),
-                 json.dumps(flags).encode()):
-        h.update(len(part).to_bytes(8, "little"))
-        h.update(part)
-    return h.hexdigest()[:16]
+    return builds.build_key([source, javac_path.encode(), javac_identity.encode(), hashlib.sha256(jar).digest(),
+                             json.dumps(flags).encode()])
 
 
 def build(source: Path = SOURCE, cache: Path | None = None, jar: Path | None = None) -> Build:
@@ -119,59 +104,35 @@ def build(source: Path = SOURCE, cache: Path | None = None, jar: Path | None = N
     identity = _identity(javac_path)
     key = build_key(src, javac_path, identity, jar_bytes, JAVAC_FLAGS)
     classes = cache / f"{source.stem.lower()}-{key}"
-    meta_path = cache / f"{source.stem.lower()}-{key}.json"
-    with locked(cache):
-        _ignore_in_git(cache)
-        for stale in cache.glob(f".{source.stem.lower()}-*"):  # a build killed mid-way (we hold the lock)
-            shutil.rmtree(stale, ignore_errors=True)
-        if classes.is_dir() and meta_path.exists():
-            info = json.loads(meta_path.read_text())
-            info["cached"] = True
-            return Build(classes, info)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{classes.name}.", dir=cache))
+
+    def make(scratch: Path) -> tuple[Path, dict[str, Any]]:
+        tmp = scratch / "classes"
+        tmp.mkdir()
         cmd = [javac_path, *JAVAC_FLAGS, "-cp", str(jar), "-d", str(tmp), str(source)]
         t0 = time.perf_counter()
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        except (OSError, subprocess.SubprocessError) as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise BuildError(f"javac failed to run: {exc}") from None
+        proc = builds.tool_output(cmd, timeout=600)
         seconds = time.perf_counter() - t0
         if proc.returncode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
             lines = [ln for ln in (proc.stderr or proc.stdout).strip().splitlines() if ln.strip()]
             raise BuildError(f"cannot build the Java worker: {' | '.join(lines[-3:]) or 'no output'}")
-        info = {"source": str(source.relative_to(PROJECT_ROOT) if source.is_relative_to(PROJECT_ROOT) else source),
-                "source_sha256": _sha256(src), "javac_path": javac_path,
+        info = {"source": builds.shown_path(source), "source_sha256": _sha256(src), "javac_path": javac_path,
                 "javac_version": identity.splitlines()[0] if identity else "", "h2_jar": str(jar),
                 "h2_jar_sha256": _sha256(jar_bytes), "flags": " ".join(JAVAC_FLAGS), "key": key,
                 "build_seconds": round(seconds, 3),
                 "command": " ".join(shlex.quote(str(classes) if c == str(tmp) else c) for c in cmd)}
-        os.replace(tmp, classes)
-        write_json_atomic(meta_path, info)
-        return Build(classes, dict(info, cached=False))
+        return tmp, info
 
-
-def _ignore_in_git(cache: Path) -> None:
-    cache.mkdir(parents=True, exist_ok=True)
-    gi = cache / ".gitignore"
-    if not gi.exists():
-        gi.write_text("*\n")
-
-
-#: builds used by this runner process: one run uses one build even if Bench.java is edited meanwhile
-_BUILDS: dict[tuple[str, ...], Build] = {}
+    return builds.cached(cache, source.stem.lower(), key, make)
 
 
 def build_for(engine: str) -> Build:
+    """The build this runner process uses for `engine` (built or found in the cache once)."""
     try:
         source = PROGRAMS[engine]
     except KeyError:
         raise BuildError(f"{engine} has no Java program (Java programs: {', '.join(PROGRAMS)})") from None
-    key = (str(source), os.environ.get("CROSSINGS_JAVAC", ""), str(h2_jar()), str(cache_dir()))
-    if key not in _BUILDS:
-        _BUILDS[key] = build(source)
-    return _BUILDS[key]
+    key = ("jvm", str(source), os.environ.get("CROSSINGS_JAVAC", ""), str(h2_jar()), str(cache_dir()))
+    return builds.once(key, lambda: build(source))
 
 
 def classpath(b: Build) -> str:
@@ -184,18 +145,14 @@ def java_argv(b: Build, *args: str) -> list[str]:
 
 def probe(engine: str) -> dict[str, Any]:
     """Availability, versions and capabilities; builds the program if needed."""
-    try:
-        b = build_for(engine)
-        proc = subprocess.run(java_argv(b, "--probe"), capture_output=True, text=True, timeout=120)
-        if proc.returncode != 0:
-            raise BuildError(f"Bench --probe exited with status {proc.returncode}: {(proc.stderr or '').strip()[-300:]}")
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
-        if not out.get("available"):
-            raise BuildError(str(out.get("reason")))
-    except BuildError as exc:
-        return {"available": False, "reason": f"not available on jvm: {exc}"}
-    except (OSError, subprocess.SubprocessError, json.JSONDecodeError, IndexError) as exc:
-        return {"available": False, "reason": f"not available on jvm: probe failed: {type(exc).__name__}: {exc}"}
+    return builds.probed("jvm", lambda: _probe(engine))
+
+
+def _probe(engine: str) -> dict[str, Any]:
+    b = build_for(engine)
+    out = builds.probe_json(java_argv(b, "--probe"), 120, MAIN_CLASS)
+    if not out.get("available"):
+        raise BuildError(str(out.get("reason")))
     h2 = str(out["h2"]).split()[0]
     return {
         "available": True,
@@ -280,11 +237,27 @@ def worker_argv(engine: str, spec_path: str, result_path: str) -> list[str]:
         b = build_for(engine)
         java()
     except BuildError as exc:
-        # the probe succeeded earlier, so this is rare: fail this process with the reason, not the run
-        return [sys.executable, "-c", "import sys; sys.exit(sys.argv[1])", f"Java worker unavailable: {exc}"]
+        return builds.failing_argv(f"Java worker unavailable: {exc}")
     task_path = Path(spec["workdir"]) / "task.properties"
     write_task(task_path, task_properties(spec, result_path))
     return java_argv(b, "run", str(task_path))
+
+
+@dataclass(frozen=True)
+class JvmRuntime(Runtime):
+    """Java programs on the JDK's HotSpot JVM, built on demand (H2 embedded through JDBC)."""
+
+    def executable(self) -> str | None:
+        return shutil.which(os.environ.get("CROSSINGS_JAVA") or "java")
+
+    def unavailable_reason(self) -> str | None:
+        return unavailable_reason()
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        return worker_argv(engine, spec_path, result_path)
+
+    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
+        return probe(engine)
 
 
 def run_script(url: str, statements: list[str], workdir: Path, timeout: float = 24 * 3600) -> list[Any]:

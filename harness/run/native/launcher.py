@@ -19,15 +19,14 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.errors import env_words
-from harness.fsutil import PROJECT_ROOT, locked, write_json_atomic
+from harness.run import build as builds
+from harness.run.build import Build, BuildError
+from harness.run.runtime_base import Runtime
 
 NATIVE_DIR = Path(__file__).resolve().parent
 SOURCE = NATIVE_DIR / "bench.c"
@@ -48,19 +47,11 @@ N_PARAM = {"bindings.select_fold": ("n",), "bindings.select_all": ("n",),
 #: spec parameters passed as KEY=VALUE arguments after DATABASE (inserts.*: SQLite's file settings)
 OPTION_PARAMS = ("journal_mode", "synchronous", "datadir")
 
-
-class BuildError(Exception):
-    """The C baseline cannot be built here; the message says why and what to install."""
-
-
-@dataclass(frozen=True)
-class Build:
-    binary: Path
-    info: dict[str, Any]
+__all__ = ["Build", "BuildError", "NativeRuntime", "build", "build_for", "probe", "worker_argv"]
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("CROSSINGS_NATIVE_CACHE") or PROJECT_ROOT / "data" / "cache" / "native")
+    return builds.cache_dir("native", "CROSSINGS_NATIVE_CACHE")
 
 
 def compiler() -> str:
@@ -71,23 +62,9 @@ def cflags() -> list[str]:
     return env_words("CROSSINGS_NATIVE_CFLAGS", DEFAULT_CFLAGS)
 
 
-def _compiler_identity(cc_path: str) -> str:
-    try:
-        out = subprocess.run([cc_path, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise BuildError(f"C compiler {cc_path} does not run: {exc}") from None
-    return (out.stdout or out.stderr).strip()
-
-
 def build_key(source: bytes, cc_path: str, cc_identity: str, flags: list[str], ldlibs: list[str]) -> str:
-    h = hashlib.sha256()
-    for part in (source, cc_path.encode(), cc_identity.encode(), json.dumps(flags).encode(),
-                 json.dumps(ldlibs).encode()):
-        h.update(len(part).to_bytes(8, "little"))
-        h.update(part)
-    return h.hexdigest()[:16]
-
-
+    return builds.build_key([source, cc_path.encode(), cc_identity.encode(), json.dumps(flags).encode(),
+                             json.dumps(ldlibs).encode()])
 
 
 def build(source: Path = SOURCE, flags: list[str] | None = None, cache: Path | None = None,
@@ -100,47 +77,26 @@ def build(source: Path = SOURCE, flags: list[str] | None = None, cache: Path | N
     flags = list(cflags() if flags is None else flags)
     cache = Path(cache or cache_dir())
     src = source.read_bytes()
-    identity = _compiler_identity(cc_path)
+    out = builds.tool_output([cc_path, "--version"], timeout=30)
+    identity = (out.stdout or out.stderr).strip()
     key = build_key(src, cc_path, identity, flags, LDLIBS)
     binary = cache / f"{source.stem}-{key}"
-    meta_path = cache / f"{source.stem}-{key}.json"
-    with locked(cache):
-        _ignore_in_git(cache)
-        for stale in cache.glob(f".{source.stem}-*"):  # a compile killed mid-way (we hold the lock)
-            stale.unlink(missing_ok=True)
-        if binary.exists() and meta_path.exists():
-            info = json.loads(meta_path.read_text())
-            info["cached"] = True
-            return Build(binary, info)
-        fd, tmp = tempfile.mkstemp(prefix=f".{binary.name}.", dir=cache)
-        os.close(fd)
+
+    def make(scratch: Path) -> tuple[Path, dict[str, Any]]:
+        tmp = str(scratch / source.stem)
         define = "-DCROSSINGS_CFLAGS=" + json.dumps(" ".join(flags))
         cmd = [cc_path, *flags, define, "-o", tmp, str(source), *LDLIBS]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        except (OSError, subprocess.SubprocessError) as exc:
-            os.unlink(tmp)
-            raise BuildError(f"C compiler failed to run: {exc}") from None
+        proc = builds.tool_output(cmd, timeout=300)
         if proc.returncode != 0:
-            os.unlink(tmp)
             raise BuildError(_explain_failure(proc.stderr, cmd))
         os.chmod(tmp, 0o755)
-        info = {"source": str(source.relative_to(PROJECT_ROOT) if source.is_relative_to(PROJECT_ROOT) else source),
-                "source_sha256": hashlib.sha256(src).hexdigest(), "compiler_path": cc_path,
-                "compiler_version": identity.splitlines()[0] if identity else "", "flags": " ".join(flags),
-                "ldlibs": " ".join(LDLIBS), "key": key,
+        info = {"source": builds.shown_path(source), "source_sha256": hashlib.sha256(src).hexdigest(),
+                "compiler_path": cc_path, "compiler_version": identity.splitlines()[0] if identity else "",
+                "flags": " ".join(flags), "ldlibs": " ".join(LDLIBS), "key": key,
                 "command": " ".join(shlex.quote(str(binary) if c == tmp else c) for c in cmd)}
-        os.replace(tmp, binary)
-        write_json_atomic(meta_path, info)
-        info = dict(info, cached=False)
-        return Build(binary, info)
+        return Path(tmp), info
 
-
-def _ignore_in_git(cache: Path) -> None:
-    """The cache holds build products only: keep it out of git even without a top-level rule."""
-    gi = cache / ".gitignore"
-    if not gi.exists():
-        gi.write_text("*\n")
+    return builds.cached(cache, source.stem, key, make)
 
 
 def _explain_failure(stderr: str, cmd: list[str]) -> str:
@@ -153,10 +109,6 @@ def _explain_failure(stderr: str, cmd: list[str]) -> str:
     return f"cannot build the C baseline ({' '.join(cmd[:1] + cmd[1:-3])}): {tail}"
 
 
-#: builds used by this runner process: one run uses one binary even if bench.c is edited meanwhile
-_BUILDS: dict[tuple[str, str, str, str], Build] = {}
-
-
 def _program(engine: str) -> Path:
     try:
         return PROGRAMS[engine]
@@ -167,25 +119,17 @@ def _program(engine: str) -> Path:
 def build_for(engine: str) -> Build:
     """The build this runner process uses for `engine` (built or found in the cache once)."""
     source = _program(engine)
-    key = (str(source), compiler(), json.dumps(cflags()), str(cache_dir()))
-    if key not in _BUILDS:
-        _BUILDS[key] = build(source)
-    return _BUILDS[key]
+    return builds.once(("c", str(source), compiler(), json.dumps(cflags()), str(cache_dir())), lambda: build(source))
 
 
 def probe(engine: str) -> dict[str, Any]:
     """Availability, versions and capabilities of a native engine; builds the program if needed."""
-    try:
-        b = build_for(engine)
-        proc = subprocess.run([str(b.binary), "--probe"], capture_output=True, text=True, timeout=60)
-        if proc.returncode != 0:
-            raise BuildError(f"{b.binary.name} --probe exited with status {proc.returncode}: "
-                             f"{(proc.stderr or '').strip()[-300:]}")
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
-    except BuildError as exc:
-        return {"available": False, "reason": f"not available on c: {exc}"}
-    except (OSError, subprocess.SubprocessError, json.JSONDecodeError, IndexError) as exc:
-        return {"available": False, "reason": f"not available on c: probe failed: {type(exc).__name__}: {exc}"}
+    return builds.probed("c", lambda: _probe(engine))
+
+
+def _probe(engine: str) -> dict[str, Any]:
+    b = build_for(engine)
+    out = builds.probe_json([str(b.binary), "--probe"], 60, b.binary.name)
     return {
         "available": True,
         "reason": "",
@@ -210,8 +154,7 @@ def worker_argv(engine: str, spec_path: str, result_path: str) -> list[str]:
     try:
         b = build_for(engine)
     except BuildError as exc:
-        # the probe succeeded earlier, so this is rare: fail this process with the reason, not the run
-        return [sys.executable, "-c", "import sys; sys.exit(sys.argv[1])", f"C baseline unavailable: {exc}"]
+        return builds.failing_argv(f"C baseline unavailable: {exc}")
     benchmark = spec["benchmark"]
     params = spec.get("params") or {}
     size = ":".join(str(int(params.get(name, 0) or 0)) for name in N_PARAM.get(benchmark, ("n",)))
@@ -221,3 +164,14 @@ def worker_argv(engine: str, spec_path: str, result_path: str) -> list[str]:
     if database or options:
         argv.append(str(database))
     return argv + options
+
+
+@dataclass(frozen=True)
+class NativeRuntime(Runtime):
+    """C programs linked against libsqlite3, built on demand (the speed-of-light baseline)."""
+
+    def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
+        return worker_argv(engine, spec_path, result_path)
+
+    def probe(self, engine: str, config_path: str | None, timeout: float) -> dict[str, Any] | None:
+        return probe(engine)
