@@ -15,7 +15,7 @@ compares them): same order, same float operations.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,6 +155,34 @@ def _read_file(file_parts, total: int) -> _File:
     return _File(head, run_id, its[:at], wall[:at], ok[:at], runtimes[0] if one else None, every, maxima)
 
 
+def _read_files(run_dirs: Path | str | Iterable[Path | str]) -> Iterator[_File]:
+    """`_read_file` of every timings file, in load order, decoded on the statistics' threads (`stats.parallel`)
+    (Parquet decoding releases the GIL) with at most two files per thread in flight: memory
+    stays bounded by a few processes while the reading uses every core."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.analysis.stats.parallel import _thread_count
+
+    threads = _thread_count(1 << 20)
+    files = ((total, parts) for _, total, parts in store.iter_timing_parts(run_dirs))
+    if threads == 1:
+        yield from (_read_file(parts, total) for total, parts in files)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as ex:
+        pending: deque = deque()
+        try:
+            for total, parts in files:
+                pending.append(ex.submit(_read_file, parts, total))
+                if len(pending) >= 2 * threads:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for fut in pending:  # an error: the files read ahead are dropped, not waited for
+                fut.cancel()
+
+
 def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
     """Read and reduce every verified timings file of the runs (no cache), one file at a time and
     each file in parts (`store.iter_timing_parts`): memory is bounded by one process's 17 bytes
@@ -162,8 +190,7 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
     parts: dict[tuple, list[tuple[np.ndarray | None, np.ndarray]]] = {}
     cell_counts: dict[tuple, list] = {}
     rows = 0
-    for _, total, file_parts in store.iter_timing_parts(run_dirs):
-        f = _read_file(file_parts, total)
+    for f in _read_files(run_dirs):
         rows += len(f.its)
         head = f.head
         groups = [(f.runtime, slice(None))] if f.runtimes is None else \
