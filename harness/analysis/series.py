@@ -4,8 +4,9 @@ Why: `store.load_runs` builds one pandas row per iteration (about 400 bytes each
 strings), so a run of 10 million iterations took minutes and gigabytes before any statistic.
 The estimates need far less: per process its valid times in iteration order, and per cell the
 invalid and outlier counts and the largest crossings and values-converted counts. This module
-reduces each timings file as it is read (memory bounded by one process plus 8 bytes per valid
-iteration) and caches the result, with each process's steady state (`warmup.steady_states`),
+reduces each timings file as it is read (memory bounded by a few processes in flight, one or
+two per thread, plus 8 bytes per valid iteration: what the exact medians need; 10 million rows
+in about 400 MB, 200 of them the imports, `make bench-scale`) and caches the result, with each process's steady state (`warmup.steady_states`),
 under data/cache/series/, keyed by a hash of every byte the load reads and of the code
 (`cache.py`), so a second look at the same runs reads one file.
 
@@ -60,26 +61,31 @@ class RunSeries:
         return df
 
 
-#: values per batch of equal-length processes (bounds the temporary arrays to ~16 MB)
-_BATCH_VALUES = 2_000_000
+#: values per batch of equal-length processes (bounds the temporary arrays to ~8 MB, two batches at a time on two threads)
+_BATCH_VALUES = 1_000_000
 
 
 def _tukey_counts(xs_ns: list[np.ndarray], k: float = 1.5) -> np.ndarray:
     """Per process, how many values lie outside its Tukey fences (batched by length, as
-    `warmup.flag_outliers` does: the percentiles of each row are the same floats)."""
+    `warmup.flag_outliers` does: the percentiles of each row are the same floats; the batches
+    on the statistics' threads)."""
+    from harness.analysis.stats.parallel import _parallel_map
+
     out = np.zeros(len(xs_ns), dtype=np.int64)
     by_len: dict[int, list[int]] = {}
     for i, x in enumerate(xs_ns):
         if len(x):
             by_len.setdefault(len(x), []).append(i)
-    for n, all_idxs in by_len.items():
-        step = max(1, _BATCH_VALUES // n)
-        for a in range(0, len(all_idxs), step):
-            idxs = all_idxs[a:a + step]
-            X = np.stack([xs_ns[i] for i in idxs])
-            q1, q3 = np.percentile(X, [25, 75], axis=1, keepdims=True)
-            iqr = q3 - q1
-            out[idxs] = ((X < q1 - k * iqr) | (X > q3 + k * iqr)).sum(axis=1)
+    batches = [all_idxs[a:a + max(1, _BATCH_VALUES // n)] for n, all_idxs in by_len.items()
+               for a in range(0, len(all_idxs), max(1, _BATCH_VALUES // n))]
+
+    def count(idxs: list[int]) -> None:
+        X = np.stack([xs_ns[i] for i in idxs])
+        q1, q3 = np.percentile(X, [25, 75], axis=1, keepdims=True)
+        iqr = q3 - q1
+        out[idxs] = ((X < q1 - k * iqr) | (X > q3 + k * iqr)).sum(axis=1)
+
+    _parallel_map(count, batches)
     return out
 
 
