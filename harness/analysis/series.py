@@ -244,9 +244,9 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
                      [cell_counts[c][1] for c in cells], [cell_counts[c][2] for c in cells], rows)
 
 
-def _to_arrays(s: RunSeries) -> dict[str, np.ndarray]:
+def _to_arrays(s: RunSeries) -> dict[str, np.ndarray | list[np.ndarray]]:
     lengths = np.array([len(x) for x in s.xs], dtype=np.int64)
-    flat = np.concatenate(s.xs) if s.xs else np.empty(0)
+    flat = list(s.xs)  # stored as one array without concatenating them (`cache.store`)
     meta = {"keys": [list(k) for k in s.keys], "cells": [list(c) for c in s.cells], "crossings": s.crossings,
             "values_converted": s.values_converted, "rows": s.rows,
             "steady": [list(r) for r in s.steady_states()]}
