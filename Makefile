@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper paper-pdf reference bench bench-stats bench-precision bench-interference notebooks-sync lab docs clean help
+.PHONY: run test test-fast setup paper paper-pdf reference bench bench-stats bench-scale bench-precision bench-interference notebooks-sync lab docs clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
@@ -19,6 +19,7 @@ help:
 	@echo "make reference    re-measure every study (STUDY=E1,E3: some) as one interleaved run each, and install it"
 	@echo "                  into data/reference*/ in place of that study's runs (resumable; about 90 minutes)"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
+	@echo "make bench-scale  summary of a synthetic run of 1 and 10 million rows: wall, CPU time, peak memory"
 	@echo "make bench        bench-stats, the harness's timed region against a bare timeit, and the speed goals"
 	@echo "                  (BEFORE=PATH: a checkout to compare with, e.g. a worktree of main)"
 	@echo "make bench-precision  crossings' adaptive protocol vs pyperf's defaults at equal wall time (E1, 3 repetitions)"
@@ -89,6 +90,10 @@ reference: setup
 
 bench-stats: setup
 	$(PY) benchmarks/bench_stats.py
+
+bench-scale: setup
+	$(PY) benchmarks/bench_scale.py --rows 1000000
+	$(PY) benchmarks/bench_scale.py --rows 10000000
 
 bench-precision: setup
 	$(PY) benchmarks/bench_precision.py

@@ -6,13 +6,18 @@ iterations per process, lognormal times with a 5% warm-up (10% slower) in the fi
 each process. Then runs `python -m harness summary RUN --format csv` in a subprocess (the
 analysis cache off, so nothing is read from an earlier run) and reports its wall time and peak
 resident memory (resource.getrusage(RUSAGE_CHILDREN).ru_maxrss, the largest child so far: run
-one size per invocation).
+one size per invocation) and its CPU time (user + system, all threads: on a shared machine the
+wall time says more about the neighbours than about the harness; memory does not depend on them).
 
-  python benchmarks/bench_scale.py --iterations 22727        # 440 x 22,727 = 10 million rows
+  python benchmarks/bench_scale.py --rows 10000000           # 440 x 22,727 = 10 million rows
   python benchmarks/bench_scale.py --iterations 2273 --tree /path/to/other/checkout
+  python benchmarks/bench_scale.py --rows 100000000 --keep /tmp/big   # then: --run /tmp/big/RUN_ID
+  make bench-scale                                           # 1 million, then 10 million rows
 
---tree times another checkout's harness on the same data (before/after on one machine).
-Goal (issue 11 item 7): 10 million rows in <= 10 s and <= 1 GiB.
+--tree times another checkout's harness on the same data (before/after on one machine); --run
+times a run written before (a 100-million-row run takes minutes to write).
+Goals: 10 million rows in <= 10 s and <= 1 GiB (issue 11 item 7, issue 25 item 6); 100 million
+in <= 60 s and <= 2 GiB on 2 cores (issue 27 item 5), the cost linear in the rows.
 """
 from __future__ import annotations
 
@@ -67,33 +72,43 @@ def write_run(out: Path, processes: int, iterations: int, seed: int = 0) -> Path
     return run_dir
 
 
-def time_summary(run_dir: Path, tree: Path) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MiB) of `harness summary` of `tree` on the run, cold."""
+def time_summary(run_dir: Path, tree: Path) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MiB, CPU seconds) of `harness summary` of `tree` on the run, cold."""
     env = dict(os.environ, PYTHONPATH=str(tree), CROSSINGS_ANALYSIS_CACHE="off")
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "harness", "summary", str(run_dir), "--format", "csv"], cwd=tree,
                    env=env, check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - t
-    return wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, use.ru_maxrss / 1024, use.ru_utime + use.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--processes", type=int, default=440)
     ap.add_argument("--iterations", type=int, default=22727)
+    ap.add_argument("--rows", type=int, default=None, help="rows in all (sets --iterations: rows / processes)")
+    ap.add_argument("--run", type=Path, default=None, help="time this run (written before) instead of a new one")
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose harness is timed")
     ap.add_argument("--keep", type=Path, default=None, help="write the run here and keep it")
     args = ap.parse_args(argv)
+    if args.processes < CELLS:
+        ap.error(f"--processes must be at least {CELLS} (one per cell)")
+    if args.rows is not None:
+        args.iterations = max(1, args.rows // ((args.processes // CELLS) * CELLS))
     with tempfile.TemporaryDirectory() as tmp:
-        out = args.keep or Path(tmp)
-        t = time.perf_counter()
-        run_dir = write_run(out, args.processes, args.iterations)
-        made = time.perf_counter() - t
-        wall, rss = time_summary(run_dir, args.tree.resolve())
-    rows = (args.processes // CELLS) * CELLS * args.iterations
-    print(f"rows={rows} processes={(args.processes // CELLS) * CELLS} iterations={args.iterations} "
-          f"summary_s={wall:.2f} peak_rss_mib={rss:.0f} tree={args.tree} (run written in {made:.1f} s; "
-          f"load average {os.getloadavg()[0]:.2f})")
+        made = 0.0
+        if args.run is not None:
+            run_dir = args.run
+        else:
+            t = time.perf_counter()
+            run_dir = write_run(args.keep or Path(tmp), args.processes, args.iterations)
+            made = time.perf_counter() - t
+        wall, rss, cpu = time_summary(run_dir, args.tree.resolve())
+        rows = sum(int(r.get("rows", 0)) for r in store.process_records(run_dir).values())
+    print(f"rows={rows} summary_s={wall:.2f} cpu_s={cpu:.2f} peak_rss_mib={rss:.0f} tree={args.tree} "
+          f"(run {run_dir.name}{f' written in {made:.1f} s' if made else ''}; load average "
+          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)")
     return 0
 
 

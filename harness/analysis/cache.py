@@ -123,22 +123,39 @@ def _path(kind: str, key: str, suffix: str = ".npz") -> Path | None:
 
 
 def load(kind: str, key: str) -> dict[str, np.ndarray] | None:
-    """The arrays stored under `key`, or None (absent, or not a valid entry for this key)."""
+    """The arrays stored under `key`, or None (absent, or not a valid entry for this key).
+    The entry is checked and read in chunks: memory is the arrays, not twice the file."""
+    import zipfile
+
     path = _path(kind, key)
     if path is None:
         return None
     try:
-        blob = path.read_bytes()
-        head, digest, payload = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 40], blob[len(_MAGIC) + 40:]
-        if head != _MAGIC or digest.decode() != hashlib.blake2b(payload, digest_size=20).hexdigest():
-            return None
-        with np.load(io.BytesIO(payload), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
+        with open(path, "rb") as fh:
+            head, digest = fh.read(len(_MAGIC)), fh.read(40)
+            if head != _MAGIC or digest.decode() != _digest_of_rest(fh):
+                return None
+            fh.seek(len(_MAGIC) + 40)
+            with zipfile.ZipFile(fh) as z:  # the archive after the header (zipfile allows a prefix)
+                arrays = {}
+                for name in z.namelist():
+                    with z.open(name) as member:
+                        arrays[name.removesuffix(".npy")] = np.lib.format.read_array(member, allow_pickle=False)
         if str(arrays.pop("__key__", "")) != key:
             return None
         return arrays
-    except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError):
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError, zipfile.BadZipFile):
         return None
+
+
+def _digest_of_rest(fh, chunk: int = 1 << 22) -> str:
+    """Hex blake2b of a file from its current position to its end, read a chunk at a time."""
+    h = hashlib.blake2b(digest_size=20)
+    while True:
+        block = fh.read(chunk)
+        if not block:
+            return h.hexdigest()
+        h.update(block)
 
 
 def load_array(kind: str, key: str) -> np.ndarray | None:
@@ -158,20 +175,44 @@ def store_array(kind: str, key: str, array: np.ndarray) -> None:
         _write_entry(path, key, np.ascontiguousarray(array, dtype="<f8").tobytes())
 
 
-def store(kind: str, key: str, arrays: dict[str, np.ndarray]) -> None:
-    """Write an entry (atomically); a cache that cannot be written is silently skipped."""
+def store(kind: str, key: str, arrays: dict[str, np.ndarray | list[np.ndarray]]) -> None:
+    """Write an entry (atomically); a cache that cannot be written is silently skipped. A value
+    given as a list of 1-D float64 arrays is stored as their concatenation, without ever making
+    it: the entry is streamed to its file (memory: one array's chunk, not the payload twice)."""
+    import zipfile
+
+    from harness.fsutil import replacing
+
     path = _path(kind, key)
     if path is None:
         return
-    buf = io.BytesIO()
-    np.savez(buf, __key__=np.array(key), **arrays)
-    payload = buf.getvalue()
-    digest = hashlib.blake2b(payload, digest_size=20).hexdigest().encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(path, _MAGIC + digest + payload, sync=False)
+        with replacing(path, sync=False) as tmp, open(tmp, "w+b") as fh:
+            fh.write(_MAGIC + b"0" * 40)
+            with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+                for name, value in {"__key__": np.array(key), **arrays}.items():
+                    with z.open(name + ".npy", "w", force_zip64=True) as out:
+                        _write_npy(out, value)
+            fh.seek(len(_MAGIC) + 40)
+            digest = _digest_of_rest(fh).encode()
+            fh.seek(len(_MAGIC))
+            fh.write(digest)
     except OSError:
         pass
+
+
+def _write_npy(out, value: np.ndarray | list[np.ndarray]) -> None:
+    """One .npy member: an array, or a list of 1-D float64 arrays as their concatenation."""
+    fmt = np.lib.format
+    if not isinstance(value, list):
+        fmt.write_array(out, np.asanyarray(value), allow_pickle=False)
+        return
+    header = {"descr": fmt.dtype_to_descr(np.dtype("<f8")), "fortran_order": False,
+              "shape": (sum(len(x) for x in value),)}
+    fmt.write_array_header_2_0(out, header)
+    for x in value:
+        out.write(np.ascontiguousarray(x, dtype="<f8").tobytes())
 
 
 @lru_cache(maxsize=1)

@@ -4,8 +4,9 @@ Why: `store.load_runs` builds one pandas row per iteration (about 400 bytes each
 strings), so a run of 10 million iterations took minutes and gigabytes before any statistic.
 The estimates need far less: per process its valid times in iteration order, and per cell the
 invalid and outlier counts and the largest crossings and values-converted counts. This module
-reduces each timings file as it is read (memory bounded by one process plus 8 bytes per valid
-iteration) and caches the result, with each process's steady state (`warmup.steady_states`),
+reduces each timings file as it is read (memory bounded by a few processes in flight, one or
+two per thread, plus 8 bytes per valid iteration: what the exact medians need; 10 million rows
+in about 400 MB, 200 of them the imports, `make bench-scale`) and caches the result, with each process's steady state (`warmup.steady_states`),
 under data/cache/series/, keyed by a hash of every byte the load reads and of the code
 (`cache.py`), so a second look at the same runs reads one file.
 
@@ -15,7 +16,7 @@ compares them): same order, same float operations.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,26 +61,31 @@ class RunSeries:
         return df
 
 
-#: values per batch of equal-length processes (bounds the temporary arrays to ~16 MB)
-_BATCH_VALUES = 2_000_000
+#: values per batch of equal-length processes (bounds the temporary arrays to ~8 MB, two batches at a time on two threads)
+_BATCH_VALUES = 1_000_000
 
 
 def _tukey_counts(xs_ns: list[np.ndarray], k: float = 1.5) -> np.ndarray:
     """Per process, how many values lie outside its Tukey fences (batched by length, as
-    `warmup.flag_outliers` does: the percentiles of each row are the same floats)."""
+    `warmup.flag_outliers` does: the percentiles of each row are the same floats; the batches
+    on the statistics' threads)."""
+    from harness.analysis.stats.parallel import _parallel_map
+
     out = np.zeros(len(xs_ns), dtype=np.int64)
     by_len: dict[int, list[int]] = {}
     for i, x in enumerate(xs_ns):
         if len(x):
             by_len.setdefault(len(x), []).append(i)
-    for n, all_idxs in by_len.items():
-        step = max(1, _BATCH_VALUES // n)
-        for a in range(0, len(all_idxs), step):
-            idxs = all_idxs[a:a + step]
-            X = np.stack([xs_ns[i] for i in idxs])
-            q1, q3 = np.percentile(X, [25, 75], axis=1, keepdims=True)
-            iqr = q3 - q1
-            out[idxs] = ((X < q1 - k * iqr) | (X > q3 + k * iqr)).sum(axis=1)
+    batches = [all_idxs[a:a + max(1, _BATCH_VALUES // n)] for n, all_idxs in by_len.items()
+               for a in range(0, len(all_idxs), max(1, _BATCH_VALUES // n))]
+
+    def count(idxs: list[int]) -> None:
+        X = np.stack([xs_ns[i] for i in idxs])
+        q1, q3 = np.percentile(X, [25, 75], axis=1, keepdims=True)
+        iqr = q3 - q1
+        out[idxs] = ((X < q1 - k * iqr) | (X > q3 + k * iqr)).sum(axis=1)
+
+    _parallel_map(count, batches)
     return out
 
 
@@ -155,6 +161,34 @@ def _read_file(file_parts, total: int) -> _File:
     return _File(head, run_id, its[:at], wall[:at], ok[:at], runtimes[0] if one else None, every, maxima)
 
 
+def _read_files(run_dirs: Path | str | Iterable[Path | str]) -> Iterator[_File]:
+    """`_read_file` of every timings file, in load order, decoded on the statistics' threads (`stats.parallel`)
+    (Parquet decoding releases the GIL) with at most two files per thread in flight: memory
+    stays bounded by a few processes while the reading uses every core."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    from harness.analysis.stats.parallel import _thread_count
+
+    threads = _thread_count(1 << 20)
+    files = ((total, parts) for _, total, parts in store.iter_timing_parts(run_dirs))
+    if threads == 1:
+        yield from (_read_file(parts, total) for total, parts in files)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as ex:
+        pending: deque = deque()
+        try:
+            for total, parts in files:
+                pending.append(ex.submit(_read_file, parts, total))
+                if len(pending) >= 2 * threads:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for fut in pending:  # an error: the files read ahead are dropped, not waited for
+                fut.cancel()
+
+
 def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
     """Read and reduce every verified timings file of the runs (no cache), one file at a time and
     each file in parts (`store.iter_timing_parts`): memory is bounded by one process's 17 bytes
@@ -162,8 +196,7 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
     parts: dict[tuple, list[tuple[np.ndarray | None, np.ndarray]]] = {}
     cell_counts: dict[tuple, list] = {}
     rows = 0
-    for _, total, file_parts in store.iter_timing_parts(run_dirs):
-        f = _read_file(file_parts, total)
+    for f in _read_files(run_dirs):
         rows += len(f.its)
         head = f.head
         groups = [(f.runtime, slice(None))] if f.runtimes is None else \
@@ -211,9 +244,9 @@ def read_series(run_dirs: Path | str | Iterable[Path | str]) -> RunSeries:
                      [cell_counts[c][1] for c in cells], [cell_counts[c][2] for c in cells], rows)
 
 
-def _to_arrays(s: RunSeries) -> dict[str, np.ndarray]:
+def _to_arrays(s: RunSeries) -> dict[str, np.ndarray | list[np.ndarray]]:
     lengths = np.array([len(x) for x in s.xs], dtype=np.int64)
-    flat = np.concatenate(s.xs) if s.xs else np.empty(0)
+    flat = list(s.xs)  # stored as one array without concatenating them (`cache.store`)
     meta = {"keys": [list(k) for k in s.keys], "cells": [list(c) for c in s.cells], "crossings": s.crossings,
             "values_converted": s.values_converted, "rows": s.rows,
             "steady": [list(r) for r in s.steady_states()]}
