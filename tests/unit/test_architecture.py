@@ -172,7 +172,8 @@ def test_a_module_outside_the_layers_is_reported():
 
 
 def test_every_module_is_in_a_layer():
-    assert [name for name in modules() if layer_of(name) is None] == []
+    """layer_of fails on a module no layer claims (the test above shows it does); every layer holds one."""
+    assert {layer_of(name) for name in modules()} == set(range(len(LAYERS)))
 
 
 def test_no_reference_to_documents_outside_the_repository():
