@@ -121,6 +121,11 @@ class RunSet:
 
         s, ex = self.series, self.exclusion
         steady, every, info = stats.split_series(ex.keys, ex.xs, s.cells, s.invalid, s.outliers, ex.steady)
+        if not self.aa_twins:  # the cells' bookkeeping lists the twins too
+            steady = {k: v for k, v in steady.items() if not is_twin(str(k[1]))}
+            every = {k: v for k, v in every.items() if not is_twin(str(k[1]))}
+            if "params" in info:
+                info = info[~info["params"].astype(str).map(is_twin)]
         return (steady, every, info) if self.steady_state else (every, steady, info)
 
     @property

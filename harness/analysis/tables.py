@@ -176,9 +176,9 @@ def footnotes(table: pd.DataFrame) -> list[str]:
         drifting = cells[cells["no_steady"].fillna(0) > 0]
         if len(drifting):
             notes.append("Processes with no steady state (a trend, an oscillation or a late change; all their "
-                         "iterations are kept): " + "; ".join(
-                             f"{r.benchmark} on {r.engine} ({r.runtime}) {int(r.no_steady)} of {int(r.processes)}"
-                             for r in drifting.itertuples(index=False)) + ".")
+                         "iterations are kept):\n\n" + "\n".join(
+                             f"- {r.benchmark} on {r.engine} ({r.runtime}): {int(r.no_steady)} of {int(r.processes)}"
+                             for r in drifting.itertuples(index=False)))
     other = "all iterations" if cells["used"].iloc[0] == "steady-state" else "steady state only"
     bits = []
     for r in table.itertuples(index=False):
@@ -191,7 +191,7 @@ def footnotes(table: pd.DataFrame) -> list[str]:
             bits.append(f"{name} × {fmt_interval(r.alt_ratio, r.alt_ratio_ci_low, r.alt_ratio_ci_high, 1.0, digits)}")
     if bits:
         notes.append(f"{DISAGREE_MARK} warm-up changes the answer: the estimate with {other} lies outside this "
-                     f"interval or this one outside its interval. With {other}: " + "; ".join(bits) + ".")
+                     f"interval or this one outside its interval. With {other}:\n\n" + "\n".join(f"- {b}" for b in bits))
     return notes
 
 

@@ -17,6 +17,20 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def measured_families(run_dir: Path) -> list[str]:
+    """The benchmark families a run measured (its processes that ran; a plan also lists families whose
+    cells were all skipped, such as an engine's own benchmarks on a runtime the run did not have)."""
+    from harness.store import process_records
+
+    recs = process_records(run_dir)
+    ran = {str(r.get("benchmark")).split(".", 1)[0] for r in recs.values()
+           if r.get("status") not in ("skipped", "not_applicable") and r.get("benchmark")}
+    if ran or recs:
+        return sorted(ran)
+    plan = read_plan(run_dir) or {}
+    return sorted({str(b).split(".", 1)[0] for b in plan.get("benchmarks") or []})
+
+
 def protocol_text(run_dirs: list[Path | str]) -> str:
     """One line per run saying how it was measured, read from its manifest; the machine and the
     libraries once when the runs share them (the engines' versions are in the environment table)."""
@@ -36,8 +50,7 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
             out.append(f"- Run `{m['run_id']}`: imported from `{src.get('file')}` (format {src.get('format')}, engine "
                        f"{src.get('engine')}; each process one sample as the tool reported it); commit {commit}.")
             continue
-        plan = read_plan(Path(d)) or {}
-        families = sorted({str(b).split(".", 1)[0] for b in plan.get("benchmarks") or []})
+        families = measured_families(Path(d))
         study = ", ".join(STUDIES.get(f, f) for f in families) or "?"
         adaptive = m.get("adaptive")
         if adaptive:
@@ -128,12 +141,12 @@ def excluded_cells(summary: pd.DataFrame, prefix: str) -> str:
     df = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] != "ok")]
     skipped = df[df["status"] == "skipped"]
     df = df[df["status"] != "skipped"]
-    text = "No cell was excluded." if df.empty else "Excluded from the table: " + "; ".join(
-        f"{r.benchmark} on {r.engine} ({r.status}: {shorten(str(r.reason).replace('not applicable: ', ''), 160)})"
-        for r in df.itertuples()) + "."
+    text = "No cell was excluded." if df.empty else "Excluded from the table:\n\n" + "\n".join(
+        f"- {r.benchmark} on {r.engine} ({r.status}: {shorten(str(r.reason).replace('not applicable: ', ''), 160)})"
+        for r in df.itertuples())
     if len(skipped):
         reasons = sorted(set(skipped["reason"].astype(str)))
-        text += f" {len(skipped)} cells were skipped ({shorten('; '.join(reasons), 400)})."
+        text += ("\n\n" if len(df) else " ") + f"{len(skipped)} cells were skipped ({shorten('; '.join(reasons), 400)})."
     return text
 
 

@@ -40,9 +40,11 @@ def machine_facts(m: dict[str, Any]) -> dict[str, str]:
         "operating system": str(mach.get("os")),
         "frequency governor": _governor(m),
         "turbo": "not readable" if cpu.get("turbo") is None else str(cpu.get("turbo")),
-        "clock used for cycles": (f"{clock['hz'] / 1e9:.3f} GHz from {clock.get('source')}" if clock.get("hz")
-                                  else "none"),
-        "cycle counter": "; ".join(clock.get("notes") or []) or "not recorded",
+        "CPU clock": (f"{clock['hz'] / 1e9:.3f} GHz as reported by {clock.get('source')}" if clock.get("hz")
+                      else "unknown"),
+        "cycle counter": ("yes (perf)" if clock.get("source") == "perf" else
+                          "none: no cycles are reported (" + ("; ".join(clock.get("notes") or []) or "not recorded")
+                          + ")"),
         "harness Python": str((m.get("python") or {}).get("version", "")).split(" (")[0],
     }
 

@@ -326,12 +326,8 @@ def coverage_text(df: pd.DataFrame) -> str:
             continue
         by = s.groupby("engine")["rows"].max()
         caps = ", ".join(f"{e} {int(n):,}" for e, n in by.items())
-        parts.append(f"`{strategy}` up to N = {caps}")
-    na = df[(df["status"] == "not_applicable")]
-    na_text = ""
-    if len(na):
-        na_text = " Not applicable: " + "; ".join(sorted({f"{r.benchmark} on {r.engine}" for r in na.itertuples()})) + "."
-    return "Largest N measured per strategy and engine: " + "; ".join(parts) + "." + na_text
+        parts.append(f"- `{strategy}` up to N = {caps}")
+    return "Largest N measured per strategy and engine:\n\n" + "\n".join(parts)
 
 
 def excluded_text(df: pd.DataFrame) -> str:
@@ -342,8 +338,8 @@ def excluded_text(df: pd.DataFrame) -> str:
     parts = []
     for (bench, engine, status, reason), g in bad.groupby(["benchmark", "engine", "status", "reason"], sort=True):
         reason = str(reason).replace("not applicable: ", "")[:160]
-        parts.append(f"{bench} on {engine} ({status}, {len(g)} cells: {reason})")
-    text = "No cell was excluded." if not parts else "Excluded from the tables: " + "; ".join(parts) + "."
+        parts.append(f"- {bench} on {engine} ({status}, {len(g)} cells: {reason})")
+    text = "No cell was excluded." if not parts else "Excluded from the tables:\n\n" + "\n".join(parts) + "\n\n"
     if len(skipped):
         text += f" {len(skipped)} cells were skipped ({'; '.join(sorted(set(skipped['reason'].astype(str))))[:300]})."
     return text
@@ -468,7 +464,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         return {
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
             + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}; bounds are N divided by the "
-              "time bounds), SQLite's own journal_mode and synchronous. " + coverage + " " + excluded,
+              "time bounds), SQLite's own journal_mode and synchronous.\n\n" + coverage + "\n\n" + excluded,
             "e4-figures": "\n\n".join(figs) or "_No figure: nothing measured._",
             "e4-gains": (to_markdown(gain_view) if len(gain_view) else "_No pair of strategies to compare._")
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "

@@ -142,6 +142,7 @@ def abstract(runs: RunSet, claim) -> str:
     if claim is not None:
         word = {"supported": "grows with", "contradicted": "shrinks with", "not supported": "is not shown to grow "
                 "with", "undecided": "cannot be related to"}[claim.verdict]
-        s += (f" Its speedup {word} the number of crossings (Spearman's rho {claim.rho:.2f} "
-              f"[{claim.low:.2f}, {claim.high:.2f}], {claim.confidence:.0%} bootstrap interval).")
+        s += (f" Across these {claim.points} benchmarks, its speedup {word} the number of crossings (Spearman's rho "
+              f"{claim.rho:.2f} [{claim.low:.2f}, {claim.high:.2f}], {claim.confidence:.0%} bootstrap interval over "
+              "processes: it covers timing noise, not the choice of so few benchmarks).")
     return s.strip() or "_No E2 cells in these runs._"

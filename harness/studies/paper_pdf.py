@@ -1,5 +1,5 @@
-"""paper.md as a PDF: pandoc renders it to one standalone HTML page (figures embedded, sections
-and figures numbered), headless Chromium prints that page to PDF.
+"""paper.md as a PDF: pandoc renders it to one standalone HTML page (figures embedded and numbered,
+the paper's title as the document's), headless Chromium prints that page to PDF.
 
 Why these two: both are Debian packages the project already installs or can (`pandoc`, `chromium`),
 and neither needs a TeX installation. The PDF is not byte-reproducible (Chromium stamps a creation
@@ -8,6 +8,7 @@ date), so `make paper` leaves it alone and `make paper-pdf` makes it on demand.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -23,11 +24,12 @@ body { font-family: "DejaVu Serif", Georgia, serif; font-size: 10.5pt; line-heig
 h1 { font-size: 18pt; } h2 { font-size: 13.5pt; margin-top: 1.6em; } h3 { font-size: 11.5pt; }
 body { counter-reset: figure table; }
 figure { margin: 1em 0; text-align: center; page-break-inside: avoid; counter-increment: figure; }
-figure img { max-width: 100%; }
+img { max-width: 100%; height: auto; }
 figcaption { font-size: 9pt; text-align: left; }
 figcaption::before { content: "Figure " counter(figure) ". "; font-weight: bold; }
-table { border-collapse: collapse; font-size: 7.5pt; margin: 0.8em 0; width: 100%; page-break-inside: auto; }
-th, td { border-bottom: 0.5pt solid #bbb; padding: 2px 4px; vertical-align: top; }
+table { border-collapse: collapse; font-size: 7pt; margin: 0.8em 0; width: 100%; table-layout: fixed;
+        page-break-inside: auto; }
+th, td { border-bottom: 0.5pt solid #bbb; padding: 2px 4px; vertical-align: top; overflow-wrap: anywhere; }
 th { border-bottom: 1pt solid #333; text-align: left; }
 caption { font-size: 9pt; text-align: left; caption-side: bottom; padding-top: 4px; counter-increment: table; }
 caption::before { content: "Table " counter(table) ". "; font-weight: bold; }
@@ -35,6 +37,10 @@ code { font-size: 8.5pt; word-break: break-word; }
 pre { font-size: 7.5pt; white-space: pre-wrap; }
 @page { size: A4; margin: 18mm 16mm; }
 """
+
+
+#: a generated block's BEGIN or END marker line (`paper.py`)
+MARKER = re.compile(r"^<!-- (BEGIN|END) generated:[\w-]+ -->$")
 
 
 def _need(program: str, package: str) -> str:
@@ -50,21 +56,20 @@ def html(paper: Path, out: Path) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         css = Path(tmp) / "paper.css"
         css.write_text(CSS)
-        cmd = [pandoc, str(paper.resolve()), "--standalone", "--self-contained", "--number-sections",
-               "--toc", "--toc-depth=2", "--css", str(css), "--metadata", "title=" + _title(paper),
+        # the generated-block markers are HTML comments: on the line next to an image they make it share a
+        # paragraph with them, and pandoc then draws no figure (no caption, no number); they go
+        source = Path(tmp) / "paper.md"
+        source.write_text("\n".join(line for line in paper.read_text().splitlines()
+                                     if not MARKER.match(line.strip())) + "\n")
+        # the paper's own `# Title` becomes the document's title (its sections carry their numbers already)
+        cmd = [pandoc, str(source), "--standalone", "--self-contained", "--shift-heading-level-by=-1",
+               "--toc", "--toc-depth=2", "--css", str(css),
                "--resource-path", str(paper.resolve().parent), "-f", "markdown",
                "-t", "html5", "-o", str(out)]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=paper.resolve().parent)
     if proc.returncode != 0:
         raise UserError(f"pandoc could not render {paper}: {proc.stderr.strip()[-800:]}")
     return out
-
-
-def _title(paper: Path) -> str:
-    for line in paper.read_text().splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-    return paper.stem
 
 
 def pdf(paper: Path, out: Path) -> Path:

@@ -206,7 +206,9 @@ def precision_block(runs: RunSet) -> str:
         widest = _pct(float(g["half"].max())) if len(g) and g["half"].notna().any() else "—"
         met = f"{r['met']} of {r['cells']}" if r["protocol"] == "adaptive" else "— (fixed)"
         study = STUDIES.get(r["family"], r["family"])
-        lines.append(f"| {study} ({r['family']}) | {r['run']} | {r['cells']} | {_pct(r['median'])} | {met} | "
+        name = (study if study == r["family"] else f"{study} ({r['family']})") if r["family"] != "imported" else \
+            "imported (another tool's output, e.g. E6's `go test` sessions)"
+        lines.append(f"| {name} | {r['run']} | {r['cells']} | {_pct(r['median'])} | {met} | "
                      f"{within} of {len(g)} | {widest} |")
         if r["protocol"] == "adaptive":
             others = [f"{r[k]} {k}" for k in STOPS[1:] if r[k]]
@@ -250,6 +252,8 @@ def aa_block(runs: RunSet) -> str:
         ci = f"{r['geomean']:.3f} [{r['low']:.3f}, {r['high']:.3f}]" if ok else f"{r['geomean']:.3f} (no interval)"
         inside = ("yes" if r["low"] <= 1.0 <= r["high"] else "**no**") if ok else "—"
         lines.append(f"| {STUDIES.get(r['family'], '')} | {r['family']} | {r['pairs']} | {r['differs']} | {ci} | {inside} |")
+    explain = [aa_drift_sentence(twins, r["family"], STUDIES.get(r["family"], r["family"])) for r in t.to_dict("records")
+               if math.isfinite(r["low"]) and math.isfinite(r["high"]) and not r["low"] <= 1.0 <= r["high"]]
     pairs, differs = int(t["pairs"].sum()), int(t["differs"].sum())
     share = differs / pairs if pairs else math.nan
     total = (f"Across the studies, {differs} of {pairs} A/A pairs ({share:.1%}) were called different at {conf}; "
@@ -258,7 +262,40 @@ def aa_block(runs: RunSet) -> str:
                f"the second time under the parameter `aa=twin`, interleaved with everything else; a pair is called "
                f"different when the {conf} interval of twin / cell ({runs.method} method, log scale) excludes 1. "
                "The twins are left out of every other table.")
-    return "\n".join(lines) + "\n\n" + total + "\n\n" + caption
+    why = ("\n\n" + " ".join(e for e in explain if e)) if any(explain) else ""
+    return "\n".join(lines) + "\n\n" + total + why + "\n\n" + caption
+
+
+def aa_drift_sentence(runs: RunSet, family_name: str, study: str) -> str:
+    """Why a study's A/A check failed, from its process records: when in the run the twins' and their
+    cells' processes ran (mean position, % of the run), and how the canary (a fixed piece of work)
+    moved between the run's first and last third: a host that slowed while one side kept running
+    makes that side slower though nothing else differs."""
+    p = runs.processes
+    if p.empty or not {"seq", "params", "benchmark", "status"} <= set(p.columns):
+        return ""
+    p = p[(p["benchmark"].astype(str).map(family) == family_name) & (p["status"] == "ok")]
+    if p.empty:
+        return ""
+    span = float(p["seq"].max() - p["seq"].min()) or 1.0
+    pos = (p["seq"] - p["seq"].min()) / span
+    twin = p["params"].astype(str).map(_twin)
+    base = p[~twin & p.set_index(["benchmark", "engine", "runtime"]).index.isin(
+        p[twin].set_index(["benchmark", "engine", "runtime"]).index)]
+    if base.empty:
+        return ""
+    text = (f"In {study} the twins' processes ran on average at {100 * pos[twin].mean():.0f}% of the run and their "
+            f"cells' at {100 * pos[base.index].mean():.0f}% (the cells got {len(base) / max(1, int(twin.sum())):.1f}x "
+            "as many processes, the later ones added by the adaptive rounds)")
+    if "canary" in p:
+        can = p["canary"].map(lambda c: c.get("median_ns") if isinstance(c, dict) else np.nan).astype(float)
+        first, last = can[pos <= 1 / 3].median(), can[pos >= 2 / 3].median()
+        if np.isfinite(first) and np.isfinite(last) and first > 0:
+            text += (f"; the canary took {100 * (last / first - 1):+.0f}% as long in the run's last third as in its "
+                     "first, so the host's speed moved under the run, and a side measured later is measured on a "
+                     "different machine. Ratios against this study's baseline may carry a bias of the size of its "
+                     "A/A ratio")
+    return text + "."
 
 
 def _quote(arg: str) -> str:

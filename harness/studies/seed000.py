@@ -111,12 +111,6 @@ def seed_paragraph(table: pd.DataFrame) -> str:
     text = "Against the seed's own numbers, rows/s ours over the seed's:\n\n" + "\n".join(parts) + "\n\n"
     if missing:
         text += "Not measured here: " + ", ".join(missing) + " (see the last column)."
-    if "_noisy" in measured:
-        noisy, procs = int(measured["_noisy"].fillna(0).sum()), int(measured["_processes"].fillna(0).sum())
-        if noisy:
-            text += (f" {noisy} of the {procs} processes behind our cells ran while other programs used more than "
-                     "the noise threshold of CPU (the summary's `noisy` column): their times include waiting for "
-                     "the CPU, more so the longer the operation, so these rows/s understate this machine's.")
     return text
 
 

@@ -255,7 +255,7 @@ def abstract_sentence(items: list[Claim]) -> str:
     if not items:
         return "_No claim of the seeds could be tested against these runs._"
     counts = {w: sum(c.verdict.word == w for c in items) for w in v.WORDS}
-    parts = [f"{n} {w}" for w, n in counts.items() if n]
+    parts = [f"{n} {'is' if n == 1 else 'are'} {w}" for w, n in counts.items() if n]
     seeds = len({c.seed for c in items})
-    return (f"Of the {len(items)} claims of the {seeds} seeds that our runs speak to, " + ", ".join(parts[:-1])
-            + (" and " if len(parts) > 1 else "") + parts[-1] + " (Section 10).")
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    return f"Of the {len(items)} claims of the {seeds} seeds that our runs speak to, {listed} (Section 10)."

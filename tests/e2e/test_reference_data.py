@@ -19,7 +19,7 @@ E6_REFERENCE = [p for p in REFERENCE if (p / "plan.json").exists() and "ramsql."
 
 @pytest.mark.skipif(not REFERENCE, reason="no committed reference run")
 def test_every_study_bootstraps_each_cell_once(tmp_path):
-    runs = RunSet(REFERENCE, resamples=200)
+    runs = RunSet(REFERENCE, resamples=200, aa_twins=False)  # as the studies' notebooks read them
     # the studies of the main runs (history, h2 and haskell read runs of their own)
     modules = [importlib.import_module(f"harness.studies.{name}") for name in family_studies()]
     results = [m.compute(runs, tmp_path, "sqlite/sqlite3@cpython") for m in modules]
@@ -42,7 +42,7 @@ def test_a_cells_numbers_do_not_depend_on_which_cells_are_asked_first():
 
 @pytest.mark.skipif(not E6_REFERENCE, reason="no committed E6 reference run")
 def test_the_study_renders_every_block_of_its_paper_section_from_the_reference(tmp_path):
-    runs = RunSet(REFERENCE, resamples=200)
+    runs = RunSet(REFERENCE, resamples=200, aa_twins=False)  # as the studies' notebooks read them
     result = ramsql.compute(runs, tmp_path)
     blocks = result.blocks(tmp_path / "paper.md")
     paper = (ROOT / "paper.md").read_text()

@@ -133,6 +133,10 @@ def test_noise_warning_counts_noisy_processes_and_busy_starts(tmp_path):
     busy = [{"check": "load", "status": "warn", "value": "3.1 (of 2 CPUs)", "advice": ""}]
     assert "started on a busy machine (load: 3.1" in runfacts.noise_warning(pd.DataFrame(), [
         {"run_id": "r", "doctor": busy}])
+    # a load that is the tail of work already ended (no program busy now) is not a busy start
+    tail = [{"check": "load", "status": "warn", "value": "0.70 1.11 (of 2 CPUs)", "advice": ""},
+            {"check": "busy processes", "status": "ok", "value": "none", "advice": ""}]
+    assert runfacts.noise_warning(pd.DataFrame(), [{"run_id": "r", "doctor": tail}]) == ""
     quiet = pd.DataFrame({"noise": [{"noisy": False}]})
     assert runfacts.noise_warning(quiet, [{"run_id": "r", "doctor": []}]) == ""
 

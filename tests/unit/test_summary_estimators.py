@@ -68,7 +68,7 @@ def test_family_table_keeps_wrong_answers_out_and_says_so(known_run):
     summary.loc[summary["engine"] == "b", ["status", "reason"]] = ["invalid", "wrong result: checksum 1 != 3"]
     table, md = report.family_table(runs, "bindings.", "a")
     assert set(table["engine"]) == {"a"}
-    assert "Excluded from the table: bindings.select_fold on b (invalid: wrong result" in md
+    assert "Excluded from the table:\n\n- bindings.select_fold on b (invalid: wrong result" in md
     table, md = report.family_table(RunSet(run_dir, resamples=200), "bindings.", "c")
     assert table is None and "no valid bindings.* cells" in md
 

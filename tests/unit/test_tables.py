@@ -93,7 +93,7 @@ def test_disagreeing_cells_marked_with_the_other_estimate():
     one = (drift.benchmark == "bench00") & (drift.engine == "b") & (drift.process == 0)
     drift.loc[one, "wall_ns"] *= np.linspace(1, 2, 50)
     md = tables.to_markdown(tables.build_table(drift, "a", resamples=500), "a")
-    assert "no steady state" in md and "bench00 on b (cpython3.11) 1 of 5" in md
+    assert "no steady state" in md and "- bench00 on b (cpython3.11): 1 of 5" in md
     t_all = tables.build_table(df, "a", resamples=500, steady_state=False)
     assert "all iterations, warm-up included" in tables.caption(t_all, "a")
 
