@@ -2,19 +2,25 @@
 
 Each command lives in `harness.commands.<name>` with `register(subparsers)`, which adds its parser
 and sets `func` (a callable taking the parsed args and returning an exit status). Keeping commands
-in their own modules keeps start-up light: heavy imports happen inside `func`.
+in their own modules keeps start-up light: heavy imports happen inside `func`. They are imported
+here by name, so a missing or broken command fails at start-up instead of vanishing from --help.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import warnings
+from types import ModuleType
 
+from harness.commands import (campaign, collect, compare, data, doctor, gobench, headline, history, import_, plan, push,
+                              reference, report, run, summary, table, validate)
+from harness.commands import list as list_
+from harness.commands import notebooks as notebooks_
 from harness.errors import UserError
 
-COMMANDS = ["list", "run", "summary", "table", "compare", "import_", "gobench", "data", "validate", "notebooks", "plan",
-            "doctor", "report", "history", "collect", "campaign", "push", "headline", "reference"]
+#: the commands in the order --help lists them
+COMMANDS: list[ModuleType] = [list_, run, summary, table, compare, import_, gobench, data, validate, notebooks_, plan,
+                              doctor, report, history, collect, campaign, push, headline, reference]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -31,13 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"harness.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"harness.commands.{name}":
-                continue  # command not built yet
-            raise
+    for module in COMMANDS:
         module.register(sub)
     return parser
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 
 from harness.commands.fromstore import add_from_option, reading_store
+from harness.commands.options import check_confidence, check_fraction
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -107,10 +108,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
     from harness.store import load_runs
 
-    if not 0 < args.alpha < 1:
-        raise UserError("--alpha must be between 0 and 1, e.g. 0.05")
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1, e.g. 0.95")
+    check_fraction("--alpha", args.alpha, 0.05)
+    check_confidence(args.confidence, 0.95)
     new_dir = args.new or args.base
     if args.new is None and not (args.base_params and args.new_params):
         raise UserError("compare needs two runs, or one run with --base-params and --new-params naming its two cells")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.commands.options import add_stats_options, check_confidence, check_resamples
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.commands.summary import add_stats_options
-
     p = sub.add_parser("headline", help="a run's results on one screen: geometric-mean ratios, precision, noise")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     p.add_argument("--baseline", default="sqlite/sqlite3@cpython", metavar="ENGINE[@RUNTIME]",
@@ -74,10 +74,9 @@ def headline_lines(runs, baseline: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from harness.analysis.runset import RunSet
-    from harness.errors import UserError
 
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
+    check_confidence(args.confidence)
+    check_resamples(args.resamples)
     runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
                   seed=args.seed, steady_state=args.steady_state, keep_contaminated=args.keep_contaminated)
     lines = headline_lines(runs, args.baseline)

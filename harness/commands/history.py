@@ -5,11 +5,10 @@ import argparse
 from pathlib import Path
 
 from harness.commands.fromstore import add_from_option, reading_store
+from harness.commands.options import add_stats_options, check_confidence, check_fraction, check_resamples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.commands.summary import add_stats_options
-
     p = sub.add_parser("history", help="runs on a timeline per cell (commit, date, versions), significant "
                                        "changes between consecutive runs marked",
                        description="Orders runs by the date of the commit each measured (then by start), gives "
@@ -35,10 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.analysis import history
     from harness.errors import UserError
 
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
-    if not 1 <= args.resamples <= 10_000_000:
-        raise UserError(f"--resamples must be between 1 and 10000000, got {args.resamples}")
+    check_confidence(args.confidence)
+    check_fraction("--alpha", args.alpha, 0.05)
+    check_resamples(args.resamples)
     if args.figure is not None and args.figure.suffix.lower() not in (".svg", ".png"):
         raise UserError(f"--figure {args.figure}: name an .svg or .png file (both are written)")
     table, tags = history.timeline(args.runs, args.benchmarks, args.engines, method=args.method,

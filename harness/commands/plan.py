@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.commands.options import check_confidence, check_target_ci
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="size an experiment from a pilot run (processes x iterations per cell)",
@@ -29,12 +31,10 @@ def run(args: argparse.Namespace) -> int:
     from harness.analysis.planner import format_plan, plan_runs
     from harness.errors import UserError
 
-    if not 0 < args.target_ci < 100:
-        raise UserError("--target-ci is a percentage between 0 and 100, e.g. 3")
+    check_target_ci(args.target_ci)
     if args.budget_per_cell is not None and args.budget_per_cell <= 0:
         raise UserError("--budget-per-cell must be a positive number of seconds")
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
+    check_confidence(args.confidence)
     target = args.target_ci / 100
     if not 1 <= args.machines <= 10_000:
         raise UserError(f"--machines must be between 1 and 10000, got {args.machines}")

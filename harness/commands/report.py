@@ -4,13 +4,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
 from harness.commands.fromstore import add_from_option, reading_store
+from harness.commands.options import add_stats_options, check_confidence, check_resamples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.commands.summary import add_stats_options
-
     p = sub.add_parser("report", help="write a self-contained HTML report of runs",
                        description="Tables with intervals, figures (embedded SVG), run-sequence plots, the "
                                    "manifest, warnings (failed, invalid, skipped cells with reasons) and the "
@@ -49,10 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.store import read_manifest
     from harness.studies import report
 
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
-    if args.resamples < 100:
-        raise UserError("--resamples must be at least 100")
+    check_confidence(args.confidence)
+    check_resamples(args.resamples, minimum=100)
     for d in args.runs:
         read_manifest(d)
     check_writable(args.html)

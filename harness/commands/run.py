@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from harness.commands.options import check_target_ci
+
 #: options a resume takes from the stored plan (dest -> plan key); giving one that differs is refused
 RESUME_FIXED = {"profile": "profile", "benchmarks": "benchmarks", "engines": "engines", "runtimes": "runtimes",
                 "processes": "processes", "iterations": "iterations", "seed": "seed", "timeout": "timeout_s",
@@ -326,8 +328,7 @@ def _adaptive(args: argparse.Namespace):
         if args.max_run_time is not None or args.max_time is not None:
             raise UserError("--max-time and --max-run-time need a target: --target-ci PCT (or --profile paper)")
         return None
-    if not 0 < target < 100:
-        raise UserError("--target-ci is a percentage between 0 and 100, e.g. 3")
+    check_target_ci(target)
     args.target_ci = target
     if args.max_time is None:
         args.max_time = profile.max_time_s or 600.0

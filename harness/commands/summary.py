@@ -4,27 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
-def add_stats_options(p: argparse.ArgumentParser, with_steady_state: bool = True) -> None:
-    """Options shared by every command that computes intervals."""
-    from harness.analysis.methods import DEFAULT_METHOD, METHODS
-
-    p.add_argument("--method", default=DEFAULT_METHOD, choices=METHODS,
-                   help="CI method (default process-bootstrap: process means resampled, t quantile, log scale)")
-    p.add_argument("--confidence", type=float, default=0.99, help="confidence level (default 0.99)")
-    p.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--keep-contaminated", action="store_true",
-                   help="estimate from every process, also those the runner flagged as disturbed by other "
-                        "programs on the worker's CPU (default: left out; counted in the columns disturbed/excluded)")
-    if with_steady_state:
-        g = p.add_mutually_exclusive_group()
-        g.add_argument("--all-iterations", dest="steady_state", action="store_false",
-                       help="keep every iteration, warm-up included (default: each process from its detected "
-                            "steady state; the other choice is still shown where it disagrees)")
-        g.add_argument("--steady-state", dest="steady_state", action="store_true",
-                       help="the default: only iterations from each process's detected steady state")
-        p.set_defaults(steady_state=True)
+from harness.commands.options import add_stats_options, check_confidence, check_resamples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,10 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
 
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
-    if not 1 <= args.resamples <= 10_000_000:
-        raise UserError(f"--resamples must be between 1 and 10000000, got {args.resamples}")
+    check_confidence(args.confidence)
+    check_resamples(args.resamples)
     if args.from_dsn:
         from harness.run.resultsdb import Materialized
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.commands.options import add_stats_options, check_confidence, check_resamples
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.commands.summary import add_stats_options
-
     p = sub.add_parser("table", help="results table in the SQPyte layout (Markdown, LaTeX or CSV)",
                        description="Per benchmark a time row (mean [CI low, high] per engine) and a "
                                    "ratio row (engine time / baseline time [CI]), then a "
@@ -24,10 +24,8 @@ def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
     from harness.store import load_runs
 
-    if not 0 < args.confidence < 1:
-        raise UserError("--confidence must be between 0 and 1, e.g. 0.99")
-    if args.resamples < 100:
-        raise UserError("--resamples must be at least 100")
+    check_confidence(args.confidence)
+    check_resamples(args.resamples, minimum=100)
     from harness.analysis.interference import drop_flagged_rows
     from harness.store import load_process_records
 

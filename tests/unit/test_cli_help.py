@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness import cli
+from tests.conftest import ROOT
 from harness.run.plan import RunRequest, build_plan
 from harness.run.runtimes import RUNTIMES
 
@@ -41,3 +42,21 @@ def test_named_benchmarks_are_kept_for_every_engine():
     plan = build_plan(RunRequest(profile="quick", engines=["ramsql/go"], runtimes=["go"],
                                  benchmarks=["bindings.select_fold"]), "r")
     assert {c["benchmark"] for c in plan["cells"]} == {"bindings.select_fold"}
+
+
+#: the commands `python -m harness --help` lists, in its order
+HELP_COMMANDS = ["list", "run", "summary", "table", "compare", "import", "gobench", "data", "validate", "notebooks",
+                 "plan", "doctor", "report", "history", "collect", "campaign", "push", "headline", "reference"]
+
+
+def test_help_lists_every_command_in_order():
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    assert list(sub.choices) == HELP_COMMANDS
+
+
+def test_every_command_module_is_wired_into_the_cli():
+    """A module under harness/commands with `register` and no entry in cli.COMMANDS is a command
+    nobody can call; cli imports them by name, so one that is missing stops the start-up."""
+    with_register = {f"harness.commands.{p.stem}" for p in (ROOT / "harness" / "commands").glob("*.py")
+                     if "\ndef register(" in p.read_text()}
+    assert {m.__name__ for m in cli.COMMANDS} == with_register

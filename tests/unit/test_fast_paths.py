@@ -18,10 +18,6 @@ from harness.analysis.interference import ADJUSTED_COLUMNS, FACT_COLUMNS
 from harness.analysis.summary import ADAPTIVE_COLUMNS, attach_run_facts, cell_counts
 from harness.protocol import RAW_COLUMNS
 
-REFERENCE = sorted(p for p in (Path(__file__).resolve().parents[2] / "data" / "reference").glob("*")
-                   if (p / "manifest.json").exists())
-
-
 @pytest.fixture
 def small_run(tmp_path):
     """Two runtimes, warm-up, invalid iterations, crossings on some rows, a 2-process cell."""
@@ -175,19 +171,6 @@ def test_block_changepoints_agree_with_the_exact_optimum(monkeypatch):
     assert [c for _, c in blocks] == [c for _, c in exact]
     assert all((a is None and b is None) or abs(a - b) <= math.ceil(900 / warmup.BLOCKS)
                for (a, _), (b, _) in zip(blocks, exact))
-
-
-@pytest.mark.skipif(not REFERENCE, reason="no reference run in data/reference/")
-def test_reference_classes_do_not_change_with_block_changepoints(monkeypatch):
-    """Every reference process through the block path (blocks of 1 iteration: the optimum, then
-    the refinement and pruning steps) gets the class and start the exact path gives it."""
-    from harness.analysis.series import read_series
-
-    xs = read_series(REFERENCE).xs
-    monkeypatch.setattr(warmup, "EXACT_MAX", 10**9)
-    exact = stats.steady_states(xs)
-    monkeypatch.setattr(warmup, "EXACT_MAX", 0)
-    assert stats.steady_states(xs) == exact
 
 
 def test_two_runs_with_the_same_process_numbers_stay_apart_on_both_paths(small_run, tmp_path, monkeypatch):

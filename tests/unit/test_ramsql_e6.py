@@ -66,26 +66,3 @@ def test_missing_or_old_go_is_a_reason_not_a_crash(monkeypatch):
     assert launcher.parse_go_version("go version go1.19.8 linux/amd64") == (1, 19) < launcher.MIN_GO
     assert launcher.parse_go_version("go version go1.23.4 linux/amd64") >= launcher.MIN_GO
     assert "no Go program" in launcher.probe("sqlite/sqlite3")["reason"]
-
-
-E6_REFERENCE = sorted(p for p in (ROOT / "data" / "reference").glob("*")
-                      if (p / "plan.json").exists() and "ramsql." in (p / "plan.json").read_text()
-                      ) if (ROOT / "data" / "reference").exists() else []
-
-
-@pytest.mark.skipif(not E6_REFERENCE, reason="no committed E6 reference run")
-def test_the_study_renders_every_block_of_its_paper_section_from_the_reference(tmp_path):
-    from harness.analysis.runset import RunSet
-
-    refs = sorted(p for p in (ROOT / "data" / "reference").glob("*") if (p / "manifest.json").exists())
-    runs = RunSet(refs, resamples=200, aa_twins=False)  # as the study's notebook reads them
-    result = ramsql.compute(runs, tmp_path)
-    blocks = result.blocks(tmp_path / "paper.md")
-    paper = (ROOT / "paper.md").read_text()
-    for name in blocks:
-        assert f"<!-- BEGIN generated:{name} -->" in paper
-    assert set(runs.boot_counts.values()) == {1}
-    seed = result.tables["seed"]
-    assert list(seed["seed (its table)"][:2]) == ["26.7x", "676.8x"]
-    assert "not measured" not in " ".join(seed["ours, seed's code"])
-    assert (result.tables["per_op"]["low_s"] > 0).all()

@@ -48,9 +48,18 @@ def _make_run(out: Path, run_id: str) -> Path:
     return run_dir
 
 
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """The two runs, written once for the module (planning and writing them is most of the time)."""
+    root = tmp_path_factory.mktemp("pristine")
+    return _make_run(root, "runA"), _make_run(root / "other", "runB")
+
+
 @pytest.fixture
-def runs(tmp_path):
-    return _make_run(tmp_path, "runA"), _make_run(tmp_path / "other", "runB")
+def runs(pristine, tmp_path):
+    """Each test's own copy of the two runs (tmp/runA and tmp/other/runB), to damage as it likes."""
+    a, b = pristine
+    return Path(shutil.copytree(a, tmp_path / a.name)), Path(shutil.copytree(b, tmp_path / "other" / b.name))
 
 
 def _rec_path(run_dir: Path, seq: int) -> Path:

@@ -1,0 +1,68 @@
+"""Checks over the whole committed reference (data/reference/): the studies and the fast paths on
+every run of the campaign. They take minutes, so they live here rather than in tests/unit, whose
+tests use small fixtures. Run ids are never named: whatever runs data/reference/ holds are read."""
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from conftest import ROOT
+
+from harness.analysis import stats
+from harness.analysis.runset import RunSet
+from harness.analysis.stats import warmup
+from harness.studies import family_studies, ramsql
+
+REFERENCE = sorted(p for p in (ROOT / "data" / "reference").glob("*") if (p / "manifest.json").exists())
+E6_REFERENCE = [p for p in REFERENCE if (p / "plan.json").exists() and "ramsql." in (p / "plan.json").read_text()]
+
+
+@pytest.mark.skipif(not REFERENCE, reason="no committed reference run")
+def test_every_study_bootstraps_each_cell_once(tmp_path):
+    runs = RunSet(REFERENCE, resamples=200, aa_twins=False)  # as the studies' notebooks read them
+    # the studies of the main runs (history, h2 and haskell read runs of their own)
+    modules = [importlib.import_module(f"harness.studies.{name}") for name in family_studies()]
+    results = [m.compute(runs, tmp_path, "sqlite/sqlite3@cpython") for m in modules]
+    assert runs.boot_counts, "nothing was bootstrapped"
+    assert set(runs.boot_counts.values()) == {1}
+    assert set(runs.boot_counts) == {k for k, s in runs.samples.items() if s.n}
+    blocks = {name for r in results for name in r.blocks(tmp_path / "paper.md")}
+    assert {"protocol", "e1-table", "e2-table", "e3-table"} <= blocks
+
+
+@pytest.mark.skipif(not REFERENCE, reason="no committed reference run")
+def test_a_cells_numbers_do_not_depend_on_which_cells_are_asked_first():
+    one = RunSet(REFERENCE, resamples=200)
+    two = RunSet(REFERENCE, resamples=200)
+    key = sorted(one.samples)[-1]
+    first = one.boots([key])[key].reps
+    two.boots()
+    assert (two.boots([key])[key].reps == first).all()
+
+
+@pytest.mark.skipif(not E6_REFERENCE, reason="no committed E6 reference run")
+def test_the_study_renders_every_block_of_its_paper_section_from_the_reference(tmp_path):
+    runs = RunSet(REFERENCE, resamples=200, aa_twins=False)  # as the studies' notebooks read them
+    result = ramsql.compute(runs, tmp_path)
+    blocks = result.blocks(tmp_path / "paper.md")
+    paper = (ROOT / "paper.md").read_text()
+    for name in blocks:
+        assert f"<!-- BEGIN generated:{name} -->" in paper
+    assert set(runs.boot_counts.values()) == {1}
+    seed = result.tables["seed"]
+    assert list(seed["seed (its table)"][:2]) == ["26.7x", "676.8x"]
+    assert "not measured" not in " ".join(seed["ours, seed's code"])
+    assert (result.tables["per_op"]["low_s"] > 0).all()
+
+
+@pytest.mark.skipif(not REFERENCE, reason="no reference run in data/reference/")
+def test_reference_classes_do_not_change_with_block_changepoints(monkeypatch):
+    """Every reference process through the block path (blocks of 1 iteration: the optimum, then
+    the refinement and pruning steps) gets the class and start the exact path gives it."""
+    from harness.analysis.series import read_series
+
+    xs = read_series(REFERENCE).xs
+    monkeypatch.setattr(warmup, "EXACT_MAX", 10**9)
+    exact = stats.steady_states(xs)
+    monkeypatch.setattr(warmup, "EXACT_MAX", 0)
+    assert stats.steady_states(xs) == exact
