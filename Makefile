@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUNS := data/runs
 
-.PHONY: run test test-fast setup paper paper-pdf reference bench bench-stats bench-scale bench-precision bench-interference notebooks-sync lab docs clean help
+.PHONY: run test test-fast setup paper paper-pdf reference bench bench-stats bench-scale bench-precision bench-interference bench-store notebooks-sync lab docs clean help
 
 help:
 	@echo "make run          set up, run the quick profile on the embedded engines; report (paper, figures) in the run directory"
@@ -24,6 +24,7 @@ help:
 	@echo "                  (BEFORE=PATH: a checkout to compare with, e.g. a worktree of main)"
 	@echo "make bench-precision  crossings' adaptive protocol vs pyperf's defaults at equal wall time (E1, 3 repetitions)"
 	@echo "make bench-interference  one E1 cell quiet and beside a logged noise generator: means, half-widths, flag recall"
+	@echo "make bench-store  the results store's two layouts of 1M raw rows (Parquet in a catalogue, rows by run): times, sizes"
 
 $(STAMP): requirements.lock requirements-mysqlclient.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -100,6 +101,9 @@ bench-precision: setup
 
 bench-interference: setup
 	$(PY) benchmarks/bench_interference.py
+
+bench-store: setup
+	$(PY) benchmarks/bench_store.py
 
 bench: bench-stats
 	$(PY) benchmarks/timed_region.py

@@ -5,7 +5,7 @@ import argparse
 from pathlib import Path
 
 
-from harness.commands.fromstore import add_from_option, reading_store
+from harness.commands.fromstore import add_from_option, reading_store, run_name
 from harness.commands.options import check_confidence, check_fraction
 
 
@@ -154,8 +154,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
-        print(to_json(cmp, command="compare", base=str(args.base), new=str(new_dir), alpha=args.alpha,
-                      confidence=args.confidence, samples=args.samples))
+        print(to_json(cmp, command="compare", base=run_name(args, args.base), new=run_name(args, new_dir),
+                      alpha=args.alpha, confidence=args.confidence, samples=args.samples))
     elif args.format == "csv":
         print(cmp.to_csv(index=False, float_format="%.9g"), end="")
     else:

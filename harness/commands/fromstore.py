@@ -15,6 +15,12 @@ def add_from_option(p: argparse.ArgumentParser) -> None:
                         "run ids there")
 
 
+def run_name(args: argparse.Namespace, run_dir: Path) -> str:
+    """How a run is named in output: its run id when it came from the store (its temporary
+    directory is gone when the command ends), else its path as given."""
+    return Path(run_dir).name if getattr(args, "from_dsn", None) else str(run_dir)
+
+
 def reading_store(*attrs: str) -> Callable:
     """Wrap a command's `run(args)`: with --from, each of `attrs` (a path or a list of paths) is
     taken as run ids in the store and replaced by the run directories read from it."""

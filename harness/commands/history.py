@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.commands.fromstore import add_from_option, reading_store
+from harness.commands.fromstore import add_from_option, reading_store, run_name
 from harness.commands.options import add_stats_options, check_confidence, check_fraction, check_resamples
 
 
@@ -45,8 +45,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         from harness.analysis.jsonout import to_json
 
-        print(to_json(table, command="history", runs=[str(t.run_dir) for t in tags], benchmarks=args.benchmarks,
-                      engines=args.engines, alpha=args.alpha, method=args.method, confidence=args.confidence,
+        print(to_json(table, command="history", runs=[run_name(args, t.run_dir) for t in tags],
+                      benchmarks=args.benchmarks, engines=args.engines, alpha=args.alpha, method=args.method,
+                      confidence=args.confidence,
                       resamples=args.resamples, seed=args.seed, steady_state=args.steady_state, units="seconds"))
     else:
         print(history.format_history(table, args.format, args.alpha), end="")

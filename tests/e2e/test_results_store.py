@@ -57,3 +57,59 @@ def test_push_then_summary_from_the_store(smoke_run: Path, pg_dsn: str, tmp_path
     assert "not in the results store" in line
     for out in (first, again, refused, replaced, missing):
         assert password not in out.stdout + out.stderr
+
+
+def _database(dsn: str, name: str) -> str:
+    """A new empty database on the same server, so a test's runs are the only ones in its store."""
+    from urllib.parse import urlsplit
+
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return urlsplit(dsn)._replace(path=f"/{name}").geturl()
+
+
+def test_history_and_report_from_the_store_match_the_run_directories(pg_dsn: str, tmp_path):
+    import json
+    import re
+    import tempfile
+
+    from conftest import ROOT
+
+    runs = sorted(p for p in (ROOT / "data" / "reference-history").iterdir() if (p / "manifest.json").is_file())[:2]
+    assert len(runs) == 2, "data/reference-history holds the history runs this test reads"
+    dsn = _database(pg_dsn, "history_store")
+    harness("push", *map(str, runs), "--to", dsn)
+    ids = [r.name for r in runs]
+    fast = ("--resamples", "200")
+    for fmt in ("text", "csv"):
+        direct = harness("history", *map(str, runs), *fast, "--format", fmt).stdout
+        assert harness("history", "--from", dsn, *ids, *fast, "--format", fmt).stdout == direct
+        assert "\n" in direct.strip()
+    direct = json.loads(harness("history", *map(str, runs), *fast, "--format", "json").stdout)
+    stored = json.loads(harness("history", "--from", dsn, *ids, *fast, "--format", "json").stdout)
+    assert stored["runs"] == [f.rsplit("/", 1)[-1] for f in direct["runs"]]  # run ids, not a removed temp dir
+    assert stored["rows"] == direct["rows"] and len(direct["rows"]) > 1
+    pages = []
+    for name, args in (("direct", [*map(str, runs)]), ("stored", ["--from", dsn, *ids])):
+        out = tmp_path / f"{name}.html"
+        harness("report", *args, *fast, "--html", str(out))
+        page = out.read_text()
+        # the page names where the runs were read; everything else must be the same bytes
+        page = page.replace(f"{runs[0].parent}/", "")
+        pages.append(re.sub(re.escape(tempfile.gettempdir()) + r"/crossings-from-db-[^/]+/", "", page))
+    assert pages[0] == pages[1] and ids[0] in pages[0]
+
+
+def test_a_wrong_password_is_one_line_without_the_password(pg_dsn: str, smoke_run: Path):
+    from harness.redaction import dsn_password
+
+    password = dsn_password(pg_dsn)
+    wrong = pg_dsn.replace(password, "not-" + password[::-1])
+    for args in (("push", str(smoke_run), "--to", wrong), ("history", "--from", wrong, smoke_run.name),
+                 ("report", "--from", wrong, smoke_run.name, "--html", "unused.html")):
+        proc = harness(*args, check=False)
+        line = one_line_error(proc.stderr)
+        assert proc.returncode == 2 and "cannot connect to the results store" in line and "password" in line
+        assert password[::-1] not in proc.stdout + proc.stderr and password not in proc.stdout + proc.stderr

@@ -23,3 +23,11 @@ def test_a_dsn_that_is_not_postgresql_is_refused_without_its_password(tmp_path):
     with pytest.raises(UserError) as err:
         resultsdb.push([], "mysql://u:secret@h/db")
     assert "secret" not in str(err.value)
+
+
+def test_an_unreachable_store_is_a_user_error_without_its_password():
+    with pytest.raises(UserError) as err:  # port 1 on the loopback: refused at once, nothing listens there
+        resultsdb.run_ids("postgresql://u:sekrit@127.0.0.1:1/x?connect_timeout=2")
+    message = str(err.value)
+    assert message.startswith("cannot connect to the results store postgresql://u:***@127.0.0.1:1/x")
+    assert "sekrit" not in message and "\n" not in message
