@@ -83,9 +83,10 @@ def grid_cells(df: pd.DataFrame) -> pd.DataFrame:
 def fmt_rate(v: float) -> str:
     if not np.isfinite(v):
         return ""
+    rounded = float(f"{v:.3g}")  # 999,999 rounds to 1M, never to "1e+03k"
     for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if v >= scale:
-            return f"{v / scale:.3g}{unit}"
+        if rounded >= scale:
+            return f"{rounded / scale:.3g}{unit}"
     return f"{v:.3g}"
 
 
