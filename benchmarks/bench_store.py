@@ -94,11 +94,7 @@ def push_rows(run_dir: Path, dsn: str) -> None:
                         data = (run_dir / path).read_bytes()
                         cur.execute("INSERT INTO crossings.files (run_id, path, sha256, size, data) "
                                     "VALUES (%s, %s, %s, %s, %s)", (run_id, path, sha, len(data), data))
-                cur.executemany(
-                    "INSERT INTO crossings.processes (run_id, seq, benchmark, params, engine, runtime, process, "
-                    "status, machine_id, shard, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    [(run_id, seq, r.get("benchmark"), r.get("params"), r.get("engine"), r.get("runtime"),
-                      r.get("process"), r["status"], None, None, Jsonb(r)) for seq, r in sorted(records.items())])
+                resultsdb.insert_processes(cur, run_id, records)
             key = conn.execute("INSERT INTO crossings.timing_runs (run_id) VALUES (%s) RETURNING run_key",
                                (run_id,)).fetchone()[0]
             conn.execute(f"CREATE TABLE crossings.timings_{key} PARTITION OF crossings.timings FOR VALUES IN ({key})")

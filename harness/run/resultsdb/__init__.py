@@ -143,14 +143,21 @@ def push(run_dirs: list[Path], dsn: str, replace: bool = False) -> list[tuple[st
                             raise DataError(f"{Path(d) / path} changed while it was pushed; nothing was stored")
                         cur.execute("INSERT INTO crossings.files (run_id, path, sha256, size, data) "
                                     "VALUES (%s, %s, %s, %s, %s)", (run_id, path, sha, len(data), data))
-                    cur.executemany(
-                        "INSERT INTO crossings.processes (run_id, seq, benchmark, params, engine, runtime, process, "
-                        "status, machine_id, shard, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                        [(run_id, seq, r.get("benchmark"), r.get("params"), r.get("engine"), r.get("runtime"),
-                          r.get("process"), r["status"], (r.get("machine") or {}).get("id"),
-                          (r.get("shard") or {}).get("index"), Jsonb(r)) for seq, r in sorted(records.items())])
+                    insert_processes(cur, run_id, records)
                 out.append((run_id, "replaced" if row is not None else "pushed"))
     return out
+
+
+def insert_processes(cur: Any, run_id: str, records: dict[int, dict[str, Any]]) -> None:
+    """A run's process records into `crossings.processes`, each with its machine and shard."""
+    from psycopg.types.json import Jsonb
+
+    cur.executemany(
+        "INSERT INTO crossings.processes (run_id, seq, benchmark, params, engine, runtime, process, "
+        "status, machine_id, shard, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [(run_id, seq, r.get("benchmark"), r.get("params"), r.get("engine"), r.get("runtime"),
+          r.get("process"), r["status"], (r.get("machine") or {}).get("id"),
+          (r.get("shard") or {}).get("index"), Jsonb(r)) for seq, r in sorted(records.items())])
 
 
 def run_ids(dsn: str) -> list[str]:
