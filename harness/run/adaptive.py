@@ -15,6 +15,17 @@ budget or the run's is spent (`budget`; the run's budget bounds the pilot too: p
 not started in time are recorded as skipped), its processes show no steady state
 (`no steady state`), or a process exceeded the per-process timeout (`timeout`).
 
+Balanced rounds (the default): the cells a study compares with each other, those of one benchmark
+and parameters (engines, runtimes and the A/A twin), form a group, and every running cell of a
+group gets the same number of new processes in a round: the most any of them still needs, as
+far as the group's poorest member's budget allows. A cell whose interval is met keeps running
+while its group does, so the two sides of every ratio are measured in the same rounds, over the
+same stretch of the run: when the host's speed drifts under a run (it does, by 5-10% over
+minutes on a shared VM), a side that got its extra processes late would otherwise be measured
+on a slower machine than the side it is divided by. When the run's budget cannot buy a round,
+every group's share shrinks in proportion (the remainder goes to groups in a random order), so
+no cell loses its processes for coming late in the cell list.
+
 The statistics live in the analysis layer; the caller hands them in as `assess` (see
 `harness.analysis.planner.assess_run`), so this module only schedules.
 """
@@ -29,7 +40,7 @@ from typing import Any, Callable
 
 from harness.fsutil import write_json_atomic
 from harness.protocol import canonical_params
-from harness.run.plan import in_rounds
+from harness.run.plan import AA_PARAM, in_rounds
 
 #: (run_dir, target, confidence, resamples) -> {(benchmark, params, engine, runtime family): assessment};
 #: resamples None = the statistics' default (for the record), a number = fewer for the rounds
@@ -46,10 +57,19 @@ class Settings:
     confidence: float = 0.99
     max_rounds: int = 30
     max_iterations: int = 100_000
+    #: one number of new processes per round for all the cells of a benchmark and its parameters
+    balanced: bool = True
 
 
 def _key(cell: dict[str, Any]) -> tuple:
     return (cell["benchmark"], canonical_params(cell["params"]), cell["engine"], cell["runtime"])
+
+
+def group_of(cell: dict[str, Any]) -> tuple:
+    """The cells a study compares with each other: one benchmark and its parameters, every engine
+    and runtime, the A/A twin included (its `aa` parameter left out)."""
+    params = {k: v for k, v in cell["params"].items() if k != AA_PARAM}
+    return (cell["benchmark"], canonical_params(params))
 
 
 def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float) -> int:
@@ -85,7 +105,9 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         found = assess(runner.run_dir, settings.target, settings.confidence, ROUND_RESAMPLES)
         run_spent = time.monotonic() - t0 - getattr(runner, "waited_total", 0.0)  # waiting for a quiet CPU is not measuring
         run_left = math.inf if settings.max_run_time_s is None else settings.max_run_time_s - run_spent
-        new: list[int] = []
+        wants: dict[int, tuple[int, int, float]] = {}  # cell -> (processes it needs, it can afford, s each)
+        met: set[int] = set()
+        spent_groups: set[tuple] = set()  # a member's budget is spent: the group stops with it
         for i, cell in enumerate(cells):
             if i in stopped:
                 continue
@@ -93,23 +115,30 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             if a is not None:
                 last[i] = a
             reason = _stop_reason(i, a, plan, runner, settings, run_spent, planned=i in planned)
-            if reason:
+            if reason == "met" and settings.balanced:
+                met.add(i)  # it runs on while its group does; its stop is decided with the group's
+            elif reason:
                 stopped[i] = {"stop": reason, "round": round_no}
+                if reason == "budget":
+                    spent_groups.add(group_of(cell))
                 continue
             # re-planned every round: the variance components sharpen as processes accumulate
             cell["iterations"] = _iterations(a, settings, plan["timeout_s"])
             planned.add(i)
             per_process = a["c_proc_s"] + cell["iterations"] * a["c_iter_s"]
-            add = max(1, min(_processes_needed(a, settings.target) - a["processes"], a["processes"]))
+            need = 0 if i in met else max(1, min(_processes_needed(a, settings.target) - a["processes"], a["processes"]))
+            afford = math.inf
             if settings.max_time_s is not None and per_process > 0:
-                add = min(add, int((settings.max_time_s - a["spent_s"]) // per_process))
-            if math.isfinite(run_left) and per_process > 0:  # the run's budget, shared in cell order
-                add = min(add, int(run_left // per_process))
-                run_left -= max(add, 0) * per_process
-            if add < 1:
-                stopped[i] = {"stop": "budget", "round": round_no}
-                continue
-            new += [i] * add
+                afford = (settings.max_time_s - a["spent_s"]) // per_process
+            wants[i] = (need, afford, per_process)
+        adds = _balance(wants, cells, settings.balanced, spent_groups)
+        adds = _share_run_budget(adds, wants, cells, run_left, rng, settings.balanced)
+        new: list[int] = []
+        for i in sorted(wants):
+            if adds.get(i, 0) >= 1:
+                new += [i] * adds[i]
+            else:
+                stopped[i] = {"stop": "met" if i in met else "budget", "round": round_no}
         if not new:
             break
         counts: dict[int, int] = {}
@@ -142,6 +171,59 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
     plan["adaptive"] = record
     write_json_atomic(runner.run_dir / "plan.json", plan)
     return record
+
+
+def _balance(wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any]], balanced: bool,
+             spent_groups: set[tuple]) -> dict[int, int]:
+    """New processes per cell this round, each within its own budget. Balanced: every running
+    cell of a group gets the most any of them still needs, as far as the group's poorest member
+    can afford it; a group whose cells all met their target, or one of whose cells spent its
+    budget, gets none. Unbalanced: each cell its own."""
+    if not balanced:
+        return {i: int(min(need, afford)) for i, (need, afford, _) in wants.items()}
+    groups: dict[tuple, list[int]] = {}
+    for i in wants:
+        groups.setdefault(group_of(cells[i]), []).append(i)
+    adds: dict[int, int] = {}
+    for members in groups.values():
+        n = min(max(wants[i][0] for i in members), min(wants[i][1] for i in members))
+        if group_of(cells[members[0]]) in spent_groups:
+            n = 0
+        adds.update({i: int(max(n, 0)) for i in members})
+    return adds
+
+
+def _share_run_budget(adds: dict[int, int], wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any]],
+                      run_left: float, rng: random.Random, balanced: bool) -> dict[int, int]:
+    """Shrink a round the run's budget cannot buy: each group's (or cell's) processes in proportion
+    to what it asked, then what is left one process per cell of a group, groups in a random order."""
+    cost = sum(adds[i] * wants[i][2] for i in adds)
+    if not math.isfinite(run_left) or cost <= run_left:
+        return adds
+    if run_left <= 0:
+        return {i: 0 for i in adds}
+    key = (lambda i: group_of(cells[i])) if balanced else (lambda i: i)
+    groups: dict[Any, list[int]] = {}
+    for i in sorted(adds):
+        if adds[i] > 0:
+            groups.setdefault(key(i), []).append(i)
+    scale = max(run_left, 0.0) / cost
+    out = {i: 0 for i in adds}
+    left = max(run_left, 0.0)
+    for members in groups.values():
+        n = int(adds[members[0]] * scale)
+        for i in members:
+            out[i] = min(n, adds[i])
+        left -= sum(out[i] * wants[i][2] for i in members)
+    order = list(groups.values())
+    rng.shuffle(order)
+    for members in order:
+        extra = sum(wants[i][2] for i in members)
+        if all(out[i] < adds[i] for i in members) and extra <= left:
+            for i in members:
+                out[i] += 1
+            left -= extra
+    return out
 
 
 #: the stop of a cell still running when its run was interrupted: a resume finishes the

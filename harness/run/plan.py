@@ -159,8 +159,28 @@ def cell_params(profile: Profile, benchmark: str, w: Any, engine: str,
             typed.append(check_param(benchmark, k, x))
         params[k] = typed if len(typed) > 1 else typed[0]
     keys = list(params)
-    combos = itertools.product(*(_values(params[k]) for k in keys))
-    return [dict(zip(keys, combo)) for combo in combos]
+    cells = [dict(zip(keys, combo)) for combo in itertools.product(*(_values(params[k]) for k in keys))]
+    for grid in _grids(profile, benchmark, engine, overrides):
+        base = dict(params)  # the grid's own values in place of the sweep's
+        base.update({k: v for k, v in grid.items() if k in defaults})
+        for combo in itertools.product(*(_values(base[k]) for k in keys)):
+            cell = dict(zip(keys, combo))
+            if cell not in cells:
+                cells.append(cell)
+    return cells
+
+
+def _grids(profile: Profile, benchmark: str, engine: str, overrides: dict[str, Any]) -> list[dict[str, Any]]:
+    """The profile's extra sweeps for this benchmark and engine; one the request overrides a
+    parameter of (`--param journal_mode=wal`) is left out: the request says what it wants."""
+    from fnmatch import fnmatchcase
+
+    out = []
+    for pattern, grids in getattr(profile, "grids", {}).items():
+        bench_glob, _, engine_glob = pattern.partition("@")
+        if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
+            out += [g for g in grids if not set(g) & set(overrides)]
+    return out
 
 
 def profile_fixed(profile: Profile, benchmark: str, engine: str = "") -> set[str]:

@@ -37,6 +37,10 @@ class Profile:
     max_time_s: float | None = None
     #: before a process, the longest wait for a quiet worker CPU (a run waits at most 10x this in all)
     max_wait_s: float = MAX_WAIT_S
+    #: more cells beside the sweep of `params`, per `BENCHMARK_GLOB[@ENGINE_GLOB]`: each entry a
+    #: sweep of its own (sweeps multiply within an entry, entries add cells), such as E4's
+    #: journal_mode x synchronous grid at a few N beside its N sweep at SQLite's own settings
+    grids: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
 
 
 #: E4's N sweep (seed 003's log x axis: every other decade, 10 .. 1,000,000), capped where one
@@ -53,6 +57,13 @@ INSERTS_PARAMS: dict[str, dict[str, Any]] = {
     "inserts.bulk@duckdb": {"rows": _N[:3]},
     "inserts.bulk@postgresql/*": {"rows": _N[:3]},
     "inserts.prepared@duckdb": {"rows": [10, 100]},
+}
+#: seed 003's journal_mode x synchronous grid, on the C runtime's SQLite (no binding in the way),
+#: at N below, at and above the seed's "up to about 100,000 insertions all settings are even"
+INSERTS_GRIDS: dict[str, tuple[dict[str, Any], ...]] = {
+    "inserts.prepared@sqlite/native*": ({"rows": [1000, 100_000, 300_000],
+                                         "journal_mode": ["delete", "truncate", "persist", "memory", "wal", "off"],
+                                         "synchronous": ["off", "normal", "full"]},),
 }
 
 PROFILES: dict[str, Profile] = {
@@ -74,7 +85,9 @@ PROFILES: dict[str, Profile] = {
     "inserts": Profile("inserts", 3, 3, 300.0, ("inserts.*",),
                        ("sqlite/*", "duckdb*", "postgresql/*", "mariadb/*"), INSERTS_PARAMS,
                        "E4 at quick size: N = 10 .. 1,000,000 for SQLite's fast strategies and the bulk paths, "
-                       "capped where one iteration takes seconds (autocommit at 100; see INSERTS_PARAMS)", budget_s=0.3),
+                       "capped where one iteration takes seconds (autocommit at 100; see INSERTS_PARAMS), and "
+                       "the journal_mode x synchronous grid in C at N = 1,000 .. 300,000 (INSERTS_GRIDS)",
+                       budget_s=0.3, grids=INSERTS_GRIDS),
 }
 
 

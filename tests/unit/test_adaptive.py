@@ -120,3 +120,80 @@ def test_the_run_budget_bounds_the_pilot(tmp_path):
     r.deadline = None
     drive(r, Settings(target=0.5, max_run_time_s=100.0), scripted(r, [lambda P: (0.1, True)]))
     assert seen and seen[0] is not None
+
+
+def _group_runner(tmp_path, cells):
+    """A FakeRunner over (benchmark, engine, params) cells, two pilot processes each."""
+    r = FakeRunner(tmp_path, len(cells))
+    r.plan["cells"] = [{"benchmark": b, "params": dict(p), "engine": e, "runtime": "cpython"} for b, e, p in cells]
+    return r
+
+
+def _assess_by_cell(runner, behaviour, c_proc=0.5):
+    from harness.protocol import canonical_params
+
+    def assess(run_dir, target, confidence, resamples):
+        out = {}
+        for i, cell in enumerate(runner.plan["cells"]):
+            P = runner.processes(i)
+            out[(cell["benchmark"], canonical_params(cell["params"]), cell["engine"], "cpython")] = {
+                "half_width": behaviour[i](P), "mean_s": 1.0, "s2_between": 0.01, "s2_within": 0.04,
+                "c_proc_s": c_proc, "c_iter_s": 0.01, "warmup": 1, "steady": True, "processes": P,
+                "spent_s": P * 1.0, "plan": {"processes": 8, "iterations": 50, "machine_s": 8.0,
+                                             "half_width": 0.03, "note": ""}}
+        return out
+    return assess
+
+
+def test_balanced_rounds_give_the_cells_of_a_comparison_the_same_processes(tmp_path):
+    """A cell that met its target runs on with its group (its engines and its A/A twin), so every
+    round holds both sides of each ratio; another benchmark's cells are a group of their own."""
+    cells = [("q1", "sqlite", {}), ("q1", "sqlite", {"aa": "twin"}), ("q1", "duckdb", {}), ("q2", "sqlite", {})]
+    behaviour = [lambda P: 0.2 / math.sqrt(P),   # met at P >= 16
+                 lambda P: 0.01,                 # met from the pilot on
+                 lambda P: 0.01,
+                 lambda P: 0.01]
+    r = _group_runner(tmp_path, cells)
+    rec = drive(r, Settings(target=0.05, max_time_s=None), _assess_by_cell(r, behaviour))
+    per_round = [[sum(1 for t in rnd if t[1] == c) for c in range(4)] for rnd in r.rounds]
+    assert all(row[0] == row[1] == row[2] for row in per_round), per_round
+    assert [row[3] for row in per_round[1:]] == [0] * (len(per_round) - 1)  # q2 stopped after the pilot
+    assert [c["stop"] for c in rec["cells"]] == ["met"] * 4
+    assert [r.processes(c) for c in range(4)] == [16, 16, 16, 2]
+    # the unbalanced schedule, for contrast: the cells that met stop at once
+    r2 = _group_runner(tmp_path / "u", cells)
+    (tmp_path / "u").mkdir()
+    drive(r2, Settings(target=0.05, max_time_s=None, balanced=False), _assess_by_cell(r2, behaviour))
+    assert [r2.processes(c) for c in range(4)] == [16, 2, 2, 2]
+
+
+def test_a_group_stops_when_one_member_spent_its_budget(tmp_path):
+    """The group's poorest member decides: no cell runs on alone after its comparison's other side stopped."""
+    cells = [("q1", "sqlite", {}), ("q1", "h2", {})]
+    r = _group_runner(tmp_path, cells)
+    r.plan["cells"][1]["engine"] = "h2"
+    never = lambda P: 1.0  # noqa: E731
+    rec = drive(r, Settings(target=0.05, max_time_s=6.0), _assess_by_cell(r, [never, never]))
+    assert r.processes(0) == r.processes(1)
+    assert [c["stop"] for c in rec["cells"]] == ["budget", "budget"]
+
+
+def test_the_run_budget_is_shared_by_every_group_not_spent_in_cell_order():
+    """Four groups of two cells each asking for 4 more processes (1 s each) with 12 s of run budget
+    left: each group gets one process per cell and the 4 s left go, one process per cell, to two
+    groups picked at random; in cell order the first group took 8 s and the next 4 s, the last two none."""
+    import random
+
+    from harness.run.adaptive import _share_run_budget
+
+    cells = [{"benchmark": f"q{g}", "params": {}, "engine": e, "runtime": "cpython"}
+             for g in range(4) for e in ("sqlite", "duckdb")]
+    wants = {i: (4, math.inf, 1.0) for i in range(8)}
+    adds = {i: 4 for i in range(8)}
+    out = _share_run_budget(adds, wants, cells, 12.0, random.Random(1), balanced=True)
+    per_group = [(out[2 * g], out[2 * g + 1]) for g in range(4)]
+    assert all(a == b for a, b in per_group), per_group      # both sides of each comparison alike
+    assert sorted(a for a, _ in per_group) == [1, 1, 2, 2]    # everyone gets a share
+    assert sum(out.values()) * 1.0 <= 12.0
+    assert _share_run_budget(adds, wants, cells, 100.0, random.Random(1), True) == adds  # affordable: unchanged
+    assert set(_share_run_budget(adds, wants, cells, -1.0, random.Random(1), True).values()) == {0}

@@ -86,3 +86,22 @@ def test_a_bad_value_inside_a_sweep_is_named():
     with pytest.raises(UserError, match="journal_mode='sometimes'"):
         _cells(profile="smoke", benchmarks=["inserts.prepared"], engines=["sqlite/sqlite3"],
                params={"journal_mode": ["wal", "sometimes"]})
+
+
+def test_the_inserts_profile_holds_the_journal_grid_beside_its_n_sweep():
+    """E4 measures seed 003's journal_mode x synchronous grid in the same run as its strategies:
+    the grid's cells are added on the C runtime's SQLite; the N sweep at SQLite's own settings stays."""
+    cells = build_plan(RunRequest(profile="inserts", runtimes=["cpython", "c"]), "t")["cells"]
+    native = [c["params"] for c in cells if c["benchmark"] == "inserts.prepared" and c["engine"] == "sqlite/native-c"]
+    grid = [p for p in native if p["journal_mode"] != "default"]
+    assert len(grid) == 3 * 6 * 3 and all(p["synchronous"] != "default" for p in grid)
+    assert sorted({p["rows"] for p in grid}) == [1000, 100_000, 300_000]
+    own = sorted(p["rows"] for p in native if p["journal_mode"] == "default")
+    assert own == [10, 1000, 100_000, 1_000_000]
+    python_side = [c for c in cells if c["engine"] == "sqlite/sqlite3" and c["params"]["journal_mode"] != "default"]
+    assert python_side == []
+    # a request that sets a grid parameter gets what it asked for, not the grid
+    asked = build_plan(RunRequest(profile="inserts", runtimes=["c"], benchmarks=["inserts.prepared"],
+                                  params={"journal_mode": "wal"}), "t")["cells"]
+    assert {c["params"]["journal_mode"] for c in asked} == {"wal"}
+    assert len({c["params"]["rows"] for c in asked if c["engine"] == "sqlite/native-c"}) == 4
