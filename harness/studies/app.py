@@ -139,12 +139,14 @@ def _claim(claim: str, verdict: v.Verdict, evidence: str = "") -> dict[str, Any]
 
 
 def acid_margins(cells: pd.DataFrame, ratio: Ratio) -> list[Interval]:
-    """Per AcidState list/select cell: the next fastest other engine's time / AcidState's."""
+    """Per AcidState list/select cell: the next fastest other engine's time / AcidState's, among the
+    engines on AcidState's runtime and build (the seed's contenders were all Haskell libraries)."""
     out = []
     acid = cells[cells["engine"].map(is_acid) & cells["operation"].isin(SELECTS)]
     for i, a in acid.iterrows():
+        # the seed compared Haskell back-ends: the next fastest on AcidState's own runtime and build
         others = cells[(cells["operation"] == a["operation"]) & (cells["corpus"] == a["corpus"])
-                       & ~cells["engine"].map(is_acid)]
+                       & ~cells["engine"].map(is_acid) & (cells["runtime"].astype(str) == str(a["runtime"]))]
         if not others.empty:
             out.append(ratio(others["mean_s"].idxmin(), i))
     return out
@@ -157,9 +159,30 @@ def claim_acid(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
     rs = acid_margins(cells, ratio) if len(cells) else []
     if not rs:
         return _claim(claim, v.untestable("no AcidState cell beside another engine's in these runs"))
-    verdict = v.every_cell(v.at_least(r[1], r[2], SEED["acid_margin"]) for r in rs)
-    return _claim(claim, verdict, f"next fastest engine's time / AcidState's per operation x corpus x build: "
-                                  f"{spread(rs)}")
+    verdict = only_measured(v.every_cell(v.at_least(r[1], r[2], SEED["acid_margin"]) for r in rs), cells)
+    return _claim(claim, verdict, f"next fastest Haskell engine's time / AcidState's per operation x corpus x build: "
+                                  f"{spread(rs)}{corpora_text(cells)}")
+
+
+def corpora_of(cells: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(measured, not measured) of the seed's corpora, in the seed's order."""
+    have = set(cells["corpus"]) if len(cells) else set()
+    return [c for c in CORPORA if c in have], [c for c in CORPORA if c not in have]
+
+
+def corpora_text(cells: pd.DataFrame) -> str:
+    """`; on corpora SM, MD (LG, LG2 not measured)` for a claim's evidence."""
+    have, missing = corpora_of(cells)
+    return (f"; on corpora {', '.join(have)}" + (f" ({', '.join(missing)} not measured)" if missing else "")) if have else ""
+
+
+def only_measured(verdict: v.Verdict, cells: pd.DataFrame) -> v.Verdict:
+    """A claim about every corpus that held on the corpora measured is not decided for the others:
+    supported becomes inconclusive (a refutation on one corpus stands)."""
+    have, missing = corpora_of(cells)
+    if verdict.word != v.SUPPORTED or not missing:
+        return verdict
+    return v.Verdict(v.INCONCLUSIVE, f"supported on {', '.join(have)}; {', '.join(missing)} not measured")
 
 
 def claim_acid_micro(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
@@ -220,8 +243,9 @@ def claim_sqlite(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
     if not runtimes:
         return _claim(claim, v.untestable("no sqlite/hdbc (HDBC-sqlite3, the seed's binding) cell without -O"))
     vs, rs = sqlite_loses(cells, ratio, runtimes[0])
-    return _claim(claim, v.every_cell(vs), f"sqlite/hdbc time / each other engine's on {runtimes[0]} (the seed's "
-                                           f"`ghc --make`): {spread(rs, 'pairs of cells')}")
+    return _claim(claim, only_measured(v.every_cell(vs), cells),
+                  f"sqlite/hdbc time / each other engine's on {runtimes[0]} (the seed's `ghc --make`): "
+                  f"{spread(rs, 'pairs of cells')}{corpora_text(cells)}")
 
 
 def optimisation_pairs(cells: pd.DataFrame, ratio: Ratio, only_acid: bool) -> list[Interval]:

@@ -74,7 +74,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     ours = per_op(runs)
     gotest = gotest_per_op(runs)
     side = side_by_side(ours, gotest)
-    agree_text = agreement_text(side)
+    agree_text = agreement_text(side) + days_apart(runs)
     ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
     ratios = engine_ratios(runs)
     seed = seed_table(runs, ratios, ours)
@@ -222,6 +222,28 @@ def agreement_text(side: pd.DataFrame) -> str:
         parts.append(f"against {sess}, {int(col.sum())} of {len(col)} worker intervals overlap go test's"
                      + (f" (not: {names})" if names and len(bad) <= 4 else ""))
     return "Agreement of the two ways in: " + "; ".join(parts) + "."
+
+
+def days_apart(runs: RunSet) -> str:
+    """A sentence when the go test sessions and the worker's run were measured on different days:
+    their intervals then also differ by what the host did between the days (an A/A pair of one day
+    is what tells a cell from itself, Section 2.5)."""
+    from harness.store import read_manifest
+
+    gotest, worker = set(), set()
+    for d in runs.run_dirs:
+        m = read_manifest(d)
+        day = str(m.get("started") or "")[:10]
+        src = m.get("source") if isinstance(m.get("source"), dict) else {}
+        if src.get("format") == "gobench":
+            gotest.add(day)
+        elif any(str(e).startswith(("ramsql/", "sqlite/go")) for e in (m.get("engines") or {})):
+            worker.add(day)
+    if not gotest or not worker or gotest & worker:
+        return ""
+    return (f" The go test sessions ran on {', '.join(sorted(gotest))} and the worker's run on "
+            f"{', '.join(sorted(worker))}: on another day, so where their intervals do not overlap the host's "
+            "speed on each day is part of the difference.")
 
 
 def engine_ratios(runs: RunSet) -> pd.DataFrame:

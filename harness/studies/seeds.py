@@ -173,10 +173,13 @@ def seed_table(runs: RunSet, seed: str) -> str:
     ours_header = NOT_LIKE_FOR_LIKE.get(seed, f"ours [{conf} CI]").format(conf=conf)
     lines = [f"| quantity | seed's number (where in the seed) | {ours_header} | why they differ |",
              "|---|---|---|---|"]
+    previous = None
     for s in numbers:
         mine = ours(runs, s.key)
         mine = "not measured in these runs" if mine.startswith("not measured") else mine
-        lines.append(f"| {s.quantity} | {s.shown} ({s.source}) | {mine} | {WHY[s.key]} |")
+        why = "as above" if WHY[s.key] == previous else WHY[s.key]  # a reason is written once
+        previous = WHY[s.key]
+        lines.append(f"| {s.quantity} | {s.shown} ({s.source}) | {mine} | {why} |")
     caption = (f"Table: {title}'s published numbers (quoted from its text, `harness/studies/seeds.py`) beside ours "
                f"from the runs: mean with its {conf} confidence interval, {runs.method} method; rates are N "
                "divided by the time interval's bounds; ratios by combining the two cells' log variances (t on "
