@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import random
+import select
 import shutil
 import signal
 import subprocess
@@ -56,6 +57,24 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+
+def wait_exit(proc: subprocess.Popen, timeout_s: float) -> int:
+    """The worker's exit status, as soon as it exits. `Popen.wait(timeout=...)` polls with sleeps
+    of up to 50 ms, a delay every process of a run pays (measured: 50-100 ms at a 0.3 s process);
+    a pidfd (Linux 5.3+) wakes the runner when the child exits. TimeoutExpired as `wait`'s."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # no pidfd here (old kernel, other system), or the child is reaped
+        return proc.wait(timeout=timeout_s)
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout_s)
+    finally:
+        os.close(fd)
+    if not ready:
+        raise subprocess.TimeoutExpired(proc.args, timeout_s)
+    return proc.wait()
 
 
 def _tail(path: Path) -> str:
@@ -204,7 +223,7 @@ class Runner:
                                                     preexec_fn=self._worker_setup)
                 finally:
                     signal.pthread_sigmask(signal.SIG_SETMASK, held)
-                returncode = self.current.wait(timeout=self.plan["timeout_s"])
+                returncode = wait_exit(self.current, self.plan["timeout_s"])
                 self._reaped = (interference.mark(), noise.snapshot())
             except subprocess.TimeoutExpired:
                 self._kill_current()
