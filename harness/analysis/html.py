@@ -20,6 +20,8 @@ from typing import Any, Iterable, Sequence
 
 from markupsafe import Markup, escape
 
+from harness.analysis.wording import sig
+
 UNITS = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
 
 
@@ -62,19 +64,6 @@ def unit_for(seconds: Iterable[float]) -> tuple[float, str]:
     return next(((s, n) for s, n in UNITS if m >= s), UNITS[-1])
 
 
-def sig(x: float, digits: int = 3) -> str:
-    """`x` with `digits` significant digits, no exponent for everyday magnitudes."""
-    if x is None or not isinstance(x, (int, float)) or not math.isfinite(x):
-        return "∞" if isinstance(x, float) and math.isinf(x) and x > 0 else "—"
-    if x == 0:
-        return "0"
-    if not 1e-3 <= abs(x) < 1e9:
-        return f"{x:.{digits}g}"
-    mag = math.floor(math.log10(abs(x)))
-    decimals = max(0, digits - 1 - mag)
-    return f"{x:,.{decimals}f}"
-
-
 def readable(value: Any) -> str:
     """A manifest value for people: floats to 3 significant digits (a load average is `2.82, 2.10,
     1.95`, not `[2.82177734375, ...]`), lists joined by commas, missing values as `—`."""
@@ -87,17 +76,6 @@ def readable(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(readable(v) for v in value) if value else "—"
     return str(value)
-
-
-def interval(value: float, low: float, high: float, scale: float = 1.0, unit: str = "") -> str:
-    """`value unit [low, high]`: the interval's ends as they are (bootstrap intervals are not
-    symmetric, so no ±)."""
-    if value is None or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return "—"
-    u = f" {unit}" if unit else ""
-    if low is None or high is None or not all(isinstance(v, (int, float)) and not math.isnan(v) for v in (low, high)):
-        return f"{sig(value / scale)}{u}"
-    return f"{sig(value / scale)}{u} [{sig(low / scale)}, {sig(high / scale)}]"
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[Any]], caption: str = "",

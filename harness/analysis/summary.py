@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis import textout
+from harness.analysis import textout, wording
 from harness.run import cpuclock
 
 KEYS = ["benchmark", "params", "engine", "runtime"]
@@ -22,18 +22,9 @@ FIRST_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "itera
 
 
 #: what a benchmark's `rows_param` counts -> (its rate column, the unit people read): point
-#: queries are counted per query, every other rate per row; each rate has its own column so no
-#: column mixes units (cycles_per_row is derived from rows_per_s alone)
-RATE_COLUMNS = {"rows": ("rows_per_s", "rows/s"), "queries": ("queries_per_s", "queries/s")}
-
-
-def rate_of(benchmark: str) -> tuple[str, str]:
-    """(rate column, unit) of a benchmark: `queries_per_s`, `queries/s` for one-row point
-    queries, else `rows_per_s`, `rows/s`."""
-    from harness import workloads
-
-    w = workloads.all_workloads().get(benchmark)
-    return RATE_COLUMNS["queries" if getattr(w, "rows_param", None) == "queries" else "rows"]
+# the rate column and unit of a benchmark (rows/s, or queries/s for point queries): analysis.wording
+RATE_COLUMNS = wording.RATE_COLUMNS
+rate_of = wording.rate_of
 
 
 def _param(params: str, key: str) -> float | None:
@@ -129,21 +120,15 @@ def noise_facts(processes: pd.DataFrame, manifests: list[dict]) -> tuple[int, in
 
 def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
     """One line per reason to distrust a run a little: noisy processes, a busy machine at its start."""
-    notes = []
     n, timed, busy = noise_facts(processes, manifests)
-    if n and disturbed_facts(processes)[1]:
-        notes.append(f"note: {n} of {timed} processes were disturbed (other programs on the worker's CPU, steal "
-                     "time or preemption; records' `interference`): they are left out of the estimates and were "
-                     "rerun where the cell's budget allowed; a cell that would keep fewer than 3 clean "
-                     "processes keeps them all (columns disturbed, excluded, reruns; --keep-contaminated "
-                     "puts them back everywhere)")
-    elif n:
-        notes.append(f"warning: {n} of {timed} processes were noisy: other programs used more than the threshold "
-                     "of CPU while they ran (column noisy; records' `noise`), so their times may be inflated and "
-                     "their cells' intervals wider than on a quiet machine")
-    for run_id, warnings in busy:
-        notes.append(f"warning: run {run_id} started on a busy machine ({'; '.join(warnings)}): "
-                     "absolute times may be slower than the machine can do; ratios within the run less so")
+    disturbed = bool(n and disturbed_facts(processes)[1])
+    notes = []
+    for k, sentence in enumerate(wording.noise_sentences(n, timed, busy, disturbed)):
+        if k == 0 and disturbed:
+            notes.append(f"note: {sentence} (a cell that would keep fewer than 3 clean processes keeps them all; "
+                         "columns disturbed, excluded, reruns; --keep-contaminated puts them back everywhere)")
+        else:
+            notes.append(f"warning: {sentence}")
     return notes
 
 
@@ -265,10 +250,6 @@ _digits = textout.digits3
 time_text = textout.time_text
 rate_text = textout.rate_text
 _finite = textout.finite
-
-
-def _rate_unit(benchmark: str) -> str:
-    return rate_of(benchmark)[1]
 
 
 def _cut(text: str, limit: int) -> str:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness.analysis import stats
+from harness.analysis import stats, wording
 from harness.analysis.methods import DEFAULT_METHOD, METHOD_NAMES, MIN_PROCESSES
 
 CSV_COLUMNS = ["benchmark", "params", "engine", "runtime", "mean_s", "ci_low_s", "ci_high_s", "ratio", "ratio_ci_low",
@@ -75,21 +75,6 @@ def _unit_for(values: list[float]) -> tuple[float, str]:
     return _UNITS[-1]
 
 
-def fmt_interval(value: float, low: float, high: float, scale: float = 1.0, digits: int = 3) -> str:
-    """`value [low, high]` with `digits` decimals; the bare value when there is no interval."""
-    if value is None or not np.isfinite(value):
-        return "—"
-    def num(x: float) -> str:
-        text = f"{x:.{digits}f}"
-        # a positive bound never reads as 0: too small for `digits` decimals, it keeps `digits` significant ones
-        return f"{x:.{digits}g}" if x > 0 and float(text) == 0 else text
-
-    v = value / scale
-    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)):
-        return num(v)
-    return f"{num(v)} [{num(low / scale)}, {num(high / scale)}]"
-
-
 NO_CI_MARK = "*"
 DISAGREE_MARK = "†"
 
@@ -119,7 +104,7 @@ def _ratio_digits(values: list[float]) -> int:
 
 
 def _cell(value: float, low: float, high: float, scale: float, digits: int, disagrees: bool) -> str:
-    text = fmt_interval(value, low, high, scale, digits)
+    text = wording.interval(value, low, high, num=wording.fixed(digits), scale=scale, missing="—")
     if text != "—" and not (np.isfinite(low) and np.isfinite(high)):
         text += NO_CI_MARK
     return text + (DISAGREE_MARK if disagrees else "")
@@ -185,10 +170,14 @@ def footnotes(table: pd.DataFrame) -> list[str]:
         name = f"{'geomean' if r.benchmark == 'geomean' else r.benchmark} on {r.engine} ({r.runtime})"
         if r.benchmark != "geomean" and bool(r.disagree):
             scale, unit = _unit_for([r.mean_s])
-            bits.append(f"{name} time {fmt_interval(r.alt_mean_s, r.alt_ci_low_s, r.alt_ci_high_s, scale)} {unit}")
+            alt = wording.interval(r.alt_mean_s, r.alt_ci_low_s, r.alt_ci_high_s, num=wording.fixed(3), scale=scale,
+                                   missing="—")
+            bits.append(f"{name} time {alt} {unit}")
         if bool(r.ratio_disagree) and np.isfinite(r.alt_ratio):
             digits = _ratio_digits([r.alt_ratio_ci_low])
-            bits.append(f"{name} × {fmt_interval(r.alt_ratio, r.alt_ratio_ci_low, r.alt_ratio_ci_high, 1.0, digits)}")
+            alt = wording.interval(r.alt_ratio, r.alt_ratio_ci_low, r.alt_ratio_ci_high, num=wording.fixed(digits),
+                                   missing="—")
+            bits.append(f"{name} × {alt}")
     if bits:
         notes.append(f"{DISAGREE_MARK} warm-up changes the answer: the estimate with {other} lies outside this "
                      f"interval or this one outside its interval. With {other}:\n\n" + "\n".join(f"- {b}" for b in bits))

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from harness.analysis import wording
 from harness.analysis.figures.app import OPERATIONS, plot_app
 from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
@@ -79,17 +80,6 @@ def app_cells(summary: pd.DataFrame) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-def fmt_time(mean: float, lo: float, hi: float) -> str:
-    scale, unit = next(((s, u) for s, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if mean >= s), (1e-9, "ns"))
-
-    def f(v: float) -> str:
-        return f"{v / scale:.3g}" if math.isfinite(v) else "?"
-
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return f"{f(mean)} {unit} (no CI)"
-    return f"{f(mean)} [{f(lo)}, {f(hi)}] {unit}"
-
-
 def e5_table(cells: pd.DataFrame) -> pd.DataFrame:
     """Rows: operation x corpus; columns: series; values: mean [low, high]."""
     if cells.empty:
@@ -99,7 +89,8 @@ def e5_table(cells: pd.DataFrame) -> pd.DataFrame:
     for (row, corpus), d in cells.groupby(["row", "corpus"], sort=False):
         out: dict[str, Any] = {"operation": row, "corpus": corpus}
         for r in d.itertuples():
-            out[r.series] = fmt_time(r.mean_s, r.ci_low_s, r.ci_high_s)
+            out[r.series] = wording.time_interval(r.mean_s, r.ci_low_s, r.ci_high_s, trim=True, unit_at="end",
+                                                   no_ci=" (no CI)")
         rows.append(out)
     t = pd.DataFrame(rows)
     t["_o"] = t["operation"].map(lambda r: (order.get(r.split(" ")[0], 9), r))

@@ -15,9 +15,10 @@ from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
+from harness.analysis.wording import rate_unit
 from harness.run import cpuclock
 from harness.studies import envtable, findings, runfacts, seedclaims, seeds
-from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text, rate_unit
+from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
 
 PREFIX = "bindings."
 NATIVE = "sqlite/native-c"

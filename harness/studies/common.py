@@ -100,13 +100,6 @@ def family_table(runs: RunSet, prefix: str, baseline: str,
     return table, tables.to_markdown(table, baseline) + "\n" + excluded
 
 
-def rate_unit(benchmark: str) -> str:
-    """What a benchmark's rate counts: rows/s for scans, queries/s for one-row point queries."""
-    from harness.analysis.summary import rate_of
-
-    return rate_of(benchmark)[1]
-
-
 def figure_link(alt: str, figure: Path, paper_path: Path | str) -> str:
     """A Markdown image whose path is relative to the paper's folder."""
     rel = os.path.relpath(figure, Path(paper_path).resolve().parent)

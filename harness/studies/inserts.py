@@ -20,6 +20,7 @@ from harness.analysis.figures.inserts import (
     plot_journal_grid,
     plot_scaling,
 )
+from harness.analysis import wording
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
@@ -80,24 +81,6 @@ def grid_cells(df: pd.DataFrame) -> pd.DataFrame:
               & df["mean_s"].notna()]
 
 
-def fmt_rate(v: float) -> str:
-    if not np.isfinite(v):
-        return ""
-    rounded = float(f"{v:.3g}")  # 999,999 rounds to 1M, never to "1e+03k"
-    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if rounded >= scale:
-            return f"{rounded / scale:.3g}{unit}"
-    return f"{v:.3g}"
-
-
-def rate_text(m: float, lo: float, hi: float) -> str:
-    if not np.isfinite(m):
-        return ""
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return f"{fmt_rate(m)} (no CI)"
-    return f"{fmt_rate(m)} [{fmt_rate(lo)}, {fmt_rate(hi)}]"
-
-
 def ratio_text(r: tuple[float, float, float], digits: int = 3) -> str:
     m, lo, hi = r
     if not np.isfinite(m):
@@ -114,7 +97,7 @@ def scaling_table(df: pd.DataFrame) -> pd.DataFrame:
     d = d[d["mean_s"].notna()]
     if d.empty:
         return pd.DataFrame()
-    d = d.assign(text=[rate_text(m, lo, hi) for m, lo, hi in
+    d = d.assign(text=[wording.interval(m, lo, hi, num=wording.si_rate, no_ci=" (no CI)") for m, lo, hi in
                        zip(d["inserts_per_s"], d["inserts_per_s_low"], d["inserts_per_s_high"])])
     d = d.assign(order=d["strategy"].map({s: i for i, s in enumerate(STRATEGIES)}))
     t = d.pivot_table(index=["engine", "runtime_family", "order", "strategy"], columns="rows", values="text",
@@ -197,7 +180,7 @@ def grid_table(df: pd.DataFrame) -> pd.DataFrame:
     g = grid_cells(df)
     if g.empty:
         return pd.DataFrame()
-    g = g.assign(text=[rate_text(m, lo, hi) for m, lo, hi in
+    g = g.assign(text=[wording.interval(m, lo, hi, num=wording.si_rate, no_ci=" (no CI)") for m, lo, hi in
                        zip(g["inserts_per_s"], g["inserts_per_s_low"], g["inserts_per_s_high"])],
                  jorder=g["journal_mode"].map({j: i for i, j in enumerate(JOURNALS)}))
     t = g.pivot_table(index=["engine", "rows", "jorder", "journal_mode"], columns="synchronous", values="text",
@@ -364,11 +347,11 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             sync = (math.nan,) * 3
         runner = getattr(r, "runner_up_vs_fastest", None)
         if isinstance(runner, tuple):
-            ours = (f"N = {r.rows:,}: memory+off has the fastest mean ({fmt_rate(r.fastest_rate)}/s); the runner-up "
+            ours = (f"N = {r.rows:,}: memory+off has the fastest mean ({wording.si_rate(r.fastest_rate)}/s); the runner-up "
                     f"{r.runner_up} takes {ratio_text(runner)} its time")
             within = bool(np.isfinite(runner[1]) and runner[1] <= 1.0)
         else:
-            ours = (f"N = {r.rows:,}: fastest {r.fastest} ({fmt_rate(r.fastest_rate)}/s); memory+off takes "
+            ours = (f"N = {r.rows:,}: fastest {r.fastest} ({wording.si_rate(r.fastest_rate)}/s); memory+off takes "
                     f"{ratio_text(mo)} its time")
         if np.isfinite(sync[1]) and sync[1] <= 1.0 <= sync[2]:
             sync_text = (f"the cost of syncing is inconclusive here (delete+full / delete+off time = "

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from harness import workloads
-from harness.analysis import stats, tables
+from harness.analysis import stats, tables, wording
 from harness.analysis.figures.e6 import plot_per_op
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
@@ -184,11 +184,8 @@ def side_by_side(ours: pd.DataFrame, gotest: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fmt(m: float, lo: float, hi: float) -> str:
-    if not np.isfinite(m):
-        return ""
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return f"{tables.fmt_si(m)}s (no CI)"
-    return f"{tables.fmt_si(m)}s [{tables.fmt_si(lo)}s, {tables.fmt_si(hi)}s]"
+    """benchstat's style, the unit on every number: `286.6µs [280.1µs, 293.0µs]`."""
+    return wording.interval(m, lo, hi, num=tables.fmt_si, unit="s", unit_at="each", no_ci=" (no CI)")
 
 
 def side_table(side: pd.DataFrame) -> pd.DataFrame:

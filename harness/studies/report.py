@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.analysis import html
+from harness.analysis import html, wording
 from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.methods import METHOD_NAMES
 from harness.analysis.runset import RunSet
@@ -104,8 +104,9 @@ def summary_section(runs: RunSet) -> str:
     for r in s.itertuples():
         scale, unit = html.unit_for([r.mean_s])
         rows.append((r.benchmark, r.params, r.engine, r.runtime, f"{int(r.processes)} x {int(r.iterations)}",
-                     html.interval(r.mean_s, r.ci_low_s, r.ci_high_s, scale, unit),
-                     html.interval(r.median_s, None, None, scale, unit), getattr(r, "warmup", ""), r.status))
+                     wording.interval(r.mean_s, r.ci_low_s, r.ci_high_s, scale=scale, unit=unit, missing="—"),
+                     wording.interval(r.median_s, scale=scale, unit=unit, missing="—"), getattr(r, "warmup", ""),
+                     r.status))
     conf = f"{runs.confidence:.0%}"
     caption = (f"Mean time per iteration with its {conf} confidence interval [low, high] "
                f"({METHOD_NAMES.get(runs.method, runs.method)}; "
@@ -126,13 +127,13 @@ def ratio_section(table: pd.DataFrame | None, note: str, baseline: str, runs: Ru
     for r in table.itertuples():
         if r.benchmark == "geomean":
             rows.append(("geometric mean", "", r.engine, r.runtime, "",
-                         html.interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, "x")))
+                         wording.interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, unit="x", missing="—")))
             continue
         scale, unit = html.unit_for([r.mean_s])
         ratio = "baseline" if is_baseline(r.engine, str(r.runtime), baseline) else \
-            html.interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, "x")
+            wording.interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, unit="x", missing="—")
         rows.append((r.benchmark, r.params, r.engine, r.runtime,
-                     html.interval(r.mean_s, r.ci_low_s, r.ci_high_s, scale, unit), ratio))
+                     wording.interval(r.mean_s, r.ci_low_s, r.ci_high_s, scale=scale, unit=unit, missing="—"), ratio))
     conf = f"{runs.confidence:.0%}"
     caption = (f"Time per iteration and time relative to {baseline} (> 1 is slower), each with its {conf} "
                f"confidence interval [low, high] ({METHOD_NAMES.get(runs.method, runs.method)}; ratios and the "

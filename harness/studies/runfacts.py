@@ -25,22 +25,10 @@ if TYPE_CHECKING:
 def noise_warning(processes: pd.DataFrame, manifests: list[dict[str, Any]]) -> str:
     """A warning when processes were marked noisy or a run started on a busy machine ('' if neither)."""
     from harness.analysis.summary import disturbed_facts, noise_facts
+    from harness.analysis.wording import noise_sentences
 
-    parts = []
     n, timed, busy = noise_facts(processes, manifests)
-    if n and disturbed_facts(processes)[1]:
-        parts.append(f"{n} of {timed} processes were disturbed: other programs held the worker's CPU, the "
-                     "hypervisor stole it, or the worker was preempted while it ran (their records' "
-                     "`interference`); they are left out of every estimate here and were run again where the "
-                     "cell's budget allowed")
-    elif n:
-        parts.append(f"{n} of {timed} processes ran while other programs kept the machine busier than the "
-                     "noise threshold (their records' `noise`, the summary's column `noisy`): their times may be "
-                     "inflated, and the intervals of their cells wider, than on a quiet machine")
-    for run_id, found in busy:
-        parts.append(f"run {run_id} started on a busy machine ({'; '.join(found)}), so every "
-                     "absolute time in it may be slower than the machine can do; ratios within the run "
-                     "are less affected, because cells were interleaved")
+    parts = noise_sentences(n, timed, busy, disturbed=bool(disturbed_facts(processes)[1]))
     if not parts:
         return ""
     # a few disturbed processes, left out and rerun, on a machine that started quiet: a fact, not a warning

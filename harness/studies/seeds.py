@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from harness.analysis import wording
 from harness.studies.common import BASELINE
 from harness.studies.findings import cells, geomean_ratio, num, pair_ratio
 
@@ -90,11 +91,8 @@ PYPY = "sqlite/sqlite3@pypy"
 
 
 def interval(est: float, low: float, high: float, digits: Callable[[float], str] = num) -> str:
-    if not math.isfinite(est):
-        return "not measured"
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return f"{digits(est)} (no interval)"
-    return f"{digits(est)} [{digits(low)}, {digits(high)}]"
+    """The seed table's `est [low, high]` (wording.interval): `not measured`, `(no interval)`."""
+    return wording.interval(est, low, high, num=digits, missing="not measured", no_ci=" (no interval)")
 
 
 def rate(x: float) -> str:

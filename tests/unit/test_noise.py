@@ -48,7 +48,7 @@ def test_summary_counts_noisy_processes():
          "noise": {"noisy": i < 2, "others_cpus": 1.0 if i < 2 else 0.0}} for i in range(5)])
     assert cell_status(procs)["noisy"].tolist() == [2]
     notes = noise_notes(procs, [{"run_id": "r", "doctor": [doctor._finding("load", doctor.WARN, "3.0")]}])
-    assert notes[0].startswith("warning: 2 of 5 processes were noisy") and "run r started on a busy machine" in notes[1]
+    assert notes[0].startswith("warning: 2 of 5 processes ran while other programs") and "run r started on a busy machine" in notes[1]
     assert noise_notes(procs.drop(columns=["noise"]), [{"run_id": "r", "doctor": []}]) == []
 
 

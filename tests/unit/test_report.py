@@ -4,15 +4,15 @@ from __future__ import annotations
 import re
 
 from harness import cli, store
-from harness.analysis import html, simdata
+from harness.analysis import html, simdata, wording
 from harness.analysis.runset import RunSet
 from harness.studies import report
 
 
 def test_interval_keeps_both_ends():
-    assert html.interval(8.49e-3, 7.61e-3, 9.55e-3, 1e-3, "ms") == "8.49 ms [7.61, 9.55]"
-    assert html.interval(2.0, 1.5, 3.5) == "2.00 [1.50, 3.50]"  # asymmetric: no ±
-    assert html.interval(float("nan"), 1, 2) == "—"
+    assert wording.interval(8.49e-3, 7.61e-3, 9.55e-3, scale=1e-3, unit="ms") == "8.49 ms [7.61, 9.55]"
+    assert wording.interval(2.0, 1.5, 3.5) == "2.00 [1.50, 3.50]"  # asymmetric: no ±
+    assert wording.interval(float("nan"), 1, 2, missing="—") == "—"
     assert html.unit_for([8.49e-3]) == (1e-3, "ms") and html.unit_for([5e-7]) == (1e-9, "ns")
     assert html.sig(5.46e-11) == "5.46e-11"
 

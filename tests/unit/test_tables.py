@@ -133,7 +133,10 @@ def test_method_recorded_in_rows():
 
 
 def test_a_positive_bound_never_prints_as_zero():
-    from harness.analysis.tables import fmt_interval
+    from harness.analysis.wording import fixed, interval
+
+    def fmt_interval(value, low, high, scale=1.0, digits=3):
+        return interval(value, low, high, num=fixed(digits), scale=scale, missing="—")
 
     text = fmt_interval(685e-6, 2.1e-12, 1.96, 1e-6)
     low = text.split("[")[1].split(",")[0]
