@@ -100,6 +100,7 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
     from harness.analysis.planner import relative_half_width
 
     rows = []
+    clean = _clean_processes(runs)
     for d in runs.run_dirs:
         m = read_manifest(Path(d))
         adaptive = m.get("adaptive")
@@ -118,7 +119,8 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
                              "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
                              "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
                              **{s: int(stops.get(s, 0)) for s in STOPS},
-                             "other": int(len(g) - sum(stops.get(s, 0) for s in STOPS))})
+                             "other": int(len(g) - sum(stops.get(s, 0) for s in STOPS)),
+                             "ten": _at_least_ten(clean, Path(d), fam)})
         else:
             s = runs.summary
             mine = _run_cells(Path(d))  # this run's cells (a cell two runs share is counted in both)
@@ -135,8 +137,29 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
                              "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
                              "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
                              "met": 0, "budget": 0, "no steady state": 0, "timeout": 0, "not run": len(g) - ran,
-                             "other": 0})
+                             "other": 0, "ten": _at_least_ten(clean, Path(d), fam)})
     return pd.DataFrame(rows)
+
+
+#: the fewest clean processes a cell of the reference campaign should have (or its target met)
+MIN_CLEAN = 10
+
+
+def _clean_processes(runs: RunSet) -> dict[tuple, int]:
+    """Per cell (benchmark, params, engine, runtime family): the processes its estimate used (disturbed
+    ones left out), twins excluded."""
+    s = runs.summary
+    if s.empty or "processes" not in s:
+        return {}
+    fams = s["runtime"].astype(str).map(runtime_family)
+    return {(b, p, e, f): int(n) for b, p, e, f, n in zip(s["benchmark"], s["params"], s["engine"], fams,
+                                                          s["processes"].fillna(0)) if not _twin(str(p))}
+
+
+def _at_least_ten(clean: dict[tuple, int], run_dir: Path, fam: str) -> tuple[int, int]:
+    """(cells with at least MIN_CLEAN clean processes, cells measured) among the run's cells of `fam`."""
+    counts = [clean[k] for k in _run_cells(run_dir) if family(k[0]) == fam and clean.get(k, 0) > 0]
+    return sum(1 for n in counts if n >= MIN_CLEAN), len(counts)
 
 
 #: each family's baseline for its geometric means (E6 is in Go: its SQLite is mattn/go-sqlite3)
@@ -185,8 +208,9 @@ def precision_block(runs: RunSet) -> str:
         return "_No cells in these runs._"
     geo = geomean_precision(runs)
     conf = f"{runs.confidence:.0%}"
-    lines = [f"| study | run | cells | median half-width | cells that met their target | geometric means within "
-             f"±{GEOMEAN_TARGET:.0%} | widest geometric mean |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines = [f"| study | run | cells | median half-width | met their target | ≥ {MIN_CLEAN} clean processes | "
+             f"geometric means within ±{GEOMEAN_TARGET:.0%} (the widest) |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     stop_notes = []
     for r in t.to_dict("records"):
         g = geo[geo["family"] == r["family"]] if len(geo) else geo
@@ -197,7 +221,7 @@ def precision_block(runs: RunSet) -> str:
         name = (study if study == r["family"] else f"{study} ({r['family']})") if r["family"] != "imported" else \
             "imported (another tool's output, e.g. E6's `go test` sessions)"
         lines.append(f"| {name} | {r['run']} | {r['cells']} | {_pct(r['median'])} | {met} | "
-                     f"{within} of {len(g)} | {widest} |")
+                     f"{r['ten'][0]} of {r['ten'][1]} measured | {within} of {len(g)} ({widest}) |")
         if r["protocol"] == "adaptive":
             others = [f"{r[k]} {k}" for k in STOPS[1:] if r[k]]
             if others:

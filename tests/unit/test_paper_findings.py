@@ -126,6 +126,21 @@ def test_precision_block_of_a_fixed_run_says_so(tmp_path):
     assert f"| E1 (bindings) | {d.name} | 3 | ±15.0% | — (fixed) |" in block and "A fixed run" in block
 
 
+def test_precision_block_counts_cells_with_ten_clean_processes(tmp_path):
+    """Of the cells measured, those whose estimate used at least 10 processes (disturbed ones left out);
+    a twin and a cell that never ran are not counted."""
+    d = _fake_run(tmp_path, None)
+    cells = [{"benchmark": f"bindings.{b}", "params": p, "engine": "e", "runtime": "cpython"}
+             for b, p in (("a", {}), ("b", {}), ("c", {}), ("a", {"aa": "twin"}))]
+    (d / "plan.json").write_text(json.dumps({"cells": cells, "order": []}))
+    summary = pd.DataFrame({"benchmark": ["bindings.a", "bindings.b", "bindings.c", "bindings.a"],
+                            "params": ["", "", "", "aa=twin"], "engine": ["e"] * 4, "runtime": ["cpython"] * 4,
+                            "processes": [10, 9, np.nan, 12], "mean_s": [1.0, 2.0, np.nan, 1.0],
+                            "ci_low_s": [0.9, 1.6, np.nan, 0.9], "ci_high_s": [1.1, 2.4, np.nan, 1.1]})
+    block = runfacts.precision_block(_FakeRuns(d, summary))
+    assert "| 1 of 2 measured |" in block
+
+
 def test_noise_warning_counts_noisy_processes_and_busy_starts(tmp_path):
     procs = pd.DataFrame({"noise": [{"noisy": True}, {"noisy": False}, {"noisy": True}, None]})
     text = runfacts.noise_warning(procs, [])
