@@ -16,7 +16,7 @@ from harness.commands import (campaign, collect, compare, data, doctor, gobench,
                               reference, report, run, summary, table, validate)
 from harness.commands import list as list_
 from harness.commands import notebooks as notebooks_
-from harness.errors import UserError
+from harness.errors import RunInterrupted, UserError
 
 #: the commands in the order --help lists them
 COMMANDS: list[ModuleType] = [list_, run, summary, table, compare, import_, gobench, data, validate, notebooks_, plan,
@@ -62,8 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_status
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        # a run or resume whose directory exists says how to finish it (RunInterrupted)
+        print(str(exc) if isinstance(exc, RunInterrupted) else "interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -23,6 +23,19 @@ class RunStopped(UserError):
         self.run_dir = run_dir
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped a run whose directory exists: every finished process is stored
+    and a resume finishes it, so the CLI says how in one line (exit 130) instead of a bare
+    "interrupted". A KeyboardInterrupt, so code that catches Ctrl-C still sees it."""
+
+    exit_status = 130
+
+    def __init__(self, run_dir: object) -> None:
+        super().__init__(f"interrupted: every finished process is stored; finish the run with: "
+                         f"python -m harness run --resume {run_dir}")
+        self.run_dir = run_dir
+
+
 def close_names(typed: str, names: "list[str]", n: int = 3) -> "list[str]":
     """The names a mistyped one most likely meant: those with a part (split at `/` or `.`) equal
     to it (`sqlite3` -> `sqlite/sqlite3`, `select_fold` -> `bindings.select_fold`; a family,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.commands.fromstore import add_from_option, reading_store
+from harness.commands.fromstore import add_from_option, reading_store, run_name
 from harness.commands.options import add_stats_options, check_confidence, check_resamples
 
 
@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.analysis.runset import RunSet
     from harness.errors import UserError
     from harness.fsutil import write_bytes_atomic
+    from harness.redaction import redact
     from harness.store import read_manifest
     from harness.studies import report
 
@@ -58,7 +59,11 @@ def run(args: argparse.Namespace) -> int:
     if runs.raw.empty and runs.processes.empty:
         raise UserError("the runs hold no process records")
     patterns = [g.strip() for g in args.sequences.split(",") if g.strip()] if args.sequences else None
-    page = report.build(runs, args.baseline, patterns)
+    # with --from the run directories are a private temporary folder: the page names the run ids
+    # and the store (its password redacted) instead
+    names = {Path(d).name: run_name(args, d) for d in args.runs}
+    store = redact(args.from_dsn) if getattr(args, "from_dsn", None) else None
+    page = report.build(runs, args.baseline, patterns, run_names=names, store=store)
     try:
         write_bytes_atomic(args.html, page.encode("utf-8"))
     except OSError as exc:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 from harness import engines as engine_registry
 from harness import store, workloads
-from harness.errors import RunStopped, UserError
+from harness.errors import RunInterrupted, RunStopped, UserError
 from harness.fsutil import PROJECT_ROOT, Busy, try_locked, write_json_atomic
 from harness.protocol import canonical_params, timing_rows
 from harness.redaction import redact
@@ -435,9 +435,12 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
     run_dir = Path(run_dir)
     if not (run_dir / "plan.json").exists():
         raise UserError(f"{run_dir}: not a run directory (no plan.json)")
-    plan = store.read_plan(run_dir)  # checked: cells and order as a resume needs them
-    manifest = store.read_manifest(run_dir)
-    store.verify_records(run_dir, manifest, plan, store.process_records(run_dir))
+    try:  # Ctrl-C while checking the records changes nothing on disk: say how to resume all the same
+        plan = store.read_plan(run_dir)  # checked: cells and order as a resume needs them
+        manifest = store.read_manifest(run_dir)
+        store.verify_records(run_dir, manifest, plan, store.process_records(run_dir))
+    except KeyboardInterrupt:
+        raise RunInterrupted(run_dir) from None
     manifest["command"] = manifest.get("command")
     if max_wait_s is not None:
         plan["max_wait_s"] = max_wait_s
@@ -509,6 +512,8 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
                 (drive or Runner.execute)(runner)
         except KeyboardInterrupt:
             status = "interrupted"
+            if locked or not first:  # the run directory exists (a fresh run's only once it is locked)
+                raise RunInterrupted(run_dir) from None
             raise
         except OSError as exc:
             status = "stopped"

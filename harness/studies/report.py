@@ -187,14 +187,28 @@ def sequences_section(runs: RunSet, patterns: list[str] | None, figures_dir: Pat
     return "\n".join(out)
 
 
-def build(runs: RunSet, baseline: str = BASELINE, sequences: list[str] | None = None) -> str:
-    """The whole page as one HTML string (figures drawn in a temporary folder and embedded)."""
+def source_text(run_dirs: list[Path], run_names: dict[str, str] | None = None, store: str | None = None) -> str:
+    """Where the page's timings come from, as the user named it: the run directories as given
+    (`run_names`: directory name -> name to show), or the run ids and the results store they were
+    read from (`store`, password redacted), never the private temporary folder a `--from` store
+    was read into (it is deleted when the command ends)."""
+    names = [(run_names or {}).get(Path(d).name, str(d)) for d in run_dirs]
+    codes = ", ".join(f"<code>{html.esc(n)}</code>" for n in names)
+    if store:
+        return (f"the run{'' if len(names) == 1 else 's'} {codes} read from the results store "
+                f"<code>{html.esc(store)}</code>")
+    return f"the run director{'y' if len(names) == 1 else 'ies'} {codes}"
+
+
+def build(runs: RunSet, baseline: str = BASELINE, sequences: list[str] | None = None,
+          run_names: dict[str, str] | None = None, store: str | None = None) -> str:
+    """The whole page as one HTML string (figures drawn in a temporary folder and embedded).
+    `run_names` and `store` name the runs as the user gave them (see `source_text`)."""
     from harness.studies.runfacts import noise_block_of, noise_warning
 
     names = ", ".join(d.name for d in runs.run_dirs)
-    intro = (f"<p>Everything on this page is computed from the raw timings stored in the run "
-             f"director{'y' if len(runs.run_dirs) == 1 else 'ies'} "
-             f"{', '.join(f'<code>{html.esc(d)}</code>' for d in runs.run_dirs)} by "
+    intro = (f"<p>Everything on this page is computed from the raw timings stored in "
+             f"{source_text(runs.run_dirs, run_names, store)} by "
              f"<code>python -m harness report</code>. Intervals are {runs.confidence:.0%} confidence intervals "
              f"[low, high], {html.esc(METHOD_NAMES.get(runs.method, runs.method))}; baseline "
              f"<code>{html.esc(baseline)}</code>.</p>")

@@ -326,3 +326,61 @@ def test_make_run_style_report_changes_no_tracked_file(smoke_run):
     assert tracked_state() == before
     record_matrix("fault (e2e)", "rendering a run's report (make run) leaves tracked files alone", proc.returncode,
                   proc.stderr.strip().splitlines()[-1])
+
+
+def test_ctrl_c_while_a_resume_prepares_its_data_set_stops_cleanly(tmp_path):
+    """Ctrl-C while a resume generates the TPC-H data it needs (a cache that does not hold it yet):
+    exit 130, one line naming the resume command, no traceback, the manifest written whole, no
+    half-made data set left in the cache; the next resume prepares it again and completes."""
+    tmp = tmp_path / "tmp"
+    out = tmp_path / "runs"
+    args = ["run", "--profile", "smoke", "--benchmarks", "tpch.q06", "--engines", "sqlite/sqlite3",
+            "--processes", "3", "--iterations", "1", "--out", str(out), "--no-progress"]
+    first = subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE,
+                             env=dict(_env(tmp), CROSSINGS_TPCH_CACHE=str(tmp_path / "cache-first")))
+    run_dir = None
+    deadline = time.time() + 60
+    while time.time() < deadline and run_dir is None:
+        made = [d for d in out.glob("20*") if (d / "manifest.json").exists()] if out.exists() else []
+        run_dir = made[0] if made else None
+        time.sleep(0.01)
+    assert run_dir is not None, "the run never made its directory"
+    first.kill()  # an unfinished run (SIGKILL: nothing of it cleaned up)
+    first.communicate()
+    recorded = len(list((run_dir / "processes").glob("*.json")))
+    assert recorded < 3
+
+    cache = tmp_path / "cache-resume"  # empty: the resume must generate and load sf 0.01
+    env = dict(_env(tmp), CROSSINGS_TPCH_CACHE=str(cache))
+    resume = subprocess.Popen([sys.executable, "-m", "harness", "run", "--resume", str(run_dir)], cwd=ROOT,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (cache / "sf0.01").exists():
+        time.sleep(0.01)
+    assert (cache / "sf0.01").exists(), "the resume never started preparing its data set"
+    resume.send_signal(signal.SIGINT)
+    stdout, stderr = resume.communicate(timeout=60)
+    assert resume.returncode == 130, stderr
+    assert "Traceback" not in stderr, stderr
+    line = stderr.strip().splitlines()[-1]
+    assert line == ("interrupted: every finished process is stored; finish the run with: "
+                    f"python -m harness run --resume {run_dir}"), stderr
+    assert len(list((run_dir / "processes").glob("*.json"))) == recorded, "Ctrl-C landed after the preparation"
+    m = store.read_manifest(run_dir)
+    assert m["status"] == "interrupted" and m["segments"][-1]["status"] == "interrupted"
+    assert store.read_plan(run_dir)["order"]
+    sf_dir = cache / "sf0.01"
+    assert not list(sf_dir.glob(".*.tmp-*")), "Ctrl-C left a half-made data set in the cache"
+    assert (not (sf_dir / "parquet").exists()) or (sf_dir / "parquet" / "FINGERPRINT.json").exists()
+    assert (not (sf_dir / "sqlite-noindexes.db").exists()) or (sf_dir / "sqlite-noindexes.db.json").exists()
+    assert _hidden_temps(run_dir) == []
+
+    final = harness("run", "--resume", str(run_dir), "--no-progress", check=False, env=env)
+    assert final.returncode == 0, final.stderr
+    m = store.read_manifest(run_dir)
+    assert m["status"] == "complete" and m["process_counts"] == {"ok": 3}
+    assert (sf_dir / "sqlite-noindexes.db.json").exists()
+    assert _leftovers(tmp) == []
+    record_matrix("fault (e2e)", "Ctrl-C while a resume prepares its data set, then resume", resume.returncode,
+                  line, 0, 0)

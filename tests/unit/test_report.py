@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from harness import cli, store
 from harness.analysis import html, simdata, wording
@@ -62,3 +63,46 @@ def test_report_shows_the_noise_warning(tmp_path):
     page = report.build(RunSet(run, resamples=200), baseline="e/a")
     assert "2.82177734375" not in page and "2.82, 2.50, 2.00" in page
     assert '<div class="warn" id="noise">' in page and "Warning: noisy run" in page and "3.42 1.33" in page
+
+
+def test_report_from_the_store_names_the_runs_and_store_not_a_temporary_folder(tmp_path, monkeypatch):
+    """With --from the runs are read into a private temporary folder that is deleted afterwards:
+    the page must name what the user gave (the run id, the store with its password redacted)."""
+    import shutil
+    import tempfile
+
+    from harness.run import resultsdb
+
+    df = simdata.simulate_run(benchmarks=1, engines=("e/a", "e/b"), processes=2, iterations=4, seed=1)
+    stored = store.write_imported_run(tmp_path / "store", df, {"machine": {}})
+
+    class FakeStore:
+        """Materialized without PostgreSQL: the run copied into a temporary folder, as the real one does."""
+
+        def __init__(self, dsn: str, ids: list[str] | None) -> None:
+            self.ids = ids
+
+        def __enter__(self) -> list:
+            self.dir = Path(tempfile.mkdtemp(prefix="crossings-from-db-"))
+            return [Path(shutil.copytree(stored, self.dir / i)) for i in self.ids]
+
+        def __exit__(self, *exc) -> None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    monkeypatch.setattr(resultsdb, "Materialized", FakeStore)
+    out = tmp_path / "r.html"
+    assert cli.main(["report", stored.name, "--from", "postgresql://me:secret@db.example/results",
+                     "--html", str(out), "--resamples", "200", "--baseline", "e/a"]) == 0
+    page = out.read_text()
+    assert "crossings-from-db-" not in page and "crossings-report-" not in page
+    assert tempfile.gettempdir() + "/" not in page
+    assert f"<code>{stored.name}</code>" in page and "db.example/results" in page and "secret" not in page
+
+
+def test_report_of_run_dirs_names_them_as_given(tmp_path, monkeypatch):
+    df = simdata.simulate_run(benchmarks=1, engines=("e/a", "e/b"), processes=2, iterations=4, seed=1)
+    run = store.write_imported_run(tmp_path, df, {"machine": {}})
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r.html"
+    assert cli.main(["report", run.name, "--html", str(out), "--resamples", "200", "--baseline", "e/a"]) == 0
+    assert f"run directory <code>{run.name}</code>" in out.read_text()

@@ -110,3 +110,23 @@ def test_precision_rules():
     # NULL
     assert cv("avg", None, "NULL") is None and cv("avg", None, "348406.02") is not None
     assert cv("avg", 1.0, "NULL") is not None
+
+
+def test_ctrl_c_during_tpch_generation_leaves_no_partial_parquet(tmp_path, monkeypatch):
+    """Ctrl-C while tpchgen-cli writes: its half-written output is removed at once, so the cache
+    holds the data set whole or not at all and the next preparation generates it again."""
+    import subprocess
+
+    from harness.run.datasets import tpch as tpch_data
+
+    def interrupted(cmd, **kw):
+        out = Path(cmd[cmd.index("--output-dir") + 1])
+        (out / "lineitem.parquet").write_bytes(b"PAR1 half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tpch_data, "generator_version", lambda: "tpchgen-cli test")
+    monkeypatch.setattr(subprocess, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tpch_data.generate(0.01, progress=False, root=tmp_path)
+    d = tmp_path / "sf0.01"
+    assert sorted(p.name for p in d.iterdir()) == [".lock"]

@@ -286,8 +286,18 @@ def _generate_locked(sf, directory: Path, say, force: bool) -> dict:
     _remove(tmp)
     tmp.mkdir(parents=True)
     say(f"sf{sf_text}: generating with {generator} ...")
-    t0 = time.perf_counter()
     cmd = tpchgen_command() + ["parquet", "--scale-factor", sf_text, "--output-dir", str(tmp), "--no-progress"]
+    try:  # Ctrl-C (or any failure) mid-generation leaves no half-written parquet behind
+        return _generate_into(tmp, target, directory, cmd, generator, sf_text, say)
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _generate_into(tmp: Path, target: Path, directory: Path, cmd: list[str], generator: str, sf_text: str,
+                   say) -> dict:
+    """Run the generator into `tmp`, check and fingerprint its files, rename it to `target`."""
+    t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         _remove(tmp)
