@@ -18,7 +18,8 @@ not started in time are recorded as skipped), its processes show no steady state
 Balanced rounds (the default): the cells a study compares with each other, those of one benchmark
 and parameters (engines, runtimes and the A/A twin), form a group, and every running cell of a
 group gets the same number of new processes in a round: the most any of them still needs, as
-far as the group's poorest member's budget allows. A cell whose interval is met keeps running
+far as the group's budget allows (each member's `max_time_s`, shared by the group: a cheap
+cell's unspent seconds pay for an expensive one's processes). A cell whose interval is met keeps running
 while its group does, so the two sides of every ratio are measured in the same rounds, over the
 same stretch of the run: when the host's speed drifts under a run (it does, by 5-10% over
 minutes on a shared VM), a side that got its extra processes late would otherwise be measured
@@ -107,7 +108,8 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         run_left = math.inf if settings.max_run_time_s is None else settings.max_run_time_s - run_spent
         wants: dict[int, tuple[int, int, float]] = {}  # cell -> (processes it needs, it can afford, s each)
         met: set[int] = set()
-        spent_groups: set[tuple] = set()  # a member's budget is spent: the group stops with it
+        spent_groups: set[tuple] = set()  # a member stopped for the run's budget: its group stops with it
+        spent: dict[int, float] = {}  # machine seconds each running cell has spent
         for i, cell in enumerate(cells):
             if i in stopped:
                 continue
@@ -131,7 +133,8 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             if settings.max_time_s is not None and per_process > 0:
                 afford = (settings.max_time_s - a["spent_s"]) // per_process
             wants[i] = (need, afford, per_process)
-        adds = _balance(wants, cells, settings.balanced, spent_groups)
+            spent[i] = a["spent_s"]
+        adds = _balance(wants, cells, settings, spent_groups, spent)
         adds = _share_run_budget(adds, wants, cells, run_left, rng, settings.balanced)
         new: list[int] = []
         for i in sorted(wants):
@@ -173,23 +176,29 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
     return record
 
 
-def _balance(wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any]], balanced: bool,
-             spent_groups: set[tuple]) -> dict[int, int]:
-    """New processes per cell this round, each within its own budget. Balanced: every running
-    cell of a group gets the most any of them still needs, as far as the group's poorest member
-    can afford it; a group whose cells all met their target, or one of whose cells spent its
-    budget, gets none. Unbalanced: each cell its own."""
-    if not balanced:
+def _balance(wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any]], settings: Settings,
+             spent_groups: set[tuple], spent: dict[int, float]) -> dict[int, int]:
+    """New processes per cell this round. Unbalanced: each cell what it needs, within its own budget.
+    Balanced: every running cell of a group gets the most any of them still needs, within the
+    group's budget: `max_time_s` per member, shared (a cheap cell's unspent seconds pay for an
+    expensive one's processes, so the group does not stop when its dearest member's own 30 s are
+    gone: the ratios need both sides, and a cell alone gains nothing from running on); a group
+    whose cells all met their target, or that holds a cell stopped for the run's budget, gets none."""
+    if not settings.balanced:
         return {i: int(min(need, afford)) for i, (need, afford, _) in wants.items()}
     groups: dict[tuple, list[int]] = {}
     for i in wants:
         groups.setdefault(group_of(cells[i]), []).append(i)
     adds: dict[int, int] = {}
-    for members in groups.values():
-        n = min(max(wants[i][0] for i in members), min(wants[i][1] for i in members))
-        if group_of(cells[members[0]]) in spent_groups:
+    for key, members in groups.items():
+        n = max(wants[i][0] for i in members)
+        per_round = sum(wants[i][2] for i in members)
+        if settings.max_time_s is not None and per_round > 0:
+            left = settings.max_time_s * len(members) - sum(spent[i] for i in members)
+            n = min(n, int(left // per_round))
+        if key in spent_groups:
             n = 0
-        adds.update({i: int(max(n, 0)) for i in members})
+        adds.update({i: max(n, 0) for i in members})
     return adds
 
 
@@ -289,8 +298,8 @@ def _stop_reason(i: int, a: dict[str, Any] | None, plan: dict[str, Any], runner:
         return "met"
     if not a["steady"] and planned:  # a short pilot is no proof: judge after processes of the planned length
         return "no steady state"
-    if settings.max_time_s is not None and a["spent_s"] >= settings.max_time_s:
-        return "budget"
+    if settings.max_time_s is not None and a["spent_s"] >= settings.max_time_s and not settings.balanced:
+        return "budget"  # balanced: the group's shared budget decides (_balance)
     if settings.max_run_time_s is not None and run_spent >= settings.max_run_time_s:
         return "budget"
     return None

@@ -39,7 +39,10 @@ def git_commit() -> dict[str, Any]:
             return None
 
     commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no")
+    # the code's state: the runs and paper the campaign itself writes (data/reference*, paper.md,
+    # figures/) do not make the code dirty
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/reference*",
+                 ":(exclude)paper.md", ":(exclude)paper.pdf", ":(exclude)figures")
     date = git("show", "-s", "--format=%cI", "HEAD") if commit else None
     return {"commit": commit, "dirty": bool(status) if status is not None else None, "commit_date": date}
 

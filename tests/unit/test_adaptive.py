@@ -129,18 +129,20 @@ def _group_runner(tmp_path, cells):
     return r
 
 
-def _assess_by_cell(runner, behaviour, c_proc=0.5):
+def _assess_by_cell(runner, behaviour, c_proc=0.5, costs=None):
+    """assess() with per-cell half-widths; `costs`: each cell's seconds per process (default c_proc + 0.5)."""
     from harness.protocol import canonical_params
 
     def assess(run_dir, target, confidence, resamples):
         out = {}
         for i, cell in enumerate(runner.plan["cells"]):
             P = runner.processes(i)
+            cp = costs[i] if costs else c_proc
             out[(cell["benchmark"], canonical_params(cell["params"]), cell["engine"], "cpython")] = {
                 "half_width": behaviour[i](P), "mean_s": 1.0, "s2_between": 0.01, "s2_within": 0.04,
-                "c_proc_s": c_proc, "c_iter_s": 0.01, "warmup": 1, "steady": True, "processes": P,
-                "spent_s": P * 1.0, "plan": {"processes": 8, "iterations": 50, "machine_s": 8.0,
-                                             "half_width": 0.03, "note": ""}}
+                "c_proc_s": cp, "c_iter_s": 0.0 if costs else 0.01, "warmup": 1, "steady": True, "processes": P,
+                "spent_s": P * (cp if costs else 1.0), "plan": {"processes": 8, "iterations": 50, "machine_s": 8.0,
+                                                               "half_width": 0.03, "note": ""}}
         return out
     return assess
 
@@ -167,15 +169,19 @@ def test_balanced_rounds_give_the_cells_of_a_comparison_the_same_processes(tmp_p
     assert [r2.processes(c) for c in range(4)] == [16, 2, 2, 2]
 
 
-def test_a_group_stops_when_one_member_spent_its_budget(tmp_path):
-    """The group's poorest member decides: no cell runs on alone after its comparison's other side stopped."""
+def test_a_group_shares_its_budget_and_stops_together(tmp_path):
+    """The group's budget is its members' per-cell seconds pooled: a cheap cell's unspent seconds pay
+    for an expensive one's processes, both run the same rounds, and they stop together."""
     cells = [("q1", "sqlite", {}), ("q1", "h2", {})]
     r = _group_runner(tmp_path, cells)
-    r.plan["cells"][1]["engine"] = "h2"
     never = lambda P: 1.0  # noqa: E731
-    rec = drive(r, Settings(target=0.05, max_time_s=6.0), _assess_by_cell(r, [never, never]))
+    costs = [0.1, 1.0]  # seconds per process
+    rec = drive(r, Settings(target=0.05, max_time_s=6.0), _assess_by_cell(r, [never, never], costs=costs))
     assert r.processes(0) == r.processes(1)
     assert [c["stop"] for c in rec["cells"]] == ["budget", "budget"]
+    spent = [r.processes(i) * costs[i] for i in range(2)]
+    assert sum(spent) <= 2 * 6.0 and spent[1] > 6.0  # the h2 cell spent more than its own 6 s
+    assert sum(spent) + sum(costs) > 2 * 6.0  # stopped only when one more round would overrun the pool
 
 
 def test_the_run_budget_is_shared_by_every_group_not_spent_in_cell_order():

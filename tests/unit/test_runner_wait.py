@@ -17,3 +17,26 @@ def test_wait_exit_returns_the_status_and_raises_on_timeout():
     finally:
         slow.kill()
         slow.wait()
+
+
+def test_a_campaigns_own_outputs_do_not_make_the_code_dirty(tmp_path, monkeypatch):
+    """The manifest's `dirty` is about the code: runs installed into data/reference/ and the paper
+    written by the campaign leave it clean; an edit of the code does not."""
+    import harness.run.manifest as manifest
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "data" / "reference" / "r1").mkdir(parents=True)
+    (tmp_path / "data" / "reference" / "r1" / "plan.json").write_text("{}")
+    (tmp_path / "paper.md").write_text("p")
+    (tmp_path / "code.py").write_text("x = 1")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    monkeypatch.setattr(manifest, "PROJECT_ROOT", tmp_path)
+    (tmp_path / "data" / "reference" / "r1" / "plan.json").unlink()
+    (tmp_path / "paper.md").write_text("q")
+    assert manifest.git_commit()["dirty"] is False
+    (tmp_path / "code.py").write_text("x = 2")
+    assert manifest.git_commit()["dirty"] is True
