@@ -8,9 +8,14 @@ half-width, processes (clean, disturbed and rerun), and for the noisy run the co
 flag's recall and precision against the generator's log: a process truly ran beside the
 generator when a burst overlapped its life by at least TRUTH_MIN_S and TRUTH_SHARE of it.
 
+The two sides run in four blocks, quiet / noisy / noisy / quiet (an ABBA order), each with half
+of a side's machine seconds, and each side's processes are pooled: the host's own speed moves by
+several percent over minutes on this VM, and a quiet run followed by a noisy one would put that
+drift into the difference of the means; ABBA cancels a linear drift.
+
 Goals: the two means agree within 2%; both half-widths <= +-3% within 60 s of machine time;
 recall >= 95%. Measure alone: nothing else may run on the machine meanwhile.
-Usage: python benchmarks/bench_interference.py [--seconds 60] [--n 10000] [--target 3] [--repeat 1]
+Usage: python benchmarks/bench_interference.py [--seconds 60] [--n 10000] [--target 3]
 """
 from __future__ import annotations
 
@@ -55,8 +60,8 @@ def run_cell(out: Path, n: int, target: float, seconds: float) -> Path:
     return Path(p.stdout.strip().splitlines()[-1])
 
 
-def describe(run_dir: Path) -> dict:
-    runs = RunSet([run_dir])
+def describe(run_dirs: list[Path]) -> dict:
+    runs = RunSet(run_dirs)
     s = runs.summary
     s = s[s["mean_s"].notna()]
     (r,) = s.to_dict("records")
@@ -125,25 +130,31 @@ def main() -> int:
         out = args.keep or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
         load0 = os.getloadavg()[0]
-        t0 = time.monotonic()
-        quiet = describe(run_cell(out, args.n, args.target, args.seconds))
-        quiet["wall"] = time.monotonic() - t0
-        log = out / f"noisegen-{time.time_ns()}.jsonl"
-        gen = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "noisegen.py"), "--cpu", str(worker_cpu()),
-                                "--log", str(log), "--seconds", str(20 * args.seconds)])
-        try:
+        dirs: dict[str, list[Path]] = {"quiet": [], "noisy": []}
+        walls = {"quiet": 0.0, "noisy": 0.0}
+        logs = []
+        for kind in ("quiet", "noisy", "noisy", "quiet"):  # ABBA: a linear drift of the host cancels
+            gen = None
+            if kind == "noisy":
+                logs.append(out / f"noisegen-{time.time_ns()}.jsonl")
+                gen = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "noisegen.py"), "--cpu",
+                                        str(worker_cpu()), "--log", str(logs[-1]), "--seconds", str(20 * args.seconds)])
             t0 = time.monotonic()
-            noisy = describe(run_cell(out, args.n, args.target, args.seconds))
-            noisy["wall"] = time.monotonic() - t0
-        finally:
-            gen.send_signal(signal.SIGTERM)
-            gen.wait(timeout=30)
-        bursts = read_log(log)
+            try:
+                dirs[kind].append(run_cell(out, args.n, args.target, args.seconds / 2))
+            finally:
+                if gen is not None:
+                    gen.send_signal(signal.SIGTERM)
+                    gen.wait(timeout=30)
+            walls[kind] += time.monotonic() - t0
+        quiet, noisy = describe(dirs["quiet"]), describe(dirs["noisy"])
+        quiet["wall"], noisy["wall"] = walls["quiet"], walls["noisy"]
+        bursts = [b for log in logs for b in read_log(log)]
         q = flag_quality(noisy["records"], bursts)
         qq = flag_quality(quiet["records"], [])
         grid = rule_grid(truth_and_measures(noisy["records"], bursts) + truth_and_measures(quiet["records"], []))
     print(f"load at start {load0:.2f}; cell bindings.select_fold n={args.n} sqlite/sqlite3, target +-{args.target:g}%, "
-          f"{args.seconds:g} machine s")
+          f"{args.seconds:g} machine s per side in two blocks (quiet, noisy, noisy, quiet)")
     for name, d in (("quiet", quiet), ("beside noise", noisy)):
         adj = (f"; canary-adjusted {1e3 * d['adj_mean_s']:.4f} ms +-{100 * d['adj_half']:.2f}% (rho {d['rho']:.2f})"
                if d["adj_mean_s"] == d["adj_mean_s"] and d["adj_mean_s"] is not None else "")

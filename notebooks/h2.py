@@ -38,19 +38,16 @@ from pathlib import Path
 
 from IPython.display import Markdown, display
 
-from harness.analysis.runset import RunSet
-from harness.studies import h2, runfacts
+from harness.studies import h2
+from harness.studies.common import open_runs
 
-dirs = [Path(d) for d in h2_dirs] or h2.default_runs()
-print("H2 runs:", ", ".join(str(d) for d in dirs) or "none")
-if dirs:
-    runs = RunSet(dirs, method=method, resamples=resamples, aa_twins=False)
-    display(Markdown(runfacts.noise_block(runs)))
+runs = open_runs(h2_dirs, h2.default_runs, method=method, resamples=resamples, label="H2 runs")
+if runs is not None:
     result = h2.compute(runs, Path(figures_dir), baseline)
     for name in ("e3", "e2"):
         display(Markdown(result.blocks(paper_path or "paper.md")[f"{name}-h2-seed001"]))
         print(result.text[name])
 
 # %%
-if paper_path and dirs:
+if paper_path and runs is not None:
     print("updated", paper_path, result.write_paper(paper_path))

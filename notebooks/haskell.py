@@ -38,19 +38,16 @@ from pathlib import Path
 
 from IPython.display import Markdown, display
 
-from harness.analysis.runset import RunSet
-from harness.studies import haskell, runfacts
+from harness.studies import haskell
+from harness.studies.common import open_runs
 
-dirs = [Path(d) for d in haskell_dirs] or haskell.default_runs()
-print("Haskell runs:", ", ".join(str(d) for d in dirs) or "none")
-if dirs:
-    runs = RunSet(dirs, method=method, resamples=resamples, aa_twins=False)
-    display(Markdown(runfacts.noise_block(runs)))
+runs = open_runs(haskell_dirs, haskell.default_runs, method=method, resamples=resamples, label="Haskell runs")
+if runs is not None:
     result = haskell.compute(runs, Path(figures_dir), baseline)
     display(Markdown(result.text["e1"]))
     display(Markdown(result.text["seed000"]))
     display(result.tables["seed000"])
 
 # %%
-if paper_path and dirs:
+if paper_path and runs is not None:
     print("updated", paper_path, result.write_paper(paper_path))

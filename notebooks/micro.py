@@ -35,15 +35,10 @@ from pathlib import Path
 
 from IPython.display import Image, Markdown, display
 
-from harness import store
-from harness.analysis.runset import RunSet
-from harness.studies import runfacts
 from harness.studies import micro
+from harness.studies.common import open_runs
 
-runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples,
-             aa_twins=False)
-print("runs:", ", ".join(str(d) for d in runs.run_dirs))
-display(Markdown(runfacts.noise_block(runs)))  # a warning when the run was noisy
+runs = open_runs(run_dirs, method=method, resamples=resamples)  # names the runs; warns when noisy
 result = micro.compute(runs, Path(figures_dir), baseline)
 result.tables["crossings"]
 

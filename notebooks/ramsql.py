@@ -37,13 +37,10 @@ from pathlib import Path
 
 from IPython.display import Image, Markdown, display
 
-from harness import store
-from harness.analysis.runset import RunSet
 from harness.studies import ramsql
+from harness.studies.common import open_runs
 
-runs = RunSet([Path(d) for d in run_dirs] or store.default_runs(), method=method, resamples=resamples,
-             aa_twins=False)
-print("runs:", ", ".join(str(d) for d in runs.run_dirs))
+runs = open_runs(run_dirs, method=method, resamples=resamples)  # names the runs; warns when noisy
 result = ramsql.compute(runs, Path(figures_dir), baseline)
 print(result.text["findings"])
 

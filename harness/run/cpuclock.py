@@ -168,11 +168,12 @@ def _hz(clock: Any) -> float | None:
 
 def clock_of_run(run_dir: Path | str) -> dict[str, Any]:
     """The clock a run recorded: its manifest's `cpu_clock`, else what `machine.cpu` read (sysfs, cpuinfo)."""
-    import json
+    from harness.errors import UserError
+    from harness.store import read_manifest  # the store's checks (schema version, an object), as every reader's
 
     try:
-        manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
-    except (OSError, ValueError):
+        manifest = read_manifest(Path(run_dir))
+    except (OSError, ValueError, UserError):
         return {"hz": None, "source": f"unknown: no readable manifest in {run_dir}"}
     if isinstance(manifest.get("cpu_clock"), Mapping) and manifest["cpu_clock"].get("hz"):
         return dict(manifest["cpu_clock"])

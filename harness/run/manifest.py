@@ -19,8 +19,19 @@ from harness.protocol import SCHEMA_VERSION
 from harness.redaction import redact
 from harness.run.cpuclock import cpu_clock
 
-LIBRARIES = ["numpy", "pandas", "scipy", "pyarrow", "matplotlib", "duckdb", "apsw", "psycopg", "psycopg-binary",
-             "psycopg-c", "pymysql", "mysqlclient", "tpchgen-cli", "nbclient"]
+#: the analysis side's libraries and the drivers' builds; the drivers themselves come from the
+#: engines registry (`library_names`), so a new engine's driver is recorded without a second list
+LIBRARIES = ["numpy", "pandas", "scipy", "pyarrow", "matplotlib", "tpchgen-cli", "nbclient", "psycopg-binary",
+             "psycopg-c"]
+
+
+def library_names() -> list[str]:
+    """Every library whose version a manifest records: the analysis side's, then each engine's driver
+    (a name that is no installed distribution, such as `sqlite3` or `jdbc`, is simply not found)."""
+    from harness import engines
+
+    drivers = sorted({e.driver for e in engines.ENGINES.values() if e.driver})
+    return LIBRARIES + [d for d in drivers if d not in LIBRARIES]
 
 
 def _read(path: str) -> str | None:
@@ -95,7 +106,7 @@ def machine() -> dict[str, Any]:
 
 def library_versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {}
-    for name in LIBRARIES:
+    for name in library_names():
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

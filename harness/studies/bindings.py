@@ -19,6 +19,7 @@ from harness.analysis.wording import rate_unit
 from harness.run import cpuclock
 from harness.studies import envtable, findings, runfacts, seedclaims, seeds
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
+from harness.studies.verdicts import rules_text as verdict_rules
 
 PREFIX = "bindings."
 NATIVE = "sqlite/native-c"
@@ -63,7 +64,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "e1-ratios": ratio_md, "e1-findings": found, "abstract-e1": abstract(runs),
                "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs),
                "reproduce": runfacts.reproduce_block(runs.run_dirs),
+               "campaign-commits": runfacts.campaign_commits_block(runs.run_dirs),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
+               "verdict-rules": verdict_rules(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
                "environment": envtable.markdown(runs.run_dirs)}
         if seq_fig is not None:

@@ -14,7 +14,6 @@ widget messages can stall nbclient (jupyter/nbclient#312), and nobody is there t
 """
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -24,6 +23,7 @@ from harness.analysis.runset import RunSet
 from harness.fsutil import PROJECT_ROOT
 from harness.run.runtimes import runtime_family
 from harness.studies import family_studies
+from harness.studies import study as study_of
 from harness.studies.common import BASELINE
 
 
@@ -41,7 +41,7 @@ def available_runs(root: Path = PROJECT_ROOT) -> dict[str, Path]:
 
 def cells_of(runs: RunSet, study: str) -> pd.DataFrame:
     """The study's cells with timings (engine, runtime, benchmark) in the runs."""
-    prefix = importlib.import_module(f"harness.studies.{study}").PREFIX
+    prefix = study_of(study).prefix
     s = runs.summary
     return s[s["benchmark"].str.startswith(prefix) & s["mean_s"].notna()]
 
@@ -79,8 +79,7 @@ class Explorer:
 
         key = (id(runs), study, baseline)
         if key not in self._ratios:
-            prefix = importlib.import_module(f"harness.studies.{study}").PREFIX
-            self._ratios[key] = family_table(runs, prefix, baseline)
+            self._ratios[key] = family_table(runs, study_of(study).prefix, baseline)
         return self._ratios[key]
 
 

@@ -20,7 +20,7 @@ from harness.analysis.methods import METHOD_NAMES
 from harness.analysis.runset import RunSet
 from harness.redaction import redact
 from harness.store import read_manifest
-from harness.studies import family_studies
+from harness.studies import family_studies, study
 from harness.studies.common import BASELINE, excluded_cells, protocol_text
 
 NOT_OK = ("failed", "timeout", "error", "invalid")
@@ -146,17 +146,14 @@ def ratio_section(table: pd.DataFrame | None, note: str, baseline: str, runs: Ru
 
 def studies_section(runs: RunSet, baseline: str, figures_dir: Path) -> list[html.Section]:
     """Each study that has cells in the runs: its ratio table, its prose numbers and its figures."""
-    import importlib
-
     benchmarks = set(runs.summary["benchmark"])
     out = []
     for name, label in family_studies().items():
-        module = importlib.import_module(f"harness.studies.{name}")
-        if not any(b.startswith(module.PREFIX) for b in benchmarks):
+        s = study(name)
+        if not s.has_cells(benchmarks):
             continue
-        result = module.compute(runs, figures_dir, baseline)
-        parts = [ratio_section(result.tables.get("ratios"), result.text.get("ratios", ""), baseline, runs,
-                                 module.PREFIX)]
+        result = s.compute(runs, figures_dir, baseline)
+        parts = [ratio_section(result.tables.get("ratios"), result.text.get("ratios", ""), baseline, runs, s.prefix)]
         for key in ("cycles", "socket"):
             if result.text.get(key):
                 parts.append(html.markdown(result.text[key]))

@@ -344,6 +344,58 @@ def wall_text(manifest: dict) -> str:
     return text
 
 
+def campaign_commits_block(run_dirs: list[Path]) -> str:
+    """Which commits the campaign's runs were made at (every segment's, and whether its tree had
+    uncommitted changes), when they ran, and the imported runs apart: a reader sees at once whether
+    one code base made every number."""
+    from datetime import datetime
+
+    def when(t: Any) -> datetime | None:
+        try:
+            return datetime.strptime(str(t), "%Y-%m-%dT%H:%M:%S%z")
+        except ValueError:
+            return None
+
+    commits: dict[str, list[str]] = {}
+    dirty: set[str] = set()
+    times: list[datetime] = []
+    imported = []
+    for d in run_dirs:
+        m = read_manifest(Path(d))
+        if m.get("imported"):
+            imported.append(f"`{m.get('run_id')}` ({str(m.get('started') or '')[:10]})")
+            continue
+        segs = m.get("segments") or [{"commit": (m.get("project") or {}).get("commit"),
+                                      "dirty": (m.get("project") or {}).get("dirty"),
+                                      "started": m.get("started"), "ended": m.get("ended")}]
+        for seg in segs:
+            c = str(seg.get("commit") or (m.get("project") or {}).get("commit") or "unknown")[:12]
+            commits.setdefault(c, [])
+            if m.get("run_id") not in commits[c]:
+                commits[c].append(str(m.get("run_id")))
+            if seg.get("dirty"):
+                dirty.add(c)
+            times += [t for t in (when(seg.get("started")), when(seg.get("ended"))) if t]
+    if not commits:
+        return "_No measured runs here._"
+    n = sum(len(v) for v in commits.values())
+    span = (f", between {min(times):%Y-%m-%d %H:%M} and {max(times):%H:%M} UTC" if times and
+            min(times).date() == max(times).date() else
+            f", from {min(times):%Y-%m-%d %H:%M} to {max(times):%Y-%m-%d %H:%M} UTC" if times else "")
+    if len(commits) == 1:
+        c = next(iter(commits))
+        text = ((f"All {n} measured runs were made at one commit, `{c}`" if n > 1 else
+                 f"The measured run was made at commit `{c}`")
+                + (" (with uncommitted changes in the tree)" if c in dirty else " (a clean tree)") + span + ".")
+    else:
+        parts = [f"`{c}`{' (uncommitted changes)' if c in dirty else ''}: {', '.join(f'`{r}`' for r in runs)}"
+                 for c, runs in commits.items()]
+        text = f"The {n} measured runs were made at {len(commits)} commits{span}: " + "; ".join(parts) + "."
+    if imported:
+        text += (f" Imported from another tool's output: {', '.join(imported)}.")
+    return text
+
+
 def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
     """The exact command that made each run (its manifest's `command`), then how the paper was made:
     `make paper` from data/reference/ (`reference`), or `harness notebooks` on the runs themselves

@@ -154,6 +154,17 @@ def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
     return Verdict(word, _tally(vs))
 
 
+def rules_text() -> str:
+    """The rules for claims worded loosely ("about", "most", "every"), as the paper states them: fixed
+    before any number was looked at, and the same for every seed."""
+    return (f"\"About X\" is read as within a factor of {ABOUT:g} of X either way: supported when the whole "
+            f"interval lies in [X / {ABOUT:g}, X x {ABOUT:g}], refuted when it lies wholly outside. \"Most\" "
+            "is read as more than half of the cells: supported when more than half support the claim, refuted when "
+            "more than half refute it. A claim about every cell (\"in every category at every corpus size\") "
+            "is refuted by one cell that refutes it and supported only when every cell supports it, and a claim "
+            "about every corpus is at most inconclusive when a corpus was not measured.")
+
+
 def rank_test_min_p(n1: int, n2: int) -> float:
     """The smallest two-sided p a Mann-Whitney test of n1 against n2 values can give (complete
     separation): 2 / C(n1 + n2, n1); 3 against 3 gives 0.1."""

@@ -57,9 +57,13 @@ def test_perf_csv_parsing():
 
 
 def test_clock_of_run_falls_back_to_the_machine_section(tmp_path):
-    (tmp_path / "manifest.json").write_text('{"machine": {"cpu": {"mhz_proc_cpuinfo": 3200.0}}}')
+    (tmp_path / "manifest.json").write_text('{"schema_version": 2, "machine": {"cpu": {"mhz_proc_cpuinfo": 3200.0}}}')
     clock = cpuclock.clock_of_run(tmp_path)
     assert clock["hz"] == pytest.approx(3.2e9) and clock["source"].startswith("proc-cpuinfo")
-    (tmp_path / "manifest.json").write_text('{"cpu_clock": {"hz": 2.5e9, "source": "perf: measured"}}')
+    (tmp_path / "manifest.json").write_text('{"schema_version": 2, "cpu_clock": {"hz": 2.5e9, "source": "perf: measured"}}')
     assert cpuclock.clock_of_run(tmp_path)["hz"] == 2.5e9
+    # read through the store's checks: a manifest that is not one gives no clock, never a traceback
+    for bad in ('[1, 2]', '{"cpu_clock": {"hz": 2.5e9}}', '{"schema_version": 99, "cpu_clock": {"hz": 2.5e9}}'):
+        (tmp_path / "manifest.json").write_text(bad)
+        assert cpuclock.clock_of_run(tmp_path)["hz"] is None
     assert os.path.exists(tmp_path / "manifest.json")

@@ -197,3 +197,42 @@ def test_summary_text_is_aligned_and_narrow():
     assert "bindings.point_query [n=10, queries=5]" in flat or "[n=10," in text  # the label may wrap at a space
     assert "queries=5 sqlite" not in flat and "sqlite/sqlite3]" not in flat  # the engine is outside the bracket
     assert all(len(line) <= 80 for line in format_text(pd.DataFrame(rows), width=80).splitlines())
+
+
+def _manifest_run(tmp_path, name, commit, dirty=False, imported=False, started="2026-11-26T14:00:00+0000",
+                  ended="2026-11-26T14:20:00+0000"):
+    d = tmp_path / name
+    d.mkdir()
+    m = {"schema_version": 2, "run_id": name, "project": {"commit": commit, "dirty": dirty},
+         "started": started, "ended": ended}
+    if imported:
+        m["imported"] = True
+    else:
+        m["segments"] = [{"commit": commit, "dirty": dirty, "started": started, "ended": ended}]
+    (d / "manifest.json").write_text(json.dumps(m))
+    return d
+
+
+def test_campaign_commits_block_says_whether_one_commit_made_every_run(tmp_path):
+    a = _manifest_run(tmp_path, "20261126-140000-aaaaaa", "0123456789abcdef")
+    b = _manifest_run(tmp_path, "20261126-142000-bbbbbb", "0123456789abcdef", started="2026-11-26T14:20:00+0000",
+                      ended="2026-11-26T15:10:00+0000")
+    g = _manifest_run(tmp_path, "20261123-151536-cccccc", "fedcba9876543210", imported=True,
+                      started="2026-11-23T15:15:36+0000")
+    text = runfacts.campaign_commits_block([a, b, g])
+    assert text.startswith("All 2 measured runs were made at one commit, `0123456789ab` (a clean tree)")
+    assert "between 2026-11-26 14:00 and 15:10 UTC" in text
+    assert "Imported from another tool's output: `20261123-151536-cccccc` (2026-11-23)" in text
+    c = _manifest_run(tmp_path, "20261126-160000-dddddd", "1111111111111111", dirty=True)
+    two = runfacts.campaign_commits_block([a, c])
+    assert "at 2 commits" in two and "`111111111111` (uncommitted changes): `20261126-160000-dddddd`" in two
+
+
+def test_verdict_rules_name_the_factor_the_rules_use():
+    from harness.studies import verdicts
+
+    text = verdicts.rules_text()
+    assert f"factor of {verdicts.ABOUT:g}" in text and "more than half" in text
+    lo, hi = 2.0 / verdicts.ABOUT, 2.0 * verdicts.ABOUT
+    assert verdicts.about(lo, hi, 2.0).word == verdicts.SUPPORTED  # the rule as written is the rule applied
+    assert verdicts.about(hi * 1.01, hi * 1.5, 2.0).word == verdicts.REFUTED
