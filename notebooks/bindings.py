@@ -36,7 +36,7 @@ from pathlib import Path
 from IPython.display import Image, display
 
 from harness.studies import bindings
-from harness.studies.common import open_runs
+from harness.studies.opening import open_runs
 
 runs = open_runs(run_dirs, method=method, resamples=resamples)  # names the runs; warns when noisy
 result = bindings.compute(runs, Path(figures_dir), baseline)

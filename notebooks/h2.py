@@ -39,7 +39,7 @@ from pathlib import Path
 from IPython.display import Markdown, display
 
 from harness.studies import h2
-from harness.studies.common import open_runs
+from harness.studies.opening import open_runs
 
 runs = open_runs(h2_dirs, h2.default_runs, method=method, resamples=resamples, label="H2 runs")
 if runs is not None:

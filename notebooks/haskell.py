@@ -39,7 +39,7 @@ from pathlib import Path
 from IPython.display import Markdown, display
 
 from harness.studies import haskell
-from harness.studies.common import open_runs
+from harness.studies.opening import open_runs
 
 runs = open_runs(haskell_dirs, haskell.default_runs, method=method, resamples=resamples, label="Haskell runs")
 if runs is not None:

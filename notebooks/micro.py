@@ -36,7 +36,7 @@ from pathlib import Path
 from IPython.display import Image, Markdown, display
 
 from harness.studies import micro
-from harness.studies.common import open_runs
+from harness.studies.opening import open_runs
 
 runs = open_runs(run_dirs, method=method, resamples=resamples)  # names the runs; warns when noisy
 result = micro.compute(runs, Path(figures_dir), baseline)

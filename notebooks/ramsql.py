@@ -38,7 +38,7 @@ from pathlib import Path
 from IPython.display import Image, Markdown, display
 
 from harness.studies import ramsql
-from harness.studies.common import open_runs
+from harness.studies.opening import open_runs
 
 runs = open_runs(run_dirs, method=method, resamples=resamples)  # names the runs; warns when noisy
 result = ramsql.compute(runs, Path(figures_dir), baseline)

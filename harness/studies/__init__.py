@@ -14,11 +14,10 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from harness.analysis.runset import RunSet
-    from harness.studies.common import StudyResult
+# RunSet and StudyResult are not imported here (common imports this package): annotated as Any
+RunSet = StudyResult = Any
 
 STUDIES = {"bindings": "E1", "micro": "E2", "tpch": "E3", "inserts": "E4", "app": "E5", "ramsql": "E6",
            "history": "E7", "h2": "E2/E3 on H2", "haskell": "E1 in Haskell"}

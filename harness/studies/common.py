@@ -151,25 +151,3 @@ def shorten(text: str, limit: int) -> str:
     cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:(")
     return cut + " …"
 
-
-def open_runs(run_dirs: Iterable[Path | str], default: Callable[[], list[Path]] | None = None, *,
-              method: str, resamples: int, label: str = "runs") -> RunSet | None:
-    """The opening every study notebook shares: the runs given, or `default()` (the reference runs
-    or the newest run), named, with the noise warning shown when a run was noisy; A/A twins left out.
-    None when there are no runs (a study across runs may have none)."""
-    from harness import store
-    from harness.studies import runfacts
-
-    dirs = [Path(d) for d in run_dirs] or (default or store.default_runs)()
-    print(f"{label}:", ", ".join(str(d) for d in dirs) or "none")
-    if not dirs:
-        return None
-    runs = RunSet(dirs, method=method, resamples=resamples, aa_twins=False)
-    warning = runfacts.noise_block(runs)
-    try:
-        from IPython.display import Markdown, display
-
-        display(Markdown(warning))
-    except ImportError:  # outside Jupyter: the same words as text
-        print(warning)
-    return runs

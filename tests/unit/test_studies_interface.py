@@ -29,7 +29,7 @@ def test_studies_across_runs_own_no_family_and_unknown_names_list_the_studies():
 
 
 def test_open_runs_names_the_runs_and_says_when_there_are_none(capsys):
-    from harness.studies.common import open_runs
+    from harness.studies.opening import open_runs
 
     assert open_runs([], lambda: [], method="process-bootstrap", resamples=100, label="H2 runs") is None
     assert capsys.readouterr().out.strip() == "H2 runs: none"
