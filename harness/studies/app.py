@@ -192,7 +192,8 @@ def claim_acid_micro(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
 
 
 FERRETDB = ("MongoDB is reached through FerretDB (MongoDB's wire protocol over PostgreSQL); the seed's manual "
-            "auto-increment asks for the largest id, which FerretDB answers by scanning the collection")
+            "auto-increment counts the accounts (`count`) before each insert, ours asks for the largest id, and "
+            "FerretDB answers either by scanning the collection")
 
 
 def claim_mongo(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
@@ -211,13 +212,15 @@ def claim_push(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
 
 
 def sqlite_loses(cells: pd.DataFrame, ratio: Ratio, runtime: str) -> tuple[list[v.Verdict], list[Interval]]:
-    """Per operation x corpus on `runtime`: HDBC-sqlite3's time / each other engine's > 1 in every
-    pair (one verdict per cell), and every pair's ratio."""
+    """Per operation x corpus on `runtime`: HDBC-sqlite3's time / AcidState's (the seed's contender we
+    run as the seed did) > 1, one verdict per cell, and every pair's ratio."""
     same = cells[cells["runtime"].astype(str) == runtime]
     out, rs = [], []
     for i, s in same[same["engine"] == "sqlite/hdbc"].iterrows():
+        # the seed's contenders only: AcidState (its MongoDB is untestable with FerretDB, its MySQL ran
+        # the tiny benchmark alone, and it never ran PostgreSQL)
         others = same[(same["operation"] == s["operation"]) & (same["params"] == s["params"])
-                      & ~same["engine"].map(is_sqlite)]
+                      & same["engine"].map(is_acid)]
         pairs = [ratio(i, j) for j in others.index]
         rs += pairs
         if pairs:
@@ -235,7 +238,8 @@ def claim_sqlite(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
         return _claim(claim, v.untestable("no sqlite/hdbc (HDBC-sqlite3, the seed's binding) cell without -O"))
     vs, rs = sqlite_loses(cells, ratio, runtimes[0])
     return _claim(claim, only_measured(v.every_cell(vs), cells),
-                  f"sqlite/hdbc time / each other engine's on {runtimes[0]} (the seed's `ghc --make`): "
+                  f"sqlite/hdbc time / AcidState's on {runtimes[0]} (the seed's `ghc --make`; its other contenders, MongoDB "
+                  f"and MySQL, have no like-for-like cell here): "
                   f"{spread(rs, 'pairs of cells')}{corpora_text(cells)}")
 
 
@@ -265,8 +269,14 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
         return _claim(claim, v.untestable("no pair of Haskell builds with and without optimisation (-O0) here"))
     ok = [r[0] for r in rs if math.isfinite(r[0]) and r[0] > 0]
     geo = f"geometric mean {math.exp(sum(map(math.log, ok)) / len(ok)):.3g}x; " if ok else ""
-    return _claim(claim, v.most_cells(v.about(r[1], r[2], value) for r in rs),
-                  f"-O0 time / -O2 time (seed: about {value:g}x): {geo}{spread(rs)}")
+    evidence = f"-O0 time / -O2 time (seed: about {value:g}x): {geo}{spread(rs)}{corpora_text(cells)}"
+    have, _ = corpora_of(cells)
+    if "LG" not in have:  # the seed's only optimised build ran at its 50k corpus (LG-O against LG)
+        return _claim(claim, v.untestable("the seed compared `ghc --make` with `ghc -O --make` at its 50k corpus "
+                                          "only (LG against LG-O), which these runs do not measure; ours is -O0 "
+                                          "against -O2 at the smaller corpora, a contrast, not the seed's test"),
+                      evidence)
+    return _claim(claim, v.most_cells(v.about(r[1], r[2], value) for r in rs), evidence)
 
 
 def claims(cells: pd.DataFrame, ratio: Ratio) -> list[dict[str, Any]]:

@@ -65,6 +65,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs),
                "reproduce": runfacts.reproduce_block(runs.run_dirs),
                "campaign-commits": runfacts.campaign_commits_block(runs.run_dirs),
+               "abstract-precision": runfacts.abstract_precision(runs),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "verdict-rules": verdict_rules(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),

@@ -362,7 +362,7 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             why = "agrees: memory+off is fastest and the runner-up's interval lies above it"
         elif within:
             why = (f"not significant here: the intervals overlap (the {r.settings} settings' means lie within "
-                   f"{r.spread:.2g}x of each other; 3 processes on a busy machine); {sync_text}")
+                   f"{r.spread:.2g}x of each other); {sync_text}")
         else:
             why = (f"disagrees: {sync_text}; the seed ran SQLite {SEED['versions'][1]} on its 2010 machine, we run "
                    f"{versions.get(r.engine, '?')} on the file system the storage paragraph names")

@@ -243,6 +243,36 @@ def precision_block(runs: RunSet) -> str:
     return "\n".join(lines) + "\n\n" + " ".join(notes) + "\n\n" + caption
 
 
+def abstract_precision(runs: RunSet) -> str:
+    """The abstract's sentence on what the runs could resolve: the range of the studies' median
+    per-cell half-widths, how many geometric means met their target, and the A/A check."""
+    from harness.analysis import aa
+    from harness.analysis.runset import RunSet as Runs
+    from harness.studies import STUDIES
+
+    t = precision_table(runs)
+    t = t[(t["family"] != "imported") & t["median"].notna()] if len(t) else t
+    if t.empty:
+        return "_No cells in these runs._"
+    lo, hi = t.loc[t["median"].idxmin()], t.loc[t["median"].idxmax()]
+    geo = geomean_precision(runs)
+    within = int((geo["half"] <= GEOMEAN_TARGET).sum()) if len(geo) else 0
+    text = (f"The intervals are wide: the median per-cell half-width ranges from {_pct(lo['median'])} "
+            f"({STUDIES.get(lo['family'], lo['family'])}) to {_pct(hi['median'])} "
+            f"({STUDIES.get(hi['family'], hi['family'])}), and {within} of {len(geo)} geometric means are within "
+            f"the ±{GEOMEAN_TARGET:.0%} we aimed at (Section 2.5).")
+    twins = Runs(runs.run_dirs, method=runs.method, confidence=runs.confidence, resamples=runs.resamples,
+                 seed=runs.seed, steady_state=runs.steady_state, aa_twins=True)
+    a = aa.aa_by_family(twins)
+    if len(a):
+        pairs, differs = int(a["pairs"].sum()), int(a["differs"].sum())
+        ok = int(sum(1 for r in a.to_dict("records") if r["low"] <= 1.0 <= r["high"]))
+        text += (f" The A/A check called {differs} of {pairs} pairs of a cell and its twin different "
+                 f"({differs / pairs:.1%}, where chance alone gives about {1 - runs.confidence:.0%}), and the "
+                 f"twin / cell interval includes 1 in {ok} of {len(a)} studies.")
+    return text
+
+
 def aa_block(runs: RunSet) -> str:
     """Markdown: the within-run A/A check of each study (its baseline measured twice under two
     names, interleaved): pairs, how many were called different, and the geometric mean of twin /
