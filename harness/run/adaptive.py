@@ -108,7 +108,6 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         run_left = math.inf if settings.max_run_time_s is None else settings.max_run_time_s - run_spent
         wants: dict[int, tuple[int, int, float]] = {}  # cell -> (processes it needs, it can afford, s each)
         met: set[int] = set()
-        spent_groups: set[tuple] = set()  # a member stopped for the run's budget: its group stops with it
         spent: dict[int, float] = {}  # machine seconds each running cell has spent
         for i, cell in enumerate(cells):
             if i in stopped:
@@ -121,8 +120,6 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
                 met.add(i)  # it runs on while its group does; its stop is decided with the group's
             elif reason:
                 stopped[i] = {"stop": reason, "round": round_no}
-                if reason == "budget":
-                    spent_groups.add(group_of(cell))
                 continue
             # re-planned every round: the variance components sharpen as processes accumulate
             cell["iterations"] = _iterations(a, settings, plan["timeout_s"])
@@ -134,7 +131,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
                 afford = (settings.max_time_s - a["spent_s"]) // per_process
             wants[i] = (need, afford, per_process)
             spent[i] = a["spent_s"]
-        adds = _balance(wants, cells, settings, spent_groups, spent)
+        adds = _balance(wants, cells, settings, spent)
         adds = _share_run_budget(adds, wants, cells, run_left, rng, settings.balanced)
         new: list[int] = []
         for i in sorted(wants):
@@ -177,27 +174,26 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
 
 
 def _balance(wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any]], settings: Settings,
-             spent_groups: set[tuple], spent: dict[int, float]) -> dict[int, int]:
+             spent: dict[int, float]) -> dict[int, int]:
     """New processes per cell this round. Unbalanced: each cell what it needs, within its own budget.
     Balanced: every running cell of a group gets the most any of them still needs, within the
     group's budget: `max_time_s` per member, shared (a cheap cell's unspent seconds pay for an
     expensive one's processes, so the group does not stop when its dearest member's own 30 s are
     gone: the ratios need both sides, and a cell alone gains nothing from running on); a group
-    whose cells all met their target, or that holds a cell stopped for the run's budget, gets none."""
+    whose cells all met their target gets none. (The run's budget stops every cell at once, in
+    `_stop_reason`, so no group is left half-stopped by it.)"""
     if not settings.balanced:
         return {i: int(min(need, afford)) for i, (need, afford, _) in wants.items()}
     groups: dict[tuple, list[int]] = {}
     for i in wants:
         groups.setdefault(group_of(cells[i]), []).append(i)
     adds: dict[int, int] = {}
-    for key, members in groups.items():
+    for members in groups.values():
         n = max(wants[i][0] for i in members)
         per_round = sum(wants[i][2] for i in members)
         if settings.max_time_s is not None and per_round > 0:
             left = settings.max_time_s * len(members) - sum(spent[i] for i in members)
             n = min(n, int(left // per_round))
-        if key in spent_groups:
-            n = 0
         adds.update({i: max(n, 0) for i in members})
     return adds
 

@@ -176,7 +176,7 @@ def _grids(profile: Profile, benchmark: str, engine: str, overrides: dict[str, A
     from fnmatch import fnmatchcase
 
     out = []
-    for pattern, grids in getattr(profile, "grids", {}).items():
+    for pattern, grids in profile.grids.items():
         bench_glob, _, engine_glob = pattern.partition("@")
         if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
             out += [g for g in grids if not set(g) & set(overrides)]

@@ -59,13 +59,14 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                                            "folding over the rows")
             figs.insert(0, figure_link(f"E1 native C against the bindings, rows/s, 99% CI ({method})"
                                        + (f": {native_says}" if native_says else ""), native_fig, paper_path))
+        aa = runfacts.aa_of(runs)  # the twins' run set and A/A table, for the A/A block and the abstract
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
                "e1-ratios": ratio_md, "e1-findings": found, "abstract-e1": abstract(runs),
-               "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs),
+               "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs, aa),
                "reproduce": runfacts.reproduce_block(runs.run_dirs),
                "campaign-commits": runfacts.campaign_commits_block(runs.run_dirs),
-               "abstract-precision": runfacts.abstract_precision(runs),
+               "abstract-precision": runfacts.abstract_precision(runs, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "verdict-rules": verdict_rules(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),

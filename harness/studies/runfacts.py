@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +104,7 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
     clean = _clean_processes(runs)
     for d in runs.run_dirs:
         m = read_manifest(Path(d))
+        mine = _run_cells(Path(d))  # this run's cells (a cell two runs share is counted in both)
         adaptive = m.get("adaptive")
         if adaptive:
             cells = pd.DataFrame(adaptive.get("cells", []))
@@ -120,10 +122,9 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
                              "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
                              **{s: int(stops.get(s, 0)) for s in STOPS},
                              "other": int(len(g) - sum(stops.get(s, 0) for s in STOPS)),
-                             "ten": _at_least_ten(clean, Path(d), fam)})
+                             "ten": _at_least_ten(clean, mine, fam)})
         else:
             s = runs.summary
-            mine = _run_cells(Path(d))  # this run's cells (a cell two runs share is counted in both)
             if mine:
                 fam_of = s["runtime"].astype(str).map(runtime_family)
                 keep = [(b, p, e, f) in mine for b, p, e, f in zip(s["benchmark"], s["params"], s["engine"], fam_of)]
@@ -137,7 +138,7 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
                              "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
                              "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
                              "met": 0, "budget": 0, "no steady state": 0, "timeout": 0, "not run": len(g) - ran,
-                             "other": 0, "ten": _at_least_ten(clean, Path(d), fam)})
+                             "other": 0, "ten": _at_least_ten(clean, mine, fam)})
     return pd.DataFrame(rows)
 
 
@@ -156,9 +157,9 @@ def _clean_processes(runs: RunSet) -> dict[tuple, int]:
                                                           s["processes"].fillna(0)) if not _twin(str(p))}
 
 
-def _at_least_ten(clean: dict[tuple, int], run_dir: Path, fam: str) -> tuple[int, int]:
-    """(cells with at least MIN_CLEAN clean processes, cells measured) among the run's cells of `fam`."""
-    counts = [clean[k] for k in _run_cells(run_dir) if family(k[0]) == fam and clean.get(k, 0) > 0]
+def _at_least_ten(clean: dict[tuple, int], run_cells: set[tuple], fam: str) -> tuple[int, int]:
+    """(cells with at least MIN_CLEAN clean processes, cells measured) among a run's cells of `fam`."""
+    counts = [clean[k] for k in run_cells if family(k[0]) == fam and clean.get(k, 0) > 0]
     return sum(1 for n in counts if n >= MIN_CLEAN), len(counts)
 
 
@@ -243,11 +244,21 @@ def precision_block(runs: RunSet) -> str:
     return "\n".join(lines) + "\n\n" + " ".join(notes) + "\n\n" + caption
 
 
-def abstract_precision(runs: RunSet) -> str:
-    """The abstract's sentence on what the runs could resolve: the range of the studies' median
-    per-cell half-widths, how many geometric means met their target, and the A/A check."""
+def aa_of(runs: RunSet) -> tuple[RunSet, pd.DataFrame]:
+    """The runs with their A/A twins kept (the same statistical options) and the A/A table per family
+    (`aa.aa_by_family`): computed once for the A/A block and the abstract."""
     from harness.analysis import aa
     from harness.analysis.runset import RunSet as Runs
+
+    twins = Runs(runs.run_dirs, method=runs.method, confidence=runs.confidence, resamples=runs.resamples,
+                 seed=runs.seed, steady_state=runs.steady_state, aa_twins=True)
+    return twins, aa.aa_by_family(twins)
+
+
+def abstract_precision(runs: RunSet, aa_table: pd.DataFrame | None = None) -> str:
+    """The abstract's sentence on what the runs could resolve: the range of the studies' median
+    per-cell half-widths, how many geometric means met their target, and the A/A check (`aa_table`:
+    `aa_of(runs)[1]`, computed here when not given)."""
     from harness.studies import STUDIES
 
     t = precision_table(runs)
@@ -261,9 +272,7 @@ def abstract_precision(runs: RunSet) -> str:
             f"({STUDIES.get(lo['family'], lo['family'])}) to {_pct(hi['median'])} "
             f"({STUDIES.get(hi['family'], hi['family'])}), and {within} of {len(geo)} geometric means are within "
             f"the ±{GEOMEAN_TARGET:.0%} we aimed at (Section 2.5).")
-    twins = Runs(runs.run_dirs, method=runs.method, confidence=runs.confidence, resamples=runs.resamples,
-                 seed=runs.seed, steady_state=runs.steady_state, aa_twins=True)
-    a = aa.aa_by_family(twins)
+    a = aa_of(runs)[1] if aa_table is None else aa_table
     if len(a):
         pairs, differs = int(a["pairs"].sum()), int(a["differs"].sum())
         ok = int(sum(1 for r in a.to_dict("records") if r["low"] <= 1.0 <= r["high"]))
@@ -273,17 +282,13 @@ def abstract_precision(runs: RunSet) -> str:
     return text
 
 
-def aa_block(runs: RunSet) -> str:
+def aa_block(runs: RunSet, aa: tuple[RunSet, pd.DataFrame] | None = None) -> str:
     """Markdown: the within-run A/A check of each study (its baseline measured twice under two
     names, interleaved): pairs, how many were called different, and the geometric mean of twin /
-    cell with its interval, which must include 1."""
-    from harness.analysis import aa
-    from harness.analysis.runset import RunSet as Runs
+    cell with its interval, which must include 1 (`aa`: `aa_of(runs)`, computed here when not given)."""
     from harness.studies import STUDIES
 
-    twins = Runs(runs.run_dirs, method=runs.method, confidence=runs.confidence, resamples=runs.resamples,
-                   seed=runs.seed, steady_state=runs.steady_state, aa_twins=True)
-    t = aa.aa_by_family(twins)
+    twins, t = aa_of(runs) if aa is None else aa
     conf = f"{runs.confidence:.0%}"
     if t.empty:
         return "_No A/A twins in these runs (`harness run --aa`)._"
@@ -344,21 +349,21 @@ def _quote(arg: str) -> str:
     return shlex.quote(arg)
 
 
+def _when(t: Any) -> datetime | None:
+    """A manifest's timestamp (`2026-11-26T14:21:17+0000`), or None when it is missing or malformed."""
+    try:
+        return datetime.strptime(str(t), "%Y-%m-%dT%H:%M:%S%z")
+    except ValueError:
+        return None
+
+
 def wall_text(manifest: dict) -> str:
     """`, in 12 min on host X (2 segments)`: the run's wall time, summed over its segments (a
     resumed run has several), and the machine(s) they ran on; empty when the manifest has no times."""
-    from datetime import datetime
-
-    def parse(t: Any) -> datetime | None:
-        try:
-            return datetime.strptime(str(t), "%Y-%m-%dT%H:%M:%S%z")
-        except ValueError:
-            return None
-
     segs = manifest.get("segments") or [{"started": manifest.get("started"), "ended": manifest.get("ended")}]
     total, hosts = 0.0, []
     for seg in segs:
-        a, b = parse(seg.get("started")), parse(seg.get("ended"))
+        a, b = _when(seg.get("started")), _when(seg.get("ended"))
         if a and b:
             total += (b - a).total_seconds()
         host = (seg.get("machine") or {}).get("hostname") if isinstance(seg.get("machine"), dict) else None
@@ -378,14 +383,6 @@ def campaign_commits_block(run_dirs: list[Path]) -> str:
     """Which commits the campaign's runs were made at (every segment's, and whether its tree had
     uncommitted changes), when they ran, and the imported runs apart: a reader sees at once whether
     one code base made every number."""
-    from datetime import datetime
-
-    def when(t: Any) -> datetime | None:
-        try:
-            return datetime.strptime(str(t), "%Y-%m-%dT%H:%M:%S%z")
-        except ValueError:
-            return None
-
     commits: dict[str, list[str]] = {}
     dirty: set[str] = set()
     times: list[datetime] = []
@@ -405,7 +402,7 @@ def campaign_commits_block(run_dirs: list[Path]) -> str:
                 commits[c].append(str(m.get("run_id")))
             if seg.get("dirty"):
                 dirty.add(c)
-            times += [t for t in (when(seg.get("started")), when(seg.get("ended"))) if t]
+            times += [t for t in (_when(seg.get("started")), _when(seg.get("ended"))) if t]
     if not commits:
         return "_No measured runs here._"
     n = sum(len(v) for v in commits.values())
