@@ -8,14 +8,17 @@ half-width, processes (clean, disturbed and rerun), and for the noisy run the co
 flag's recall and precision against the generator's log: a process truly ran beside the
 generator when a burst overlapped its life by at least TRUTH_MIN_S and TRUTH_SHARE of it.
 
-The two sides run in four blocks, quiet / noisy / noisy / quiet (an ABBA order), each with half
-of a side's machine seconds, and each side's processes are pooled: the host's own speed moves by
-several percent over minutes on this VM, and a quiet run followed by a noisy one would put that
-drift into the difference of the means; ABBA cancels a linear drift.
+The two sides alternate in `--blocks` blocks (8 by default) in ABBA order (quiet, noisy, noisy,
+quiet, quiet, noisy, ...), each block a run of its own with an equal share of a side's machine
+seconds, and each side's processes are pooled: the host's own speed moves by several percent
+over tens of seconds to minutes on this VM, and a quiet run followed by a noisy one would put that
+drift into the difference of the means. ABBA cancels a linear drift; short blocks let both sides
+sample the host's speed phases alike (with 4 blocks of 30 s, a phase still landed on one side:
+-5.2%).
 
 Goals: the two means agree within 2%; both half-widths <= +-3% within 60 s of machine time;
 recall >= 95%. Measure alone: nothing else may run on the machine meanwhile.
-Usage: python benchmarks/bench_interference.py [--seconds 60] [--n 10000] [--target 3]
+Usage: python benchmarks/bench_interference.py [--seconds 60] [--n 10000] [--target 3] [--blocks 8]
 """
 from __future__ import annotations
 
@@ -124,8 +127,12 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=60.0, help="machine seconds the cell may take (default 60)")
     ap.add_argument("--n", type=int, default=10000)
     ap.add_argument("--target", type=float, default=3.0, help="target half-width in percent (default 3)")
+    ap.add_argument("--blocks", type=int, default=8,
+                    help="alternating blocks, a multiple of 4 (ABBA ...; default 8)")
     ap.add_argument("--keep", type=Path, help="keep the runs and the generator's log under this directory")
     args = ap.parse_args()
+    if args.blocks < 4 or args.blocks % 4:
+        ap.error("--blocks must be a multiple of 4 (ABBA order)")
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
@@ -133,7 +140,8 @@ def main() -> int:
         dirs: dict[str, list[Path]] = {"quiet": [], "noisy": []}
         walls = {"quiet": 0.0, "noisy": 0.0}
         logs = []
-        for kind in ("quiet", "noisy", "noisy", "quiet"):  # ABBA: a linear drift of the host cancels
+        order = ["quiet" if i % 4 in (0, 3) else "noisy" for i in range(args.blocks)]  # ABBA ABBA ...
+        for kind in order:
             gen = None
             if kind == "noisy":
                 logs.append(out / f"noisegen-{time.time_ns()}.jsonl")
@@ -141,7 +149,7 @@ def main() -> int:
                                         str(worker_cpu()), "--log", str(logs[-1]), "--seconds", str(20 * args.seconds)])
             t0 = time.monotonic()
             try:
-                dirs[kind].append(run_cell(out, args.n, args.target, args.seconds / 2))
+                dirs[kind].append(run_cell(out, args.n, args.target, 2 * args.seconds / args.blocks))
             finally:
                 if gen is not None:
                     gen.send_signal(signal.SIGTERM)
@@ -154,7 +162,7 @@ def main() -> int:
         qq = flag_quality(quiet["records"], [])
         grid = rule_grid(truth_and_measures(noisy["records"], bursts) + truth_and_measures(quiet["records"], []))
     print(f"load at start {load0:.2f}; cell bindings.select_fold n={args.n} sqlite/sqlite3, target +-{args.target:g}%, "
-          f"{args.seconds:g} machine s per side in two blocks (quiet, noisy, noisy, quiet)")
+          f"{args.seconds:g} machine s per side in {args.blocks // 2} blocks each, ABBA order)")
     for name, d in (("quiet", quiet), ("beside noise", noisy)):
         adj = (f"; canary-adjusted {1e3 * d['adj_mean_s']:.4f} ms +-{100 * d['adj_half']:.2f}% (rho {d['rho']:.2f})"
                if d["adj_mean_s"] == d["adj_mean_s"] and d["adj_mean_s"] is not None else "")

@@ -3,15 +3,20 @@
 The same workload (E1 `bindings.select_fold` on `sqlite/sqlite3`, N = 10,000) measured by pyperf
 with its defaults (benchmarks/pyperf_select_fold.py: 20 processes x 3 values after calibration
 and a warm-up) and by crossings given the same wall-clock budget (`run --target-ci` with a target
-it cannot reach, so it spends the budget as the planner chooses). Three repetitions,
-interleaved (pyperf, crossings / crossings, pyperf / pyperf, crossings); the budget is the wall
-time of the first pyperf run. Both intervals are computed by our default method on the raw
+it cannot reach, so it spends the budget as the planner chooses). Three repetitions; within
+each, the two tools alternate in `--chunks` chunks each (4 by default) in ABBA order (pyperf,
+crossings, crossings, pyperf, ...; the next repetition starts with crossings): a pyperf chunk is
+pyperf with 20 / chunks processes, a crossings chunk is a run given the wall time of the first
+pyperf chunk, and each tool's chunks are pooled into one interval. The host of this VM changes
+its speed for tens of seconds at a time; with one run per tool a phase landed on one tool's turn
+(ratios from 0.46 to 4.0 in one session), with short alternating chunks both tools sample the
+same phases. Both intervals are computed by our default method on the raw
 values (pyperf's JSON imported with `harness import --format pyperf`; its warm-ups are not
 imported), all iterations, 99%. Prints one row per measurement and the ratio of half-widths,
 raw and at equal wall time (a half-width shrinks as 1/sqrt(time): ratio x sqrt(wall_c / wall_p)).
 With --noise, `benchmarks/noisegen.py` disturbs the worker's CPU (crossings pins its workers
 there; pyperf's may run on either CPU) for the whole measurement.
-Usage: python benchmarks/bench_precision.py [--repetitions 3] [--n 10000] [--noise]
+Usage: python benchmarks/bench_precision.py [--repetitions 3] [--n 10000] [--chunks 4] [--noise]
 """
 from __future__ import annotations
 
@@ -35,11 +40,12 @@ def _last_line(text: str) -> str:
     return text.strip().splitlines()[-1]
 
 
-def run_pyperf(out: Path, n: int) -> tuple[Path, float]:
+def run_pyperf(out: Path, n: int, processes: int = 20) -> tuple[Path, float]:
     json_path = out / f"pyperf-{time.time_ns()}.json"
     t0 = time.monotonic()
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "pyperf_select_fold.py"), "--quiet", "-o",
-                    str(json_path), "--n", str(n)], cwd=out, check=True, capture_output=True, text=True)
+                    str(json_path), "--n", str(n), "--processes", str(processes)], cwd=out, check=True,
+                   capture_output=True, text=True)
     wall = time.monotonic() - t0
     imp = subprocess.run([sys.executable, "-m", "harness", "import", str(json_path), "--format", "pyperf",
                           "--engine", "sqlite/sqlite3", "--out", str(out)], cwd=ROOT, check=True,
@@ -56,10 +62,10 @@ def run_crossings(out: Path, n: int, budget_s: float) -> tuple[Path, float]:
     return Path(_last_line(p.stdout)), time.monotonic() - t0
 
 
-def half_width(run_dir: Path) -> tuple[float, float, int, int, float]:
+def half_width(run_dirs: list[Path]) -> tuple[float, float, int, int, float]:
     """(relative 99% half-width by the default method, mean s, processes, values, the canary-adjusted
-    interval's relative half-width or nan) of the one cell."""
-    s = summarize_runs([run_dir])
+    interval's relative half-width or nan) of the one cell, its chunks' runs pooled."""
+    s = summarize_runs(run_dirs)
     s = s[s["mean_s"].notna()]
     (r,) = s.itertuples()
     adj = relative_half_width(r.adj_mean_s, r.adj_ci_low_s, r.adj_ci_high_s) if hasattr(r, "adj_mean_s") else math.nan
@@ -88,38 +94,49 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--n", type=int, default=10000)
+    ap.add_argument("--chunks", type=int, default=4,
+                    help="alternating chunks per tool and repetition, a divisor of 20 and even (default 4)")
     ap.add_argument("--noise", action="store_true", help="run the noise generator on the worker's CPU meanwhile")
     args = ap.parse_args()
+    if args.chunks not in (2, 4, 10, 20):
+        ap.error("--chunks must be 2, 4, 10 or 20 (pyperf's 20 processes split evenly, ABBA order)")
     rows = []
     with tempfile.TemporaryDirectory() as tmp, _noise(args.noise, Path(tmp)):
         out = Path(tmp)
         budget = None
         for rep in range(args.repetitions):
-            order = ["pyperf", "crossings"] if rep % 2 == 0 else ["crossings", "pyperf"]
-            got = {}
+            first, second = ("pyperf", "crossings") if rep % 2 == 0 else ("crossings", "pyperf")
+            if budget is None and first == "crossings":
+                first, second = second, first  # the first chunk of all sets the crossings budget
+            order = [first if i % 4 in (0, 3) else second for i in range(2 * args.chunks)]  # ABBA ABBA ...
+            dirs: dict[str, list[Path]] = {"pyperf": [], "crossings": []}
+            walls = {"pyperf": 0.0, "crossings": 0.0}
             for tool in order:
                 if tool == "pyperf":
-                    run_dir, wall = run_pyperf(out, args.n)
+                    run_dir, wall = run_pyperf(out, args.n, 20 // args.chunks)
                     budget = budget or wall
                 else:
                     run_dir, wall = run_crossings(out, args.n, budget)
-                h, mean, procs, values, adj = half_width(run_dir)
+                dirs[tool].append(run_dir)
+                walls[tool] += wall
+            got = {}
+            for tool in ("pyperf", "crossings"):
+                h, mean, procs, values, adj = half_width(dirs[tool])
                 got[tool] = h
-                rows.append((rep + 1, tool, wall, mean, procs, values, h, adj))
+                rows.append((rep + 1, tool, walls[tool], mean, procs, values, h, adj))
                 stop = ""
                 if tool == "crossings":
                     from harness.store import read_manifest
 
-                    (cell,) = read_manifest(run_dir)["adaptive"]["cells"]
-                    stop = (f"  stop: {cell['stop']}, {cell.get('iterations')} iterations/process; "
-                            f"canary-adjusted +-{100 * adj:.2f}%")
-                print(f"rep {rep + 1} {tool:9s} wall {wall:6.1f} s  mean {mean * 1e3:7.3f} ms  "
+                    stops = sorted({c["stop"] for d in dirs[tool] for c in read_manifest(d)["adaptive"]["cells"]})
+                    stop = f"  stop: {', '.join(stops)}; canary-adjusted +-{100 * adj:.2f}%"
+                print(f"rep {rep + 1} {tool:9s} wall {walls[tool]:6.1f} s  mean {mean * 1e3:7.3f} ms  "
                       f"{procs:4d} processes {values:6d} values  99% half-width +-{100 * h:.2f}%{stop}", flush=True)
             print(f"rep {rep + 1} ratio crossings/pyperf half-width: {got['crossings'] / got['pyperf']:.3f}", flush=True)
     ratios = [c[6] / p[6] for c, p in zip([r for r in rows if r[1] == "crossings"], [r for r in rows if r[1] == "pyperf"])]
     walls = [c[2] / p[2] for c, p in zip([r for r in rows if r[1] == "crossings"], [r for r in rows if r[1] == "pyperf"])]
     gm = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    print(f"\nbudget {budget:.1f} s (first pyperf run); half-width ratio crossings/pyperf per repetition: "
+    print(f"\nbudget {budget:.1f} s per crossings chunk (the first pyperf chunk's wall time); half-width ratio crossings/pyperf per repetition: "
           + ", ".join(f"{r:.3f}" for r in ratios) + f"; geometric mean {gm:.3f} (goal <= 0.5)")
     print("wall ratio crossings/pyperf per repetition: " + ", ".join(f"{w:.2f}" for w in walls))
     eq = [r * math.sqrt(w) for r, w in zip(ratios, walls)]

@@ -4,7 +4,7 @@ JVM, Go and Haskell.
 A runtime family name (`cpython`, `pypy`, `c`, `jvm`, `go`, `haskell`, `haskell-O0`) is what users
 type; the raw rows record the exact version the worker reports (`cpython3.11.7`, `pypy3.9.16`,
 `haskell-O2-ghc9.0.2`). Each runtime knows how to probe an engine and how to start one process of
-a cell: the Python ones run `python -m harness.worker`, the C one builds and launches the native
+a cell: the Python ones run `harness.worker` (without `site`: see `site_dirs`), the C one builds and launches the native
 program (`harness.run.native.launcher`), the JVM one the Java worker (`harness.run.jvm.launcher`),
 the Go one E6's Go program (`harness.run.go.launcher`), the Haskell ones the Haskell worker
 (`harness.run.haskell.launcher`), which reads the spec and writes the result itself. Each foreign
@@ -12,8 +12,10 @@ runtime's class is defined beside its launcher; this module holds the Python one
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 
@@ -47,13 +49,40 @@ class PythonRuntime(Runtime):
         exe = self.executable()
         if exe is None:
             raise RuntimeError(f"runtime {self.name} has no Python interpreter here")
-        return [exe, "-m", "harness.worker", *args]
+        dirs = site_dirs(exe)
+        if dirs is None:
+            return [exe, "-m", "harness.worker", *args]
+        return [exe, "-S", "-c", _BOOT % (dirs,), *args]
 
     def worker_argv(self, engine: str, spec_path: str, result_path: str) -> list[str]:
         return self.python_argv(spec_path, result_path)
 
     def probe_argv(self, engine: str, config_path: str | None) -> list[str]:
         return self.python_argv("--probe", engine, *([config_path] if config_path else []))
+
+
+#: A worker starts without `site` (-S) and this bootstrap appends the directories site would have
+#: added, in site's order, then runs `harness.worker` as `-m` would. With site, a venv's start runs
+#: every .pth file: the editable install's finder alone imports importlib.util and pathlib, 40-60 ms
+#: of each fresh CPython process (`benchmarks/bench_process_cost.py` measures it).
+_BOOT = ("import sys; sys.path.extend(%r); import runpy; "
+         "runpy.run_module('harness.worker', run_name='__main__', alter_sys=True)")
+_PATH_OF = "import sys, json; print(json.dumps(sys.path))"
+_SITE_DIRS: dict[str, list[str] | None] = {}
+
+
+def site_dirs(exe: str) -> list[str] | None:
+    """The existing directories `site` adds to `exe`'s sys.path (asked once per interpreter), or None
+    when the interpreter cannot be asked (then workers start with site, as before)."""
+    if exe not in _SITE_DIRS:
+        try:
+            full, bare = (json.loads(subprocess.run([exe, *flags, "-c", _PATH_OF], capture_output=True, text=True,
+                                                    timeout=60, check=True).stdout)
+                          for flags in ((), ("-S",)))
+            _SITE_DIRS[exe] = [d for d in full if d and d not in bare and os.path.exists(d)]
+        except (OSError, subprocess.SubprocessError, ValueError):
+            _SITE_DIRS[exe] = None
+    return _SITE_DIRS[exe]
 
 
 RUNTIMES: dict[str, Runtime] = {

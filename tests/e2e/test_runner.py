@@ -110,7 +110,7 @@ def _worker_pids(marker: str, under: Path | None = None) -> list[int]:
             spec = [c for c in cmd if c.endswith(b"spec.json")]
             if under is not None and not spec[0].decode().startswith(str(under)):
                 continue
-            if b"harness.worker" in cmd and spec and marker.encode() in Path(spec[0].decode()).read_bytes():
+            if any(b"harness.worker" in c for c in cmd) and spec and marker.encode() in Path(spec[0].decode()).read_bytes():
                 pids.append(int(d.name))
         except (OSError, IndexError):
             continue
