@@ -9,8 +9,9 @@ Layout of `data/runs/<run-id>/`:
 Why Parquet, one file per process: a run may hold many millions of iterations, and analysis
 loads them into pandas again and again. Parquet is columnar, typed and compressed, and pyarrow
 reads it into pandas at hundreds of millions of values per second; CSV or JSON would be parsed
-row by row. One file per process makes every write a new file (tmp + fsync + rename), so
-nothing is ever rewritten, a crash loses only the process that was running, and a half-written
+row by row. A Parquet file's footer statistics say which columns a process merely repeats (its
+run id, cell, process number), so a reader checks those without decoding them. One file per
+process makes every write a new file (tmp + fsync + rename), so nothing is ever rewritten, a crash loses only the process that was running, and a half-written
 file can never be mistaken for a finished one: the process record, written after its timings,
 is the commit marker.
 """
