@@ -9,8 +9,9 @@ Layout of `data/runs/<run-id>/`:
 Why Parquet, one file per process: a run may hold many millions of iterations, and analysis
 loads them into pandas again and again. Parquet is columnar, typed and compressed, and pyarrow
 reads it into pandas at hundreds of millions of values per second; CSV or JSON would be parsed
-row by row. One file per process makes every write a new file (tmp + fsync + rename), so
-nothing is ever rewritten, a crash loses only the process that was running, and a half-written
+row by row. A Parquet file's footer statistics say which columns a process merely repeats (its
+run id, cell, process number), so a reader checks those without decoding them. One file per
+process makes every write a new file (tmp + fsync + rename), so nothing is ever rewritten, a crash loses only the process that was running, and a half-written
 file can never be mistaken for a finished one: the process record, written after its timings,
 is the commit marker.
 """
@@ -470,14 +471,14 @@ def _open_timings(path: Path) -> tuple[Any, bool]:
     return f, widen
 
 
-def _as_current(table, widen: bool):
-    """The raw columns in order, wall_ns as float64."""
+def _as_current(table, widen: bool, columns: list[str] | None = None):
+    """The raw columns (or `columns` of them) in order, wall_ns as float64."""
     import pyarrow as pa
 
     if widen:
         i = table.schema.get_field_index("wall_ns")
         table = table.set_column(i, "wall_ns", table.column(i).cast(pa.float64()))
-    return table.select(list(RAW_COLUMNS))
+    return table.select(columns or list(RAW_COLUMNS))
 
 
 def _read_timings_file(path: Path):
@@ -492,23 +493,30 @@ def _read_timings_file(path: Path):
     return _as_current(table, widen)
 
 
-def _timings_parts(path: Path, check: TimingsCheck, rows: int, opened: tuple[Any, bool] | None = None
-                   ) -> Iterator[Any]:
+def _timings_parts(path: Path, check: TimingsCheck, rows: int, opened: tuple[Any, bool] | None = None,
+                   columns: list[str] | None = None) -> Iterator[Any]:
     """The file in tables of at most `rows` rows, each checked as it is read, then the whole-file
     checks (`TimingsCheck.done`): a reader keeps only what it reduces of each part. `opened`:
-    the file as `_open_timings` gave it, if the caller opened it already (closed here)."""
+    the file as `_open_timings` gave it, if the caller opened it already (closed here).
+    `columns`: decode only these, and those of the checks the footer does not prove
+    (`TimingsCheck.footer`), in the raw order."""
     import pyarrow as pa
 
     f, widen = opened or _open_timings(path)
     with f:
+        read = None
+        if columns is not None:
+            check.footer(f.metadata)
+            needed = set(columns) | {"wall_ns", "iteration"} | (set(check.want) - check.proven)
+            read = [c for c in RAW_COLUMNS if c in needed]
         # one row group decoded at a time (iter_batches reads ahead: twice the memory), cut
         # into parts of at most `rows` rows without copying
         for group in range(f.metadata.num_row_groups):
             try:
-                table = f.read_row_group(group)
+                table = f.read_row_group(group, columns=read)
             except (pa.ArrowInvalid, OSError) as exc:
                 raise DataError(f"{path}: corrupt or truncated timings file ({exc})") from None
-            table = _as_current(table, widen)
+            table = _as_current(table, widen, read)
             for at in range(0, table.num_rows, rows):
                 part = table.slice(at, rows)
                 check.part(part)
@@ -544,6 +552,17 @@ class TimingsCheck:
         #: next run of numbers (the usual file, 0..n-1 in order, needs none of them kept)
         self.iterations: list = []
         self.in_order = True
+        #: the columns of `want` that the file's footer proves hold only their record's value
+        #: (`footer`): not decoded, not checked again part by part
+        self.proven: set[str] = set()
+
+    def footer(self, metadata) -> None:
+        """Prove from the Parquet footer's statistics what it can: a column of `want` whose every
+        row group says min == max == the record's value and no nulls holds nothing else. A column
+        whose statistics are missing, truncated or say otherwise is left to `part` (decoded and
+        checked row by row, with its message)."""
+        self.proven = {col for col, value in self.want.items()
+                       if column_constant(metadata, col) == (True, value)}
 
     def part(self, table) -> None:
         import pyarrow.compute as pc
@@ -552,6 +571,8 @@ class TimingsCheck:
         if n == 0:
             return
         for col, value in self.want.items():
+            if col in self.proven:
+                continue
             values = list(dict.fromkeys(pc.unique(table.column(col)).to_pylist()))  # one per dictionary chunk
             if values != [value]:
                 shown = ", ".join(map(repr, values[:3]))
@@ -570,6 +591,8 @@ class TimingsCheck:
             raise DataError(f"{path}: wall_ns from {low:g} to {high:g} ns, outside what the statistics can hold "
                             f"({lo:g} to {hi:g} ns)")
         for col in ("process", "iteration"):
+            if col in self.proven:  # the record's process number, checked with the record
+                continue
             c = table.column(col)
             if c.null_count or pc.min(c).as_py() < 0 or pc.max(c).as_py() >= MAX_INDEX:
                 raise DataError(f"{path}: column {col} holds values outside 0..{MAX_INDEX - 1}")
@@ -595,6 +618,40 @@ class TimingsCheck:
             if len(np.unique(its)) != self.rows:
                 raise DataError(f"{self.path}: an iteration appears twice")
         self.iterations = []
+
+
+def _column_stats(metadata, name: str) -> list | None:
+    """Per row group the statistics of column `name` (None: a group has none, or no such column)."""
+    try:
+        i = metadata.schema.names.index(name)
+    except ValueError:
+        return None
+    out = []
+    for g in range(metadata.num_row_groups):
+        st = metadata.row_group(g).column(i).statistics
+        if st is None or not st.has_null_count:
+            return None
+        out.append(st)
+    return out
+
+
+def column_constant(metadata, name: str) -> tuple[bool, Any]:
+    """(True, value) if a Parquet file's footer proves that column `name` holds one value in every
+    row (each row group: no nulls and min == max, the same in all; or every value null: None),
+    else (False, None). Why: a process's rows repeat its run id, cell, process number and
+    usually its counts; the footer's statistics say so without decoding them."""
+    stats = _column_stats(metadata, name)
+    if not stats:
+        return False, None
+    values = set()
+    for g, st in enumerate(stats):
+        if st.null_count == metadata.row_group(g).num_rows and not st.has_min_max:
+            values.add(None)
+        elif st.null_count != 0 or not st.has_min_max or st.min != st.max:
+            return False, None
+        else:
+            values.add(st.min)
+    return (True, values.pop()) if len(values) == 1 else (False, None)
 
 
 def is_range(values: Any, start: int = 0, chunk: int = 1 << 16) -> bool:
@@ -653,17 +710,42 @@ PART_ROWS = 1 << 20
 
 def iter_timing_parts(run_dirs: Path | str | Iterable[Path | str],
                       statuses: tuple[str, ...] | None = ESTIMATED_STATUSES,
-                      rows: int | None = None) -> Iterator[tuple[Path, int, Iterator[Any]]]:
+                      rows: int | None = None, columns: list[str] | None = None
+                      ) -> Iterator[tuple[Path, int, Iterator[Any]]]:
     """As `iter_timings`: (path, rows the file holds, its parts), each part a table of at most
     `rows` rows checked as it is read; the whole-file checks run after its last part, so a
     reader must read every part before it trusts what it reduced (a DataError otherwise). Why:
-    one process of 10 million iterations would otherwise be one table of about 900 MB."""
+    one process of 10 million iterations would otherwise be one table of about 900 MB.
+
+    `columns`: the parts (a `TimingParts`) hold these columns but those the file's footer proves
+    constant (given as its `constants`), and any a check needs that the footer does not prove
+    (`TimingsCheck.footer`); the others are never decoded: a summary decodes 3 of the 15 columns
+    of the usual file (iteration, wall time, check), half the work of reading all of it."""
     for path, run_id, rec, expected in _timings_to_read(run_dirs, None, statuses):
         # opened and its schema checked once (a third of a millisecond a file, ten thousand files
         # in a dozen runs): the parts read from this handle, and close it when read
         opened = _open_timings(path)
-        yield path, opened[0].metadata.num_rows, _timings_parts(
-            path, TimingsCheck(path, run_id, rec, expected), rows or PART_ROWS, opened)
+        check = TimingsCheck(path, run_id, rec, expected)
+        if columns is None:
+            yield path, opened[0].metadata.num_rows, _timings_parts(path, check, rows or PART_ROWS, opened)
+            continue
+        metadata = opened[0].metadata
+        constants = {c: v for c in columns for ok, v in [column_constant(metadata, c)] if ok}
+        read = [c for c in columns if c not in constants]
+        yield path, metadata.num_rows, TimingParts(constants, _timings_parts(
+            path, check, rows or PART_ROWS, opened, read))
+
+
+class TimingParts:
+    """The parts of one timings file (`iter_timing_parts` with `columns`), and `constants`: the
+    asked-for columns the footer proves hold one value (`column_constant`), left out of the parts."""
+
+    def __init__(self, constants: dict[str, Any], parts: Iterator[Any]) -> None:
+        self.constants = constants
+        self._parts = parts
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._parts
 
 
 def _timings_to_read(run_dirs: Path | str | Iterable[Path | str], benchmark: Callable[[str], bool] | None,

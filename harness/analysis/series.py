@@ -6,12 +6,19 @@ The estimates need far less: per process its valid times in iteration order, and
 invalid and outlier counts and the largest crossings and values-converted counts. This module
 reduces each timings file as it is read (memory bounded by a few processes in flight, one or
 two per thread, plus 8 bytes per valid iteration: what the exact medians need; 10 million rows
-in about 400 MB, 200 of them the imports, `make bench-scale`) and caches the result, with each process's steady state (`warmup.steady_states`),
+in about 400 MB, 200 of them the imports, 100 million in about 1.1 GB, `make bench-scale`),
+decoding only the columns the file's footer does not prove constant (`store.iter_timing_parts`
+with `columns`: usually iteration and wall time), and caches the result, with each process's steady state (`warmup.steady_states`),
 under data/cache/series/, keyed by a hash of every byte the load reads and of the code
 (`cache.py`), so a second look at the same runs reads one file.
 
 The values are exactly those `stats.split_cells` derives from `store.load_runs` (a unit test
 compares them): same order, same float operations.
+
+Why pyarrow per file, not one DuckDB scan of every file: the estimators need each process's
+times in order (warm-up detection, exact medians, Tukey fences), which no SQL aggregate gives
+as the same floats, and on 10 million rows DuckDB took 1.5 s of CPU for the files' checks as
+one GROUP BY plus 1.0 s to fetch the times, pyarrow's footer-pruned reading about 1.2 s for both.
 """
 from __future__ import annotations
 
@@ -114,14 +121,32 @@ class _File:
     maxima: dict                      # runtime -> (largest crossings, largest values_converted)
 
 
+#: the columns the reduction reads; those a file's footer proves constant are not decoded
+#: (`store.iter_timing_parts`): in the usual file only iteration, wall_ns and check_ok are
+COLUMNS = ["run_id", "benchmark", "params", "engine", "runtime", "process", "iteration", "wall_ns", "check_ok",
+           "crossings", "values_converted"]
+
+
+def _column_of(part, constants: dict, name: str):
+    """A part's column `name`, or (footer-proven constant) that value repeated: a pyarrow array."""
+    import pyarrow as pa
+
+    if name in constants:
+        return pa.nulls(part.num_rows, pa.int64()) if constants[name] is None else \
+            pa.array([constants[name]] * part.num_rows)
+    return part.column(name)
+
+
 def _read_file(file_parts, total: int) -> _File:
     """One file's parts (`store.iter_timing_parts`, each checked as read) as arrays of the columns
     the reduction uses, filled part by part into arrays of the file's `total` rows: 17 bytes a
     row (iteration, wall time, check); the strings are never decoded per row unless a file
-    holds several runtimes, and the other columns are dropped part by part."""
+    holds several runtimes, the columns its footer proves constant are never decoded
+    (`file_parts.constants`), and the other columns are dropped part by part."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    consts = getattr(file_parts, "constants", {})
     its = np.empty(total, dtype=np.int64)
     wall = np.empty(total, dtype=float)
     ok = np.empty(total, dtype=bool)
@@ -135,22 +160,31 @@ def _read_file(file_parts, total: int) -> _File:
         if at + n > total:
             raise ValueError(f"a timings file holds more rows than its metadata says ({total})")
         if head is None:
-            head = {c: part.column(c)[0].as_py() for c in ("benchmark", "params", "engine", "process")}
-            run_id = part.column("run_id")[0].as_py()
+            head = {c: consts[c] if c in consts else part.column(c)[0].as_py()
+                    for c in ("benchmark", "params", "engine", "process")}
+            run_id = consts["run_id"] if "run_id" in consts else part.column("run_id")[0].as_py()
         its[at:at + n] = part.column("iteration").to_numpy()
         wall[at:at + n] = part.column("wall_ns").to_numpy()
-        ok[at:at + n] = part.column("check_ok").to_numpy(zero_copy_only=False)
+        if "check_ok" in consts:
+            ok[at:at + n] = bool(consts["check_ok"])
+        else:
+            ok[at:at + n] = part.column("check_ok").to_numpy(zero_copy_only=False)
         at += n
         sizes.append(n)
-        col = part.column("runtime")
-        names = list(dict.fromkeys(pc.unique(col).to_pylist()))
-        cross, conv = part.column("crossings"), part.column("values_converted")
+        fixed = {c: consts[c] for c in ("crossings", "values_converted") if c in consts}
+        if "runtime" in consts:
+            names = [consts["runtime"]]
+        else:
+            col = part.column("runtime")
+            names = list(dict.fromkeys(pc.unique(col).to_pylist()))
         if len(names) == 1:
             runtimes.append(names[0])
-            got = {names[0]: (_max_or_none(cross), _max_or_none(conv))}
+            got = {names[0]: tuple(fixed[c] if c in fixed else _max_or_none(part.column(c))
+                                   for c in ("crossings", "values_converted"))}
         else:
             each = pc.cast(col, pa.string()).to_numpy(zero_copy_only=False)
             runtimes.append(each)
+            cross, conv = (_column_of(part, consts, c) for c in ("crossings", "values_converted"))
             got = {r: (_max_or_none(cross.filter(pa.array(each == r))), _max_or_none(conv.filter(pa.array(each == r))))
                    for r in names}
         for r, mx in got.items():
@@ -171,7 +205,7 @@ def _read_files(run_dirs: Path | str | Iterable[Path | str]) -> Iterator[_File]:
     from harness.analysis.stats.parallel import _thread_count
 
     threads = _thread_count(1 << 20)
-    files = ((total, parts) for _, total, parts in store.iter_timing_parts(run_dirs))
+    files = ((total, parts) for _, total, parts in store.iter_timing_parts(run_dirs, columns=COLUMNS))
     if threads == 1:
         yield from (_read_file(parts, total) for total, parts in files)
         return

@@ -131,3 +131,63 @@ def test_working_memory_of_the_summary_does_not_grow_with_rows(tmp_path, monkeyp
     # beyond the times kept: only each process's bookkeeping (its key, its class), a few KB a
     # process, for 120 more processes; 8 bytes a row more would be 2.4 MB
     assert peak_l - kept_l <= (peak_s - kept_s) + 120 * 4096, (peak_s, kept_s, peak_l, kept_l)
+
+
+def _series_facts(s) -> tuple:
+    return (s.keys, [x.tolist() for x in s.xs], s.cells, s.invalid.tolist(), s.outliers.tolist(), s.crossings,
+            s.values_converted, s.rows)
+
+
+@pytest.mark.parametrize("awkward", [False, True])
+def test_footer_pruned_reading_gives_the_per_cell_aggregates_of_decoding_every_column(tmp_path, monkeypatch,
+                                                                                    awkward):
+    """The summary decodes only the columns a file's Parquet footer does not prove constant
+    (issue 27 item 5): per process the same times, per cell the same invalid, outlier, crossings
+    and values-converted counts as reading every column of every file, and the usual file is
+    read as 2-3 columns of 15 (so the pruning is not vacuous)."""
+    from harness.analysis import series
+
+    run = _write_run(tmp_path, processes=12, iterations=60, seed=7, awkward=awkward)
+    pruned = read_series(run)
+    decoded = []
+    for _, _, parts in store.iter_timing_parts(run, columns=series.COLUMNS):
+        decoded += [set(p.column_names) for p in parts]
+    monkeypatch.setattr(series, "COLUMNS", None)  # every column decoded and checked row by row
+    every = read_series(run)
+    assert _series_facts(pruned) == _series_facts(every)
+    # the footer proves the run id, cell, process and runtime; with awkward, check_ok and
+    # crossings vary and are decoded (but for the cell whose iterations are all invalid)
+    want = {"iteration", "wall_ns", "check_ok", "crossings"} if awkward else {"iteration", "wall_ns"}
+    assert all({"iteration", "wall_ns"} <= cols <= want for cols in decoded), decoded[:3]
+    assert sum(cols == want for cols in decoded) >= len(decoded) // 2
+    if awkward:
+        assert any(c is not None for c in pruned.crossings) and (pruned.invalid > 0).all()
+
+
+def _rewrite(path: Path, table, **kw) -> None:
+    import pyarrow.parquet as pq
+
+    path.unlink()
+    pq.write_table(table, path, compression="zstd", **kw)
+
+
+def test_a_file_without_statistics_or_of_another_process_is_still_read_or_refused(tmp_path):
+    """The footer only spares decoding what it proves: a file written without statistics is
+    decoded and gives the same numbers; a file whose statistics name another process's cell
+    is refused as before (its column decoded and checked, the message naming the file)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from harness.errors import DataError
+
+    run = _write_run(tmp_path, processes=8, iterations=40, seed=3)
+    before = _series_facts(read_series(run))
+    first = run / "timings" / "000000.parquet"
+    table = pq.read_table(first)
+    _rewrite(first, table, write_statistics=False)
+    assert not pq.ParquetFile(first).metadata.row_group(0).column(0).is_stats_set
+    assert _series_facts(read_series(run)) == before
+    i = table.schema.get_field_index("engine")
+    _rewrite(first, table.set_column(i, "engine", pa.array(["postgres"] * table.num_rows)))
+    with pytest.raises(DataError, match=r"000000\.parquet: column engine holds 'postgres'"):
+        read_series(run)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -175,8 +175,13 @@ def _noise_sd(x: np.ndarray) -> float:
 def _noise_sd_rows(X: np.ndarray, medians: np.ndarray | None = None) -> np.ndarray:
     """_noise_sd of every row of X (m x n), vectorised (the same values); `medians`: the rows'
     medians if the caller has them (a partition of the whole batch saved)."""
+    # the medians partition the temporaries in place (overwrite_input): a row's median and its
+    # absolute deviations do not depend on the order of its values, so the floats are the same
+    # without two copies of the batch
     d = np.diff(X, axis=1)
-    sigma = 1.4826 * np.median(np.abs(d - np.median(d, axis=1, keepdims=True)), axis=1) / math.sqrt(2)
+    d -= np.median(d, axis=1, overwrite_input=True, keepdims=True)
+    np.abs(d, out=d)
+    sigma = 1.4826 * np.median(d, axis=1, overwrite_input=True) / math.sqrt(2)
     del d
     scale = np.abs(np.median(X, axis=1) if medians is None else medians)
     scale[scale == 0] = 1.0
@@ -227,17 +232,24 @@ def rankdata(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _drifts(x: np.ndarray, segments: list[tuple[int, int]]) -> bool:
+def _segment_median(x: np.ndarray) -> Callable[[tuple[int, int]], float]:
+    return lambda s: float(np.median(x[s[0]:s[1]]))
+
+
+def _drifts(x: np.ndarray, segments: list[tuple[int, int]],
+            median: Callable[[tuple[int, int]], float] | None = None) -> bool:
     """Whether x still drifts around its piecewise-constant levels: a trend or a periodic pattern.
 
     Bartels' rank von Neumann ratio of the residuals from the segment medians: about 2 for
     independent noise, well below 2 when neighbours move together (a trend cut into steps, a
     slow oscillation). Ranks make it indifferent to spikes. One-sided test at z < DRIFT_Z.
+    `median`: the segments' medians, if the caller has them (`_classify` does).
     """
     n = len(x)
     if n < 10:
         return False
-    r = np.concatenate([x[a:b] - np.median(x[a:b]) for a, b in segments])
+    median = median or _segment_median(x)
+    r = np.concatenate([x[a:b] - median((a, b)) for a, b in segments])
     ranks = rankdata(r)
     den = float(((ranks - ranks.mean()) ** 2).sum())
     if den <= 0:
@@ -272,12 +284,14 @@ def _trends(x: np.ndarray) -> bool:
     return bool(2 * special.stdtr(n - 2, -abs(t)) < TREND_P)
 
 
-def _oscillates(x: np.ndarray, segments: list[tuple[int, int]]) -> bool:
+def _oscillates(x: np.ndarray, segments: list[tuple[int, int]],
+                median: Callable[[tuple[int, int]], float] | None = None) -> bool:
     """Whether the segment levels go up and down at least twice (a periodic pattern cut into
     levels, which warm-up or a slowdown never does)."""
     if len(segments) < 4:
         return False
-    levels = np.array([np.median(x[a:b]) for a, b in segments])
+    median = median or _segment_median(x)
+    levels = np.array([median(s) for s in segments])
     signs = np.sign(np.diff(levels))
     return int((signs[1:] != signs[:-1]).sum()) >= 2
 
@@ -322,7 +336,7 @@ def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_
                 del merged[i + 1]
                 changed = True
                 break
-    if _drifts(x, merged) or _oscillates(x, merged):
+    if _drifts(x, merged, seg_median) or _oscillates(x, merged, seg_median):
         return None, "no steady state"
     last = merged[-1]
     if _trends(x[last[0]:last[1]]):
