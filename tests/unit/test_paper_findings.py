@@ -236,3 +236,14 @@ def test_verdict_rules_name_the_factor_the_rules_use():
     lo, hi = 2.0 / verdicts.ABOUT, 2.0 * verdicts.ABOUT
     assert verdicts.about(lo, hi, 2.0).word == verdicts.SUPPORTED  # the rule as written is the rule applied
     assert verdicts.about(hi * 1.01, hi * 1.5, 2.0).word == verdicts.REFUTED
+
+
+def test_e2_figure_caption_says_which_way_the_speedup_goes_with_crossings():
+    from types import SimpleNamespace
+
+    from harness.studies import micro
+
+    r = SimpleNamespace(rho=0.31, low=0.14, high=0.6, confidence=0.99, verdict="supported")
+    assert "rises with crossings (Spearman's rho 0.31 [0.14, 0.60], 99%)" in micro.figure_takeaway(r)
+    assert "cannot be told" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
+    assert micro.figure_takeaway(None) == ""
