@@ -247,3 +247,16 @@ def test_e2_figure_caption_says_which_way_the_speedup_goes_with_crossings():
     assert "rises with crossings (Spearman's rho 0.31 [0.14, 0.60], 99%)" in micro.figure_takeaway(r)
     assert "cannot be told" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
     assert micro.figure_takeaway(None) == ""
+
+
+def test_run_sequence_caption_counts_the_plotted_processes_by_warm_up_class():
+    from harness.analysis import simdata
+    from harness.analysis.stats import warmup_analysis
+    from harness.studies import bindings
+
+    df = simdata.simulate_run(benchmarks=1, engines=("e", "f"), processes=6, iterations=30, warmup=3, seed=9)
+    text = bindings.warmup_takeaway(df)
+    counts = warmup_analysis(df)["warmup"].value_counts()
+    assert text.startswith(": of 12 processes in 2 cells, ")
+    assert sum(int(p.split()[0]) for p in text.split("cells, ")[1].split(", ")) == 12 == counts.sum()
+    assert bindings.warmup_takeaway(df.iloc[0:0]) == ""
