@@ -116,14 +116,13 @@ def _key(row: pd.Series) -> tuple:
 GAIN_PAIRS = (("transaction gain", "autocommit", "transaction"), ("prepared gain", "transaction", "prepared"))
 
 
-def common_n(d: pd.DataFrame) -> int | None:
-    """The largest N at which every engine and runtime of `d` that has any of the gains' strategies
-    measured all of them, so that every row of the gains table compares at one N; None if none."""
-    need = {s for _, a, b in GAIN_PAIRS for s in (a, b)}
-    d = d[d["strategy"].isin(need)]
+def common_n(d: pd.DataFrame, pair: tuple[str, str]) -> int | None:
+    """The largest N at which every engine and runtime of `d` that has either strategy of `pair`
+    measured both, so that every row of one gains column compares at one N; None if none."""
+    d = d[d["strategy"].isin(pair)]
     common: set[int] | None = None
     for _, g in d.groupby(["engine", "runtime_family"], sort=True):
-        ns = set.intersection(*(set(g[g["strategy"] == s]["rows"]) for s in need))
+        ns = set.intersection(*(set(g[g["strategy"] == s]["rows"]) for s in pair))
         common = ns if common is None else common & ns
     return max(common) if common else None
 
@@ -131,19 +130,20 @@ def common_n(d: pd.DataFrame) -> int | None:
 def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
     """Per engine and runtime: the gain of a transaction (inserts/s of `transaction` over
     `autocommit`) and of a prepared statement (`prepared` over `transaction`), like for like: every
-    row at one N, the largest at which every row measured all three strategies (`common_n`; the
-    profile caps the slow ones lower). Without such an N each pair is compared at the largest N both
-    were measured at, and columns `... at N` say which. Ratios of inserts/s with 99% intervals (t on
+    column at one N, the largest at which every row measured both of its strategies (`common_n`;
+    the profile caps the slow ones lower, each pair where its own strategies stop). Without such an N each pair is compared at
+    the largest N both were measured at, and a column `... at N` says which. Ratios of inserts/s with 99% intervals (t on
     the log scale, each cell's variance from its bootstrap); a pair with no N in common gets none."""
     d = default_settings(df)
     d = d[d["mean_s"].notna()]
-    one = common_n(d)
+    one = {label: common_n(d, (slow, fast)) for label, slow, fast in GAIN_PAIRS}
     rows = []
     for (engine, family), g in d.groupby(["engine", "runtime_family"], sort=True):
         out = {"engine": engine, "runtime": family}
         for label, slow, fast in GAIN_PAIRS:
             a, b = g[g["strategy"] == slow], g[g["strategy"] == fast]
-            common = [one] if one is not None and not (a.empty or b.empty) else sorted(set(a["rows"]) & set(b["rows"]))
+            common = ([one[label]] if one[label] is not None and not (a.empty or b.empty)
+                      else sorted(set(a["rows"]) & set(b["rows"])))
             if not common:
                 out[label] = ""
                 out[label + " at N"] = "" if a.empty or b.empty else "no N in common"
@@ -160,8 +160,8 @@ def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
             out["_" + label] = r
         rows.append(out)
     t = pd.DataFrame(rows)
-    if one is not None and len(t):  # one N for the whole table: the caption names it, no column repeats it
-        t = t.rename(columns={c: "_" + c for c in t.columns if c.endswith(" at N")})
+    if len(t):  # a column at one N: the caption names it, no column repeats it
+        t = t.rename(columns={label + " at N": "_" + label + " at N" for label in one if one[label] is not None})
     return t
 
 
@@ -173,10 +173,22 @@ def at_n(row: pd.Series, label: str) -> str:
     return ""
 
 
-def one_n(gain: pd.DataFrame) -> str:
-    """The table's one N when every row compares at it (see `gains`), else ""."""
-    col = "_transaction gain at N"
+def one_n(gain: pd.DataFrame, label: str = "transaction gain") -> str:
+    """The one N of a gains column when every row compares at it (see `gains`), else ""."""
+    col = "_" + label + " at N"
     return str(gain[col].iloc[0]) if col in gain and len(gain) else ""
+
+
+def gains_at_text(gain: pd.DataFrame) -> str:
+    """Where the gains table's columns compare, for its caption."""
+    fixed = [(label, one_n(gain, label)) for label, _, _ in GAIN_PAIRS if one_n(gain, label)]
+    text = " and ".join(f"the {label} at N = {n}" for label, n in fixed)
+    if fixed:
+        text += (", for each the largest N at which every engine here ran both strategies (Appendix B.5 has each "
+                 "strategy at every N it ran)")
+    if len(fixed) < len(GAIN_PAIRS):
+        text += ("; " if fixed else "") + "other pairs at the largest N both were measured at (column `at N`)"
+    return text
 
 
 def gain_takeaway(gain: pd.DataFrame) -> str:
@@ -472,8 +484,8 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             if not isinstance(text, str) or not text:
                 continue
             why = ("the seed gives no number in its text (its charts only); ours compares every engine at N = "
-                   f"{at_n(r, label)}, the largest N at which every engine ran all three strategies (slow strategies "
-                   "are capped lower)" if one_n(gain) else "the seed gives no number in its text (its charts only); "
+                   f"{at_n(r, label)}, the largest N at which every engine ran both strategies (slow strategies "
+                   "are capped lower)" if one_n(gain, label) else "the seed gives no number in its text (its charts only); "
                    "ours compares each strategy at the largest N both strategies were run at (slow strategies are "
                    "capped lower)")
             if label == "transaction gain":
@@ -551,9 +563,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             "e4-gains": (to_markdown(gain_view) if len(gain_view) else "_No pair of strategies to compare._")
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
               "prepared statement (`prepared` over `transaction`), "
-            + (f"every row at N = {one_n(gain)}, the largest N at which every engine here ran all three strategies "
-               "(Appendix B.5 has each strategy at every N it ran)" if one_n(gain) else
-               "both strategies at the largest N both were measured at (column `at N`)")
+            + gains_at_text(gain)
             + ", ratio [99% CI] (t on the log scale, each cell's variance from its process bootstrap).",
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
                          f"synchronous, inserts/s mean [99% CI] ({method}).")
