@@ -218,10 +218,11 @@ def _pct(conf: float) -> str:
 
 
 def to_markdown(table: pd.DataFrame, baseline: str) -> str:
-    from harness.analysis.markdown import pipe_table
+    from harness.analysis.markdown import split_table
 
     header, rows = table_rows(table, baseline)
-    lines = [pipe_table(header, rows, [":---"] + ["---:"] * (len(header) - 1))]
+    # wide families are cut into parts that each repeat the benchmark and the baseline's column
+    lines = [split_table(header, rows, [":---"] + ["---:"] * (len(header) - 1), keep=2)]
     notes = "".join("\n\n" + n for n in footnotes(table))
     return "\n".join(lines) + "\n\n" + caption(table, baseline) + notes + "\n"
 

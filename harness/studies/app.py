@@ -327,7 +327,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     excluded = excluded_cells(summary, PREFIX)
     from harness.analysis.markdown import to_markdown
 
-    table_md = (to_markdown(table) if not table.empty else "_no valid app.* cells in these runs_") + (
+    table_md = (to_markdown(table, keep=2, max_columns=9) if not table.empty  # operation, corpus repeated
+                else "_no valid app.* cells in these runs_") + (
         f"\n\nTable: E5, mean time per operation with its 99% CI ({method} method) per corpus and engine "
         "(SM: user #42 alone; MD: 1,000 users, #789; LG: 50,000, #42; LG2: 50,000, #45678); "
         f"\"(scrypt)\": the password hashed in the timed region. {excluded}")

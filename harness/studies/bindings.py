@@ -38,8 +38,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     cycles_text = cycles_paragraph(cycles_gap(e1), clock)
     socket_text = socket_paragraph(e1)
     ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
-    seq_fig = plot_run_sequences(runs.raw_of("bindings.select_fold"), figures_dir / "e1_run_sequence.png",
-                                 "bindings.select_fold")
+    seq_raw = runs.raw_of("bindings.select_fold")
+    seq_fig = plot_run_sequences(seq_raw, figures_dir / "e1_run_sequence.png", "bindings.select_fold")
     protocol = protocol_text(runs.run_dirs)
     found = findings_text(runs)
     seed_md = seeds.seed_table(runs, "000")
@@ -72,7 +72,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
                "environment": envtable.markdown(runs.run_dirs)}
         if seq_fig is not None:
-            out["e1-warmup"] = figure_link("E1 run-sequence plots per process", seq_fig, paper_path)
+            out["e1-warmup"] = figure_link("E1 run-sequence plots per process" + warmup_takeaway(seq_raw),
+                                           seq_fig, paper_path)
         return out
 
     return StudyResult(
@@ -81,6 +82,21 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
               "socket": socket_text, "ratios": ratio_md, "findings": found, "seed": seed_md, "noise": noise},
         figures={"native_vs_bindings": native_fig, "rows_per_s": rates_fig, "run_sequence": seq_fig},
         make_blocks=blocks)
+
+
+def warmup_takeaway(raw: pd.DataFrame) -> str:
+    """The run-sequence figure's point: how the plotted processes' warm-up classes split, from the
+    same detection the figure marks ("" when nothing was plotted)."""
+    from harness.analysis.stats.warmup import WARMUP_CLASSES, warmup_analysis
+
+    df = raw[raw["check_ok"].astype(bool)] if len(raw) else raw
+    if df.empty:
+        return ""
+    w = warmup_analysis(df)
+    counts = w["warmup"].value_counts()
+    parts = [f"{int(counts[c])} {c}" for c in WARMUP_CLASSES if c in counts]
+    cells = len(w[["engine", "runtime", "params"]].drop_duplicates())
+    return f": of {len(w)} processes in {cells} cells, {', '.join(parts)}"
 
 
 def rates_takeaway(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> str:

@@ -47,14 +47,69 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
                                   "1-minute load average before each process; not measured: the run's code did "
                                   "not record them).",
                "e7-history-table": to_markdown(shown) + "\n\n" + caption}
+        pair = same_commit_pair(table)
+        out.update({name: between_run_sentence(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
         if fig is not None:
             out["e7-history-figure"] = figure_link(
-                f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked",
-                fig, paper_path)
+                f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked"
+                + figure_takeaway(table), fig, paper_path)
         return out
 
     return StudyResult(tables={"timeline": table, "runs": runs, "shown": shown}, text={"findings": text},
                        figures={"timeline": fig}, make_blocks=blocks)
+
+
+#: the tables whose intervals come from one run set beside numbers from elsewhere (a seed's, or
+#: another run's): block name -> what the sentence says the table sets side by side
+CROSS_RUN_TABLES = {
+    "between-run-e1": "Seed 000's table sets our rows/s, from one run, beside the seed's",
+    "between-run-e3": "Seed 001's table sets our ratios, from one run, beside the seed's",
+    "between-run-e5": "The E5 claims table judges the seed's claims by the intervals of one run",
+    "between-run-e6": "The E6 table sets the worker's run beside the seed's numbers and our two `go test` sessions",
+    "between-run-e4": "Seed 003's table sets our cells, from one run, beside the seed's",
+    "between-run-seeds": "The verdict table draws each verdict from the intervals of one study's run",
+}
+
+
+def same_commit_pair(table: pd.DataFrame) -> dict | None:
+    """The most recent two runs of one commit (the reference campaign's E7 and E7b, one right after
+    the other): their commit, how many cells they share, how many moved significantly, and the largest
+    move of a median between them, in percent. None when no commit was run twice."""
+    compared = table[table["p_value"].notna()]
+    same = compared[compared["changed"].astype(str).str.startswith("same commit")]
+    if same.empty:
+        return None
+    pair = same[same["run_id"] == same["run_id"].max()]
+    return {"commit": str(pair["commit"].iloc[0] or "?")[:7], "cells": len(pair),
+            "significant": int(pair["significant"].astype(bool).sum()),
+            "largest_pct": float(pair["delta_pct"].abs().max())}
+
+
+def between_run_sentence(pair: dict | None, subject: str) -> str:
+    """One sentence for a table whose intervals are one run's: they cover the variation within a run
+    (processes, iterations) only, and the two runs of one commit show the size of what they leave out."""
+    if pair is None:
+        return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only; no "
+                "commit was run twice, so the difference between runs they leave out is not measured here.")
+    return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only, not the "
+            f"difference between runs, which two runs of one commit ({pair['commit']}, Section 9), made one right "
+            f"after the other, put at up to {pair['largest_pct']:.0f}% on the medians of the same {pair['cells']} "
+            f"cells ({pair['significant']} of {pair['cells']} significant).")
+
+
+def figure_takeaway(table: pd.DataFrame) -> str:
+    """The timeline's point: how many moves between commits were significant, against how far two
+    runs of one commit moved (the machine alone)."""
+    compared = table[table["p_value"].notna()]
+    if compared.empty:
+        return ""
+    other = compared[~compared["changed"].astype(str).str.startswith("same commit")]
+    text = f"; {int(other['significant'].astype(bool).sum())} of {len(other)} moves between commits are significant"
+    pair = same_commit_pair(table)
+    if pair is not None:
+        text += (f", while the last two runs of one commit ({pair['commit']}) moved by up to "
+                 f"{pair['largest_pct']:.0f}%, the machine alone")
+    return text
 
 
 def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.05) -> str:

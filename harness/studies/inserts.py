@@ -8,6 +8,7 @@ of other families in the same run set change nothing here (and this study's runs
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -111,21 +112,38 @@ def _key(row: pd.Series) -> tuple:
     return tuple(row[c] for c in CELL_KEYS)
 
 
+#: the pairs of the gains table: (label, slower strategy, faster strategy)
+GAIN_PAIRS = (("transaction gain", "autocommit", "transaction"), ("prepared gain", "transaction", "prepared"))
+
+
+def common_n(d: pd.DataFrame, pair: tuple[str, str]) -> int | None:
+    """The largest N at which every engine and runtime of `d` that has either strategy of `pair`
+    measured both, so that every row of one gains column compares at one N; None if none."""
+    d = d[d["strategy"].isin(pair)]
+    common: set[int] | None = None
+    for _, g in d.groupby(["engine", "runtime_family"], sort=True):
+        ns = set.intersection(*(set(g[g["strategy"] == s]["rows"]) for s in pair))
+        common = ns if common is None else common & ns
+    return max(common) if common else None
+
+
 def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
     """Per engine and runtime: the gain of a transaction (inserts/s of `transaction` over
-    `autocommit`) and of a prepared statement (`prepared` over `transaction`), like for like: both
-    strategies at the largest N both were measured at (the profile caps the slow ones lower), as
-    ratios of inserts/s with 99% intervals (t on the log scale, each cell's variance from its
-    bootstrap). A pair with no N in common gets no gain."""
+    `autocommit`) and of a prepared statement (`prepared` over `transaction`), like for like: every
+    column at one N, the largest at which every row measured both of its strategies (`common_n`;
+    the profile caps the slow ones lower, each pair where its own strategies stop). Without such an N each pair is compared at
+    the largest N both were measured at, and a column `... at N` says which. Ratios of inserts/s with 99% intervals (t on
+    the log scale, each cell's variance from its bootstrap); a pair with no N in common gets none."""
     d = default_settings(df)
     d = d[d["mean_s"].notna()]
+    one = {label: common_n(d, (slow, fast)) for label, slow, fast in GAIN_PAIRS}
     rows = []
     for (engine, family), g in d.groupby(["engine", "runtime_family"], sort=True):
         out = {"engine": engine, "runtime": family}
-        for label, slow, fast in (("transaction gain", "autocommit", "transaction"),
-                                  ("prepared gain", "transaction", "prepared")):
+        for label, slow, fast in GAIN_PAIRS:
             a, b = g[g["strategy"] == slow], g[g["strategy"] == fast]
-            common = sorted(set(a["rows"]) & set(b["rows"]))
+            common = ([one[label]] if one[label] is not None and not (a.empty or b.empty)
+                      else sorted(set(a["rows"]) & set(b["rows"])))
             if not common:
                 out[label] = ""
                 out[label + " at N"] = "" if a.empty or b.empty else "no N in common"
@@ -141,7 +159,36 @@ def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
             out[label + " at N"] = f"{int(n):,}"
             out["_" + label] = r
         rows.append(out)
-    return pd.DataFrame(rows)
+    t = pd.DataFrame(rows)
+    if len(t):  # a column at one N: the caption names it, no column repeats it
+        t = t.rename(columns={label + " at N": "_" + label + " at N" for label in one if one[label] is not None})
+    return t
+
+
+def at_n(row: pd.Series, label: str) -> str:
+    """The N a row's gain was compared at (a column, or the table's one N kept out of view)."""
+    for key in (label + " at N", "_" + label + " at N"):
+        if isinstance(row.get(key), str) and row.get(key):
+            return row[key]
+    return ""
+
+
+def one_n(gain: pd.DataFrame, label: str = "transaction gain") -> str:
+    """The one N of a gains column when every row compares at it (see `gains`), else ""."""
+    col = "_" + label + " at N"
+    return str(gain[col].iloc[0]) if col in gain and len(gain) else ""
+
+
+def gains_at_text(gain: pd.DataFrame) -> str:
+    """Where the gains table's columns compare, for its caption."""
+    fixed = [(label, one_n(gain, label)) for label, _, _ in GAIN_PAIRS if one_n(gain, label)]
+    text = " and ".join(f"the {label} at N = {n}" for label, n in fixed)
+    if fixed:
+        text += (", for each the largest N at which every engine here ran both strategies (Appendix B.5 has each "
+                 "strategy at every N it ran)")
+    if len(fixed) < len(GAIN_PAIRS):
+        text += ("; " if fixed else "") + "other pairs at the largest N both were measured at (column `at N`)"
+    return text
 
 
 def gain_takeaway(gain: pd.DataFrame) -> str:
@@ -153,8 +200,27 @@ def gain_takeaway(gain: pd.DataFrame) -> str:
         return ""
     pick = rows[rows["engine"] == "sqlite/sqlite3"]
     r = (pick if len(pick) else rows).iloc[0]
-    return (f": at N = {r['transaction gain at N']}, one transaction makes {r['engine']} ({r['runtime']}) insert "
+    return (f": at N = {at_n(r, 'transaction gain')}, one transaction makes {r['engine']} ({r['runtime']}) insert "
             f"{ratio_text(r['_transaction gain'])} as many rows per second as autocommit")
+
+
+def time_takeaway(df: pd.DataFrame) -> str:
+    """The time figure's point, unlike the rate figure's (`gain_takeaway`): at the largest N of
+    sqlite/sqlite3 (or the first engine), which strategies got there and how long each took."""
+    d = default_settings(df)
+    d = d[d["mean_s"].notna()]
+    if d.empty:
+        return ""
+    pick = d[d["engine"] == "sqlite/sqlite3"]
+    d = pick if len(pick) else d[d["engine"] == sorted(d["engine"])[0]]
+    d = d[d["runtime_family"] == sorted(d["runtime_family"])[0]]
+    n = int(d["rows"].max())
+    at = d[d["rows"] == n].sort_values("mean_s")
+    times = ", ".join(f"{r.strategy} {wording.time_interval(r.mean_s, r.ci_low_s, r.ci_high_s)}"
+                      for r in at.itertuples())
+    k = d["strategy"].nunique()
+    reach = f"all {k} strategies reach" if len(at) == k else f"only {len(at)} of {k} strategies reach"
+    return f": {reach} {at.iloc[0]['engine']}'s ({at.iloc[0]['runtime_family']}) largest N = {n:,}, where {times}"
 
 
 def grid_takeaway(df: pd.DataFrame) -> str:
@@ -282,6 +348,39 @@ def sqlite_versions(runs: RunSet) -> dict[str, str]:
     return out
 
 
+#: the kernel's names of virtual block devices: virtio-blk (vda, vdb, ...) and Xen (xvda, ...)
+VIRTUAL_DEVICE = re.compile(r"^/dev/x?vd[a-z]+\d*$")
+
+
+def grid_storage(runs: RunSet) -> list[dict]:
+    """The distinct storage records (`storage`: device, fstype, kind, mount) of the grid's processes
+    (inserts.prepared with journal_mode and synchronous set), where the syncs the grid times went."""
+    p = runs.processes
+    if "storage" not in p or p.empty:
+        return []
+    sets = p["params"].astype(str).map(lambda s: _param(s, "synchronous") not in ("", "default"))
+    p = p[(p["benchmark"].astype(str) == PREFIX + "prepared") & sets & p["storage"].map(lambda v: isinstance(v, dict))]
+    seen = {tuple(sorted((k, str(v)) for k, v in s.items() if k != "path")) for s in p["storage"]}
+    return [dict(t) for t in sorted(seen)]
+
+
+def sync_substitute(storage: list[dict]) -> str:
+    """Why the cost of syncing measured here is not the seed's, or "" when it may be: the database
+    files lived in memory (an fsync there writes nothing) or on a virtual disk (an fsync there costs
+    whatever the host does with it, not a physical device's flush as on the seed's 2010 machine).
+    With no storage record nothing is known, and "" lets the interval decide."""
+    memory = sorted({s.get("mount", "?") for s in storage if s.get("kind") == "memory"})
+    virtual = sorted({s.get("device", "?") for s in storage if VIRTUAL_DEVICE.match(str(s.get("device", "")))})
+    if memory:
+        return (f"the database files lived in memory ({', '.join(memory)}), where an fsync writes nothing; the seed "
+                "synced to a physical disk")
+    if virtual:
+        return (f"the database files lived on {', '.join(virtual)}, a virtual disk of this virtual machine: an fsync "
+                "there costs whatever the host does with it (its cache, its own disk), not a physical device's "
+                "flush as on the seed's 2010 machine, so the measured ratio is shown but decides nothing")
+    return ""
+
+
 def storage_text(runs: RunSet) -> str:
     """Where the database files were (the file system each process record names)."""
     p = runs.processes
@@ -329,9 +428,10 @@ def excluded_text(df: pd.DataFrame) -> str:
     return text
 
 
-def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, versions: dict[str, str]
-               ) -> pd.DataFrame:
-    """Seed 003's headlines (quoted constants) beside ours ([low, high]) and why they differ."""
+def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, versions: dict[str, str],
+               substitute: str = "") -> pd.DataFrame:
+    """Seed 003's headlines (quoted constants) beside ours ([low, high]) and why they differ
+    (`substitute`: why our syncs are not the seed's, from `sync_substitute`)."""
     rows = []
     # 1. memory + off fastest above ~100,000 rows
     big = findings[findings["rows"] > SEED["even_up_to_rows"]] if len(findings) else findings
@@ -358,6 +458,9 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
                          f"{ratio_text(sync)}: {verdicts.power_statement(sync[1], sync[2])})")
         else:
             sync_text = f"syncing costs {ratio_text(sync)} here (delete+full / delete+off time)"
+        if substitute:  # the measured ratio is shown, and no verdict drawn from it
+            sync_text = (f"syncing measured {ratio_text(sync)} here (delete+full / delete+off time), untestable here "
+                         f"against the seed's: {substitute}")
         if isinstance(runner, tuple) and not within:
             why = "agrees: memory+off is fastest and the runner-up's interval lies above it"
         elif within:
@@ -366,6 +469,8 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
         else:
             why = (f"disagrees: {sync_text}; the seed ran SQLite {SEED['versions'][1]} on its 2010 machine, we run "
                    f"{versions.get(r.engine, '?')} on the file system the storage paragraph names")
+        if substitute and substitute not in why:
+            why += f"; untestable here against the seed's: {substitute}"
         rows.append({"headline": f"memory+off fastest above {SEED['even_up_to_rows']:,} rows ({r.engine})",
                      "seed 003 (its numbers)": (f"memory+off best; settings about even up to ~"
                                                 f"{SEED['even_up_to_rows']:,} rows (SQLite {SEED['versions'][1]}, "
@@ -378,15 +483,18 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             text = r.get(label) or ""
             if not isinstance(text, str) or not text:
                 continue
-            why = ("the seed gives no number in its text (its charts only); ours compares each strategy at the "
-                   "largest N both strategies were run at (slow strategies are capped lower)")
+            why = ("the seed gives no number in its text (its charts only); ours compares every engine at N = "
+                   f"{at_n(r, label)}, the largest N at which every engine ran both strategies (slow strategies "
+                   "are capped lower)" if one_n(gain, label) else "the seed gives no number in its text (its charts only); "
+                   "ours compares each strategy at the largest N both strategies were run at (slow strategies are "
+                   "capped lower)")
             if label == "transaction gain":
                 why += "; each autocommit row is its own transaction, committed (and synced) on its own"
             else:
                 why += "; the prepared statement saves a parse per row (Python also the string formatting)"
             rows.append({"headline": f"{label} ({r['engine']}, {r['runtime']})",
                          "seed 003 (its numbers)": "faster; no number in its text (its charts are not in the text)",
-                         "ours [99% CI]": f"{what} = {text} at N = {r[label + ' at N']}", "why they differ": why})
+                         "ours [99% CI]": f"{what} = {text} at N = {at_n(r, label)}", "why they differ": why})
     # 4. the newer SQLite is faster on prepared statements
     if len(cmp):
         prep = cmp[(cmp["benchmark"] == "inserts.prepared") & ~cmp["params"].str.contains(r"\+", regex=True)]
@@ -435,16 +543,18 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     findings = grid_findings(runs, df)
     versions = sqlite_versions(runs)
     cmp, cmp_text = version_comparison(runs, versions)
-    seed = seed_table(gain, findings, cmp, versions)
-    storage = storage_text(runs)
+    substitute = sync_substitute(grid_storage(runs))
+    seed = seed_table(gain, findings, cmp, versions, substitute)
+    storage = storage_text(runs) + (f" For the seed's claims about syncing this matters: {substitute} (Section 10 "
+                                    "calls them untestable here)." if substitute else "")
     coverage = coverage_text(df)
     excluded = excluded_text(df)
     gain_view = gain[[c for c in gain.columns if not c.startswith("_")]] if len(gain) else gain
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        says = gain_takeaway(gain)
         figs = [figure_link(f"E4 {w} against N per strategy, 99% CI ({method}){says}", f, paper_path)
-                for w, f in (("time", time_fig), ("inserts/s", rate_fig)) if f is not None]
+                for w, f, says in (("time", time_fig, time_takeaway(df)), ("inserts/s", rate_fig, gain_takeaway(gain)))
+                if f is not None]
         return {
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
             + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}; bounds are N divided by the "
@@ -452,9 +562,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             "e4-figures": "\n\n".join(figs) or "_No figure: nothing measured._",
             "e4-gains": (to_markdown(gain_view) if len(gain_view) else "_No pair of strategies to compare._")
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
-              "prepared statement (`prepared` over `transaction`), both strategies at the largest N both were "
-              "measured at (column `at N`), ratio [99% CI] (t on the log scale, each cell's variance from its "
-              "process bootstrap).",
+              "prepared statement (`prepared` over `transaction`), "
+            + gains_at_text(gain)
+            + ", ratio [99% CI] (t on the log scale, each cell's variance from its process bootstrap).",
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
                          f"synchronous, inserts/s mean [99% CI] ({method}).")
                         if len(gtable) else "_No journal_mode x synchronous grid in these runs._")

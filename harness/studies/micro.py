@@ -24,7 +24,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     summary = runs.summary
     counts = crossings_table(summary)
     table, table_md = family_table(runs, PREFIX, baseline)
-    fig = None
+    fig, r = None, None
     if table is not None:
         r = claim_result(runs)
         rho = ("" if r is None else f"Spearman's rho, crossings vs the speedup of {FAST} over {SLOW}: "
@@ -42,8 +42,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "abstract-e2": abstract(runs, claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
         if fig is not None:
             out["e2-figure"] = figure_link(f"E2: time relative to {baseline} against crossings, one point per benchmark and "
-                                           f"engine, error bars {runs.confidence:.0%} CI ({runs.method} method)",
-                                           fig, paper_path)
+                                           f"engine, error bars {runs.confidence:.0%} CI ({runs.method} method)"
+                                           + figure_takeaway(r), fig, paper_path)
         return out
 
     return StudyResult(tables={"crossings": counts, "ratios": table},
@@ -100,6 +100,17 @@ def claim_result(runs: RunSet, fast: str = FAST, slow: str = SLOW):
         return None
     return rank_correlation([p[1] for p in pts], [runs.samples[p[2]] for p in pts],
                             [runs.samples[p[3]] for p in pts], runs.confidence, runs.resamples, runs.seed)
+
+
+def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
+    """The E2 figure's point: whether the speedup of `fast` over `slow` rises with crossings, by its
+    rank correlation's interval ("" without one)."""
+    if r is None or r.verdict == "undecided":
+        return ""
+    side = {"supported": "rises with crossings", "contradicted": "falls with crossings",
+            "not supported": "cannot be told to rise or fall with crossings"}[r.verdict]
+    return (f"; the speedup of {fast} over {slow} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
+            f"{r.confidence:.0%})")
 
 
 def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:

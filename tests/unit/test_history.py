@@ -163,7 +163,8 @@ def test_study_blocks_and_figure(step_runs, tmp_path):
 
     result = study.compute([step_runs], tmp_path / "figures", resamples=100)
     blocks = result.blocks(tmp_path / "paper.md")
-    assert set(blocks) == {"e7-history-text", "e7-history-runs", "e7-history-table", "e7-history-figure"}
+    assert set(blocks) == {"e7-history-text", "e7-history-runs", "e7-history-table", "e7-history-figure",
+                           *study.CROSS_RUN_TABLES}
     import re
 
     found = re.search(r"Between consecutive runs of different commits, 1 of 8 comparisons is significant at "
@@ -191,3 +192,26 @@ def test_compare_warns_about_cells_only_one_run_has(tmp_path, capsys):
     assert main(["compare", str(a), str(b), "--fail-on-regression", "10"]) == 0
     err = capsys.readouterr().err
     assert f"warning: 1 cell(s) of {a.name} are not in the other run, so not compared: bench01 e" in err
+
+
+def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_intervals_leave_out():
+    import pandas as pd
+
+    from harness.studies import history as study
+
+    def row(run_id, commit, changed, delta, sig):
+        return {"run_id": run_id, "commit": commit, "changed": changed, "delta_pct": delta, "significant": sig,
+                "p_value": 0.01 if sig else 0.5}
+
+    table = pd.DataFrame([row("20260101-a", "aaaaaaa1", "", math.nan, False) | {"p_value": math.nan},
+                          row("20260102-b", "aaaaaaa1", "same commit", 150.0, True),  # an older, noisier pair
+                          row("20260103-c", "bbbbbbb2", "commit", 20.0, True),
+                          row("20260104-d", "bbbbbbb2", "same commit", -7.4, True),
+                          row("20260104-d", "bbbbbbb2", "same commit", 2.0, False)])
+    pair = study.same_commit_pair(table)
+    assert pair == {"commit": "bbbbbbb", "cells": 2, "significant": 1, "largest_pct": 7.4}
+    text = study.between_run_sentence(pair, "This table sets ours beside the seed's")
+    assert "within a run (processes and iterations) only" in text and "up to 7%" in text and "bbbbbbb" in text
+    assert "not measured" in study.between_run_sentence(study.same_commit_pair(table.iloc[[0, 2]]), "T")
+    assert "1 of 1 moves between commits are significant" in study.figure_takeaway(table)
+    assert set(study.CROSS_RUN_TABLES) >= {"between-run-seeds", "between-run-e4", "between-run-e6"}

@@ -236,3 +236,27 @@ def test_verdict_rules_name_the_factor_the_rules_use():
     lo, hi = 2.0 / verdicts.ABOUT, 2.0 * verdicts.ABOUT
     assert verdicts.about(lo, hi, 2.0).word == verdicts.SUPPORTED  # the rule as written is the rule applied
     assert verdicts.about(hi * 1.01, hi * 1.5, 2.0).word == verdicts.REFUTED
+
+
+def test_e2_figure_caption_says_which_way_the_speedup_goes_with_crossings():
+    from types import SimpleNamespace
+
+    from harness.studies import micro
+
+    r = SimpleNamespace(rho=0.31, low=0.14, high=0.6, confidence=0.99, verdict="supported")
+    assert "rises with crossings (Spearman's rho 0.31 [0.14, 0.60], 99%)" in micro.figure_takeaway(r)
+    assert "cannot be told" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
+    assert micro.figure_takeaway(None) == ""
+
+
+def test_run_sequence_caption_counts_the_plotted_processes_by_warm_up_class():
+    from harness.analysis import simdata
+    from harness.analysis.stats import warmup_analysis
+    from harness.studies import bindings
+
+    df = simdata.simulate_run(benchmarks=1, engines=("e", "f"), processes=6, iterations=30, warmup=3, seed=9)
+    text = bindings.warmup_takeaway(df)
+    counts = warmup_analysis(df)["warmup"].value_counts()
+    assert text.startswith(": of 12 processes in 2 cells, ")
+    assert sum(int(p.split()[0]) for p in text.split("cells, ")[1].split(", ")) == 12 == counts.sum()
+    assert bindings.warmup_takeaway(df.iloc[0:0]) == ""

@@ -154,3 +154,16 @@ def test_markdown_cells_escape_pipes():
     assert "a\\|b" in md and "x \\| y" in md and "line break" in md
     html = MarkdownIt("commonmark").enable("table").render(md)
     assert html.count("<td>") == 4 and "x | y" in html
+
+
+def test_a_table_wider_than_a_page_is_cut_into_parts_that_repeat_its_row_names():
+    from harness.analysis.markdown import split_table
+
+    header = ["name", "base"] + [f"e{i}" for i in range(15)]
+    rows = [["r1", "1"] + [str(i) for i in range(15)], ["×", ""] + [f"x{i}" for i in range(15)]]
+    parts = split_table(header, rows, keep=2, max_columns=9).split("\n\n")
+    widths = [p.splitlines()[0].count("|") - 1 for p in parts]
+    assert len(parts) == 3 and max(widths) <= 9 and min(widths) >= 6  # shared out evenly, no stub
+    assert all(p.startswith("| name | base |") for p in parts)
+    assert sum(w - 2 for w in widths) == 15 and "| x14 |" in parts[-1]
+    assert split_table(header[:9], [r[:9] for r in rows], keep=2).count("\n\n") == 0  # narrow: one table

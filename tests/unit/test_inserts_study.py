@@ -1,0 +1,54 @@
+"""E4's study code (harness/studies/inserts.py) on small fixtures: the syncing claims' storage rule,
+the gains table's one N, and the time figure's own takeaway."""
+from __future__ import annotations
+
+import pandas as pd
+
+from harness.studies import inserts
+from harness.studies import seedclaims as sc
+from harness.studies import verdicts as v
+
+VDA = {"device": "/dev/vda", "fstype": "ext4", "kind": "disk", "mount": "/"}
+NVME = {"device": "/dev/nvme0n1p2", "fstype": "ext4", "kind": "disk", "mount": "/"}
+SHM = {"device": "tmpfs", "fstype": "tmpfs", "kind": "memory", "mount": "/dev/shm"}
+
+
+def test_syncing_on_a_virtual_disk_or_in_memory_is_untestable_and_says_how():
+    decided = v.Verdict(v.REFUTED, "cells: 1 refuted")
+    on_vda = sc.on_storage(decided, inserts.sync_substitute([VDA]))
+    assert on_vda.word == v.UNTESTABLE and "/dev/vda" in on_vda.why and "host" in on_vda.why
+    assert inserts.sync_substitute([{**VDA, "device": "/dev/xvdb1"}])
+    in_memory = sc.on_storage(decided, inserts.sync_substitute([SHM]))
+    assert in_memory.word == v.UNTESTABLE and "writes nothing" in in_memory.why
+    # a physical device, or no storage record at all, leaves the verdict to the intervals
+    assert sc.on_storage(decided, inserts.sync_substitute([NVME])) == decided
+    assert sc.on_storage(decided, inserts.sync_substitute([])) == decided
+    assert not any(inserts.VIRTUAL_DEVICE.match(d) for d in ("/dev/sda", "/dev/sda1", "/dev/mapper/vg-root"))
+
+
+def _sweep(cells: dict[str, dict[str, list[int]]]) -> pd.DataFrame:
+    return pd.DataFrame([{"engine": e, "runtime_family": "cpython", "strategy": s, "rows": n}
+                         for e, by in cells.items() for s, ns in by.items() for n in ns])
+
+
+def test_each_gains_column_compares_every_row_at_the_largest_n_every_row_ran_both_strategies():
+    d = _sweep({"a": {"autocommit": [10, 100], "transaction": [10, 100, 1000, 10_000], "prepared": [10, 100, 10_000]},
+                "b": {"autocommit": [10, 100], "transaction": [10, 100, 10_000], "prepared": [10, 100, 10_000]},
+                "c": {"multirow": [10, 1000]}})  # no strategy of the gains: not a row of the table
+    assert inserts.common_n(d, ("autocommit", "transaction")) == 100
+    assert inserts.common_n(d, ("transaction", "prepared")) == 10_000  # not held down by autocommit's cap
+    d = _sweep({"a": {"autocommit": [10], "transaction": [10], "prepared": [10]},
+                "b": {"autocommit": [100], "transaction": [100], "prepared": [100]}})
+    assert inserts.common_n(d, ("autocommit", "transaction")) is None  # then the pair falls back to its own N
+
+
+def test_time_figure_says_which_strategies_reach_the_largest_n():
+    df = pd.DataFrame([{"engine": "sqlite/sqlite3", "runtime_family": "cpython", "strategy": s, "rows": n,
+                        "journal_mode": "default", "synchronous": "default", "mean_s": t, "ci_low_s": t * 0.9,
+                        "ci_high_s": t * 1.1}
+                       for s, n, t in (("autocommit", 100, 0.04), ("prepared", 1000, 0.002),
+                                       ("multirow", 1000, 0.001))])
+    text = inserts.time_takeaway(df)
+    assert "only 2 of 3 strategies reach" in text and "N = 1,000" in text
+    assert text.index("multirow") < text.index("prepared")  # fastest first
+    assert "transaction makes" not in text  # the rate figure's point, not this one's
