@@ -1,7 +1,7 @@
 """The package's shape: no import cycles, no upward imports, a worker side that stays small.
 
 Layers, lowest first; a module may import its own layer and those below, never above:
-  0 base      harness, errors, protocol, fsutil, redaction
+  0 base      harness, errors, protocol, record, fsutil, redaction
   1 worker    worker, engines.*, workloads.*          (runs on PyPy: stdlib + driver only)
   2 files     store, paper
   3 run       run.* (plan, runner, probe, runtimes, profiles, manifest, servers, datasets, native)
@@ -21,7 +21,7 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "harness"
 LAYERS = [
-    ("base", ["harness", "harness.errors", "harness.protocol", "harness.fsutil", "harness.redaction"]),
+    ("base", ["harness", "harness.errors", "harness.protocol", "harness.record", "harness.fsutil", "harness.redaction"]),
     ("worker", ["harness.worker", "harness.engines", "harness.workloads"]),
     ("files", ["harness.store", "harness.paper"]),
     ("run", ["harness.run"]),
