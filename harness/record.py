@@ -101,6 +101,7 @@ class Manifest(_Record):
     configuration: Mapping[str, Any] = _spec(_OBJ, {})
     machine: Mapping[str, Any] = _spec(_OBJ, {})
     libraries: Mapping[str, Any] = _spec(_OBJ, {})
+    python: Mapping[str, Any] = _spec(_OBJ, {})
     engines: Mapping[str, Any] = _spec(_OBJ, {})
     project: Mapping[str, Any] = _spec(_OBJ, {})
     cpu_clock: Mapping[str, Any] | None = _spec(_OBJ)
@@ -108,6 +109,7 @@ class Manifest(_Record):
     doctor: Any = _spec()
     segments: list[Mapping[str, Any]] = _spec((list,), [])
     shard: Mapping[str, Any] | None = _spec(_OBJ)
+    process_counts: Mapping[str, int] = _spec(_OBJ, {})
     extra: Mapping[str, Any] = field(default_factory=dict)
     keys: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
