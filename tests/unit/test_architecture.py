@@ -127,6 +127,21 @@ def test_worker_side_imports_only_base_and_worker_modules():
     assert bad == []
 
 
+def study_reads_of_runs(g: dict[str, set[str]]) -> list[str]:
+    """Study modules that import the store or the run layer: a study reads its runs (timings,
+    manifests, plans, process records) through `analysis.runset` only (`harness.record` types)."""
+    return sorted(f"{a} imports {b}" for a, deps in g.items() if a.startswith("harness.studies")
+                  for b in deps if b in ("harness.store", "harness.run") or b.startswith("harness.run."))
+
+
+def test_studies_read_runs_through_the_runset_only():
+    assert study_reads_of_runs(graph()) == []
+    # the check can fail: a study importing the store or a run module is named
+    made_up = {"harness.studies.x": {"harness.store", "harness.run.runtimes", "harness.analysis.runset"}}
+    assert study_reads_of_runs(made_up) == ["harness.studies.x imports harness.run.runtimes",
+                                            "harness.studies.x imports harness.store"]
+
+
 def test_the_check_sees_a_cycle_and_an_upward_import():
     """The checks above can fail: a made-up graph with a cycle and an upward edge is caught."""
     g = {"harness.store": {"harness.run.runner"}, "harness.run.runner": {"harness.store"}}
