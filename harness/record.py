@@ -11,6 +11,7 @@ Low in the layering: the standard library, `errors` and `protocol` only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -42,8 +43,8 @@ class _Record:
     keys: tuple[str, ...]
 
     @classmethod
-    def _fields(cls) -> list[dataclasses.Field]:
-        return [f for f in dataclasses.fields(cls) if f.name not in ("extra", "keys")]  # type: ignore[arg-type]
+    def _fields(cls) -> tuple[dataclasses.Field, ...]:
+        return _record_fields(cls)
 
     @classmethod
     def _build(cls, data: Mapping[str, Any], where: str, what: str) -> Any:
@@ -66,14 +67,21 @@ class _Record:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object: the keys read, in their order (a record built here: its fields that
         differ from their defaults, then `extra`)."""
-        fields = {f.name: f for f in self._fields()}
+        fields = self._fields()
         keys = self.keys
         if not keys:
-            keys = tuple(n for n, f in fields.items() if getattr(self, n) != _default(f)) + tuple(self.extra)
-        return {k: (self._value(k) if k in fields else self.extra[k]) for k in keys}
+            keys = tuple(f.name for f in fields if getattr(self, f.name) != _default(f)) + tuple(self.extra)
+        extra, value = self.extra, self._value
+        return {k: (extra[k] if k in extra else value(k)) for k in keys}
 
     def _value(self, name: str) -> Any:
         return getattr(self, name)
+
+
+@functools.lru_cache(maxsize=None)
+def _record_fields(cls: type) -> tuple[dataclasses.Field, ...]:
+    """A record class's JSON fields (not `extra` and `keys`), computed once per class."""
+    return tuple(f for f in dataclasses.fields(cls) if f.name not in ("extra", "keys"))
 
 
 def _default(f: dataclasses.Field) -> Any:
