@@ -312,7 +312,7 @@ class RunSet:
             df = df.merge(extra, on=keys, how="left")
         for c in interference.FACT_COLUMNS:
             df[c] = df[c].fillna(0).astype(int)
-        adaptive = adaptive_facts([m.to_dict() for m in self.manifests()])
+        adaptive = adaptive_facts(self.manifests())
         if len(adaptive) and "runtime_family" in df:
             df = df.merge(adaptive, on=["benchmark", "params", "engine", "runtime_family"], how="left")
         else:
