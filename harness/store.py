@@ -307,12 +307,12 @@ def _one_per_run_id(dirs: list[Path]) -> list[Path]:
     out = []
     for d in dirs:
         try:
-            manifest = read_manifest(d)
+            manifest = manifest_of(d)
         except UserError:
             out.append(d)
             continue
-        run_id = manifest.get("run_id")
-        shard = manifest.get("shard") or _plan_shard(d)
+        run_id: Any = manifest.run_id or None
+        shard = manifest.shard or _plan_shard(d)
         if isinstance(run_id, str) and isinstance(shard, dict):  # the shards of one run share its id
             run_id = f"{run_id} (shard {shard.get('index')} of {shard.get('count')})"
         if not isinstance(run_id, str) or run_id not in first:
