@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from harness.errors import DataError, UserError
 from harness.fsutil import PROJECT_ROOT, replacing, settled, stat_fingerprint, write_json_atomic
-from harness.protocol import PROCESS_STATUSES, RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, canonical_params
+from harness.protocol import RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, canonical_params
+from harness.record import MAX_INDEX, Manifest, Plan, ProcessRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -153,19 +154,18 @@ def read_json(path: Path, what: str) -> Any:
         raise DataError(f"{path}: corrupt {what} ({exc})") from None
 
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
+def manifest_of(run_dir: Path) -> Manifest:
+    """A run's manifest, checked (`record.Manifest.from_dict`)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir}: no such run directory")
-    manifest = read_json(run_dir / "manifest.json", "manifest")
-    if not isinstance(manifest, dict):
-        raise DataError(f"{run_dir / 'manifest.json'}: not a manifest (a JSON {type(manifest).__name__}, "
-                        "expected an object)")
-    version = manifest.get("schema_version")
-    if version not in READABLE_SCHEMA_VERSIONS:
-        raise DataError(f"{run_dir / 'manifest.json'}: schema_version {version!r}, this harness reads "
-                        f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}")
-    return manifest
+    path = run_dir / "manifest.json"
+    return Manifest.from_dict(read_json(path, "manifest"), str(path))
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """`manifest_of` as the JSON object (for callers not yet on the typed record)."""
+    return manifest_of(run_dir).to_dict()
 
 
 class IncompleteRunWarning(UserWarning):
@@ -180,9 +180,6 @@ class DuplicateRunWarning(UserWarning):
 #: square, sum and take logs of times in seconds over millions of values; 1e300 s overflows them
 #: and 1e-300 s underflows, while anything measured or imported (1 ps .. 1 day) fits with room
 STORED_WALL_NS = (1e-9, 1e18)
-#: the bound of a seq, process or iteration number (whole numbers from 0): far above any run,
-#: far below what int64 arithmetic on them could overflow
-MAX_INDEX = 2**40
 #: the process statuses whose timings enter an estimate: an `error`, `failed` or `timeout`
 #: process may have stored some timings, but they are not a measurement of the cell (the cell's
 #: status counts them: "error (1/3 processes)")
@@ -190,16 +187,17 @@ ESTIMATED_STATUSES = ("ok", "invalid")
 
 
 #: records already read, per processes folder: (the stat fingerprint of its files, the records)
-_RECORDS_READ: dict[str, tuple[str, dict[int, dict[str, Any]]]] = {}
+_RECORDS_READ: dict[str, tuple[str, dict[int, ProcessRecord]]] = {}
 
 
-def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
-    """A run's process records by seq, each checked: a JSON object with a valid status whose
-    `seq` is its file name's. A stray or malformed file is a DataError naming it.
+def records_of(run_dir: Path) -> dict[int, ProcessRecord]:
+    """A run's process records by seq, each checked (`record.ProcessRecord.from_dict`: a JSON
+    object with a valid status whose `seq` is its file name's). A stray or malformed file is a
+    DataError naming it.
 
     A summary, its run facts and a study's raw rows each need the records, and a dozen runs
     hold thousands: they are read once per process and read again only when a file in the folder
-    is added, removed or changed (`fsutil.stat_fingerprint`). Callers get fresh dicts."""
+    is added, removed or changed (`fsutil.stat_fingerprint`)."""
     folder = Path(run_dir) / "processes"
     paths = sorted(folder.glob("*.json"))
     seen, newest = stat_fingerprint(paths)
@@ -209,66 +207,41 @@ def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
         known = (seen, _read_process_records(paths))
         if settled(newest):
             _RECORDS_READ[key] = known
-    return {seq: dict(rec) for seq, rec in known[1].items()}
+    return dict(known[1])
 
 
-def _read_process_records(paths: list[Path]) -> dict[int, dict[str, Any]]:
-    records: dict[int, dict[str, Any]] = {}
+def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
+    """`records_of` as JSON objects (fresh dicts), for callers not yet on the typed record."""
+    return {seq: rec.to_dict() for seq, rec in records_of(run_dir).items()}
+
+
+def _read_process_records(paths: list[Path]) -> dict[int, ProcessRecord]:
+    records: dict[int, ProcessRecord] = {}
     for path in paths:
         if not path.stem.isdigit():
             raise DataError(f"{path}: stray file among the process records (they are named <seq>.json)")
-        rec = read_json(path, "process record")
-        if not isinstance(rec, dict) or rec.get("status") not in PROCESS_STATUSES:
-            raise DataError(f"{path}: not a process record (no valid 'status')")
         seq = int(path.stem)
-        if not _is_int(rec.get("process", 0)) or not 0 <= rec.get("process", 0) < MAX_INDEX:
-            raise DataError(f"{path}: process {rec.get('process')!r} is not a whole number 0..{MAX_INDEX - 1}")
-        if "rows" in rec and (not _is_int(rec["rows"]) or rec["rows"] < 0):
-            raise DataError(f"{path}: rows {rec['rows']!r} is not a whole number of rows")
-        if rec.get("seq") != seq:
-            raise DataError(f"{path}: the record says seq {rec.get('seq')!r}, its file name says {seq}")
-        records[seq] = rec
+        records[seq] = ProcessRecord.from_dict(read_json(path, "process record"), seq, str(path))
     return records
 
 
-def read_plan(run_dir: Path) -> dict[str, Any] | None:
-    """The run's plan, or None for runs that have none (imported ones)."""
+def plan_of(run_dir: Path) -> Plan | None:
+    """The run's plan, checked (`record.Plan.from_dict`), or None for runs that have none (imported ones)."""
     path = Path(run_dir) / "plan.json"
     if not path.exists():
         return None
-    plan = read_json(path, "plan")
-    if not isinstance(plan, dict) or not isinstance(plan.get("order"), list) or not isinstance(plan.get("cells"), list):
-        raise DataError(f"{path}: not a plan (no cells and order)")
-    check_plan(path, plan)
-    return plan
+    return Plan.from_dict(read_json(path, "plan"), str(path))
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def read_plan(run_dir: Path) -> dict[str, Any] | None:
+    """`plan_of` as the JSON object, for callers not yet on the typed record."""
+    plan = plan_of(run_dir)
+    return None if plan is None else plan.to_dict()
 
 
 def check_plan(path: Path, plan: dict[str, Any]) -> None:
-    """Every cell an object naming its benchmark, params, engine and runtime; every order entry
-    [seq, cell index, process], whole numbers, the index one of the plan's cells, each seq once.
-    Why: a plan edited by hand or by another tool must fail here, naming the file, not deep in
-    the statistics."""
-    cells = plan["cells"]
-    for i, cell in enumerate(cells):
-        if not isinstance(cell, dict) or not isinstance(cell.get("params"), dict) or not all(
-                isinstance(cell.get(k), str) for k in ("benchmark", "engine", "runtime")):
-            raise DataError(f"{path}: cells[{i}] is not a cell (benchmark, params, engine, runtime)")
-    seen: set[int] = set()
-    for j, entry in enumerate(plan["order"]):
-        if not isinstance(entry, (list, tuple)) or len(entry) != 3 or not all(_is_int(v) for v in entry):
-            raise DataError(f"{path}: order[{j}] is {entry!r}, expected [seq, cell index, process] as whole numbers")
-        seq, index, process = entry
-        if not 0 <= index < len(cells):
-            raise DataError(f"{path}: order[{j}] names cell {index}, the plan has {len(cells)} cells")
-        if not 0 <= seq < MAX_INDEX or not 0 <= process < MAX_INDEX:
-            raise DataError(f"{path}: order[{j}] has seq {seq} and process {process}, expected 0..{MAX_INDEX - 1}")
-        if seq in seen:
-            raise DataError(f"{path}: order[{j}]: seq {seq} appears twice")
-        seen.add(seq)
+    """The checks of `record.Plan.from_dict`, a DataError naming `path`."""
+    Plan.from_dict(plan, str(path))
 
 
 def verify_records(run_dir: Path, manifest: dict[str, Any], plan: dict[str, Any] | None,
@@ -335,12 +308,12 @@ def _one_per_run_id(dirs: list[Path]) -> list[Path]:
     out = []
     for d in dirs:
         try:
-            manifest = read_manifest(d)
+            manifest = manifest_of(d)
         except UserError:
             out.append(d)
             continue
-        run_id = manifest.get("run_id")
-        shard = manifest.get("shard") or _plan_shard(d)
+        run_id: Any = manifest.run_id or None
+        shard = manifest.shard or _plan_shard(d)
         if isinstance(run_id, str) and isinstance(shard, dict):  # the shards of one run share its id
             run_id = f"{run_id} (shard {shard.get('index')} of {shard.get('count')})"
         if not isinstance(run_id, str) or run_id not in first:

@@ -123,13 +123,13 @@ def skip_bad_run(run_dir: Path, exc: Exception) -> None:
 def run_tag(run_dir: Path, lookup: Callable[[str], str | None] | None = None) -> RunTag:
     """The tag of one run, read from its manifest; `lookup(commit)` supplies commit dates that
     manifests written before they recorded one lack (git, by default)."""
-    from harness.store import read_manifest
+    from harness.store import manifest_of
 
     if lookup is None:
         from harness.run.manifest import commit_date as lookup
-    m = read_manifest(run_dir)
-    project = m.get("project") or {}
-    segments = m.get("segments") or []
+    m = manifest_of(run_dir)
+    project = m.project or {}
+    segments = m.segments or []
     commit = project.get("commit") or next((s.get("commit") for s in segments if s.get("commit")), None)
     commits = {s.get("commit") for s in segments if s.get("commit")}
     if len(commits) > 1:  # resumed at another commit: the run is of no single commit
@@ -138,12 +138,12 @@ def run_tag(run_dir: Path, lookup: Callable[[str], str | None] | None = None) ->
     if any(s.get("dirty") for s in segments):
         dirty = True
     date = project.get("commit_date") or (lookup(commit) if commit and len(commits) <= 1 else None)
-    engines = {k: v.get("versions") or {} for k, v in (m.get("engines") or {}).items() if isinstance(v, dict)}
-    return RunTag(run_dir=Path(run_dir), run_id=str(m.get("run_id")), commit=commit, commit_date=_iso(date),
-                  dirty=dirty, started=_iso(m.get("started")), python=((m.get("python") or {}).get("version") or
-                                                                        "").split(" ")[0] or None,
-                  cpus=((m.get("machine") or {}).get("cpu") or {}).get("cores"),
-                  libraries=dict(m.get("libraries") or {}), engines=engines)
+    engines = {k: v.get("versions") or {} for k, v in (m.engines or {}).items() if isinstance(v, dict)}
+    return RunTag(run_dir=Path(run_dir), run_id=str(m.run_id), commit=commit, commit_date=_iso(date),
+                  dirty=dirty, started=_iso(m.started), python=((m.python or {}).get("version") or
+                                                              "").split(" ")[0] or None,
+                  cpus=((m.machine or {}).get("cpu") or {}).get("cores"),
+                  libraries=dict(m.libraries or {}), engines=engines)
 
 
 def order_runs(tags: Iterable[RunTag]) -> list[RunTag]:

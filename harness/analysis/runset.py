@@ -11,19 +11,68 @@ from __future__ import annotations
 from collections import Counter
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from harness import store
 from harness.analysis.methods import DEFAULT_METHOD
+from harness.run.runtimes import runtime_family  # studies read a runtime's family here
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from harness.analysis.series import RunSeries
+    from harness.record import Manifest, Plan, ProcessRecord
     from harness.analysis.stats import CellBoot, CellSample
 
 
 as_run_dirs = store.as_run_dirs  # one path, one string or a list of either
+runs_under = store.runs_under  # the run directories in a folder
+default_runs = store.default_runs  # the committed reference runs, or the newest run
+
+
+# What a study reads of a run besides its timings, typed (`harness.record`): a study asks the
+# RunSet (or these, for runs it has no RunSet of) and never reads the store or the run layer.
+def manifest_of(run_dir: Path | str) -> Manifest:
+    """A run's manifest, checked."""
+    return store.manifest_of(Path(run_dir))
+
+
+def plan_of(run_dir: Path | str) -> Plan | None:
+    """A run's plan, checked; None for a run without one (an imported run)."""
+    return store.plan_of(Path(run_dir))
+
+
+def records_of(run_dir: Path | str) -> dict[int, ProcessRecord]:
+    """A run's process records by seq, checked."""
+    return store.records_of(Path(run_dir))
+
+
+def process_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
+    """One row per process of the runs (any status; a planned process without a record:
+    `incomplete`), checked against each run's plan (`store.load_process_records`)."""
+    return store.load_process_records(run_dirs)
+
+
+def load_raw(run_dirs: Path | str | Iterable[Path | str], benchmark: Callable[[str], bool] | None = None
+             ) -> pd.DataFrame:
+    """The raw rows of runs, without a RunSet's options (`store.load_runs`)."""
+    return store.load_runs(run_dirs, benchmark=benchmark)
+
+
+def run_cells(run_dir: Path | str) -> set[tuple]:
+    """The cell keys (benchmark, params, engine, runtime family) a run planned, from its plan;
+    an imported run has no planned cells: its process records name them."""
+    from harness.protocol import canonical_params
+
+    plan = plan_of(run_dir)
+    cells = plan.cell_keys() if plan is not None else set()
+    if cells:
+        return cells
+    recs = process_frame([Path(run_dir)])
+    if recs.empty:
+        return set()
+    fams = recs["runtime_family"] if "runtime_family" in recs else recs["runtime"].astype(str).map(runtime_family)
+    return set(zip(recs["benchmark"], recs["params"].map(canonical_params), recs["engine"], fams))
 
 
 def is_twin(params: str) -> bool:
@@ -60,8 +109,33 @@ class RunSet:
         self._boots: dict[tuple, CellBoot] = {}
         self._alt_boots: dict[tuple, CellBoot] = {}
         self._raw_of: dict[tuple, pd.DataFrame] = {}
+        self._manifests: dict[Path, Manifest] = {}
         #: how many times each cell was bootstrapped (once, if everything shares the cache)
         self.boot_counts: Counter = Counter()
+
+    # -- the runs' records, read once each --
+    def manifest(self, run_dir: Path | str) -> Manifest:
+        """The manifest of one run (of these or any other), read once."""
+        key = Path(run_dir)
+        if key not in self._manifests:
+            self._manifests[key] = manifest_of(key)
+        return self._manifests[key]
+
+    def manifests(self) -> list[Manifest]:
+        """The runs' manifests, in the runs' order."""
+        return [self.manifest(d) for d in self.run_dirs]
+
+    def plan(self, run_dir: Path | str) -> Plan | None:
+        """A run's plan (None: an imported run has none)."""
+        return plan_of(run_dir)
+
+    def records(self, run_dir: Path | str) -> dict[int, ProcessRecord]:
+        """A run's process records by seq (the store reads them again only when they change)."""
+        return records_of(run_dir)
+
+    def run_cells(self, run_dir: Path | str) -> set[tuple]:
+        """The cells (benchmark, params, engine, runtime family) one run planned (`run_cells`)."""
+        return run_cells(run_dir)
 
     # -- loaded once --
     @cached_property
@@ -153,11 +227,9 @@ class RunSet:
             return {}
         machine_of: dict[tuple, str | None] = {}
         for d in self.run_dirs:
-            run_id = store.read_manifest(d)["run_id"]
-            for rec in store.process_records(d).values():
-                m = rec.get("machine")
-                machine_of[(run_id, rec.get("benchmark"), rec.get("params"), rec.get("engine"), rec.get("runtime"),
-                            int(rec.get("process", -1)))] = m.get("id") if isinstance(m, dict) else None
+            run_id = self.manifest(d).run_id
+            for rec in self.records(d).values():
+                machine_of[(run_id, rec.benchmark, rec.params, rec.engine, rec.runtime, rec.process)] = rec.machine_id
         return process_machines(self.series.keys, self.series.xs, machine_of)
 
     # -- reduced once --
@@ -240,7 +312,7 @@ class RunSet:
             df = df.merge(extra, on=keys, how="left")
         for c in interference.FACT_COLUMNS:
             df[c] = df[c].fillna(0).astype(int)
-        adaptive = adaptive_facts([store.read_manifest(d) for d in self.run_dirs])
+        adaptive = adaptive_facts(self.manifests())
         if len(adaptive) and "runtime_family" in df:
             df = df.merge(adaptive, on=["benchmark", "params", "engine", "runtime_family"], how="left")
         else:
@@ -256,7 +328,7 @@ class RunSet:
 
         if not self.use_cache or cache.cache_dir("summary") is None:
             return None
-        if any(store.read_manifest(d).get("status") != "complete" for d in self.run_dirs):
+        if any(m.status != "complete" for m in self.manifests()):
             return None
         return cache.hash_files(store.input_files(self.run_dirs), "summary", cache.package_version(), pd.__version__,
                                 np.__version__, self.method, self.confidence, self.resamples, self.seed,

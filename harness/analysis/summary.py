@@ -9,12 +9,16 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from harness.analysis import textout, wording
 from harness.run import cpuclock
+
+if TYPE_CHECKING:
+    from harness.record import Manifest
 
 KEYS = ["benchmark", "params", "engine", "runtime"]
 FIRST_COLUMNS = ["benchmark", "params", "engine", "runtime", "processes", "iterations", "mean_s", "ci_low_s",
@@ -183,12 +187,12 @@ def _adjustment_matters(r: dict) -> bool:
 ADAPTIVE_COLUMNS = ["target_pct", "achieved_pct", "stop"]
 
 
-def adaptive_facts(manifests: list[dict]) -> pd.DataFrame:
+def adaptive_facts(manifests: list[Manifest]) -> pd.DataFrame:
     """Per adaptive cell (benchmark, params, engine, runtime family): its target and achieved
     relative half-width in percent and why it stopped, from the manifests' `adaptive` records."""
     rows = []
     for m in manifests:
-        for c in (m.get("adaptive") or {}).get("cells", []):
+        for c in (m.adaptive or {}).get("cells", []):
             got = c.get("achieved")
             rows.append((c.get("benchmark"), c.get("params"), c.get("engine"), c.get("runtime"),
                          100 * float(c.get("target") or math.nan),

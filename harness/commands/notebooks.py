@@ -90,10 +90,10 @@ def own_notebooks(runs: list[Path], names: list[str] | None, history: bool) -> t
 
     from harness.notebooks import available
     from harness.run.runtimes import runtime_family
+    from harness.analysis.runset import run_cells
     from harness.studies import STUDIES, family_studies
-    from harness.studies.runfacts import _run_cells
 
-    cells = set().union(*(_run_cells(Path(d)) for d in runs))
+    cells = set().union(*(run_cells(Path(d)) for d in runs))
     engines = {c[2] for c in cells}
     runtimes = {runtime_family(str(c[3])) for c in cells}
     chosen = {"h2": any(e.startswith("h2/") for e in engines),

@@ -300,9 +300,9 @@ def report(run_dir: Path) -> int:
     """Print the run's one-screen status summary on stderr; 0 if it measured what it planned, else 1."""
     from harness.run.adaptive import format_record
     from harness.run.outcome import outcome
-    from harness.store import read_manifest
+    from harness.store import manifest_of
 
-    adaptive = read_manifest(run_dir).get("adaptive")
+    adaptive = manifest_of(run_dir).adaptive
     if adaptive:
         print(format_record(adaptive), file=sys.stderr)
 

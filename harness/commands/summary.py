@@ -37,7 +37,6 @@ def run(args: argparse.Namespace) -> int:
 def _summary(args: argparse.Namespace) -> int:
     import sys
 
-    from harness import store
     from harness.analysis.runset import RunSet
     from harness.analysis.summary import format_summary, noise_notes
     from harness.analysis.textout import wrap
@@ -52,7 +51,7 @@ def _summary(args: argparse.Namespace) -> int:
                       steady_state=args.steady_state, keep_contaminated=args.keep_contaminated, units="seconds"))
     else:
         print(format_summary(runs.summary, args.format))
-    notes = noise_notes(runs.processes, [store.read_manifest(d) for d in runs.run_dirs])
+    notes = noise_notes(runs.processes, [m.to_dict() for m in runs.manifests()])
     for note in [wrap(n, indent="  ") for n in notes]:
         print(note, file=sys.stderr)
     if args.format == "text":

@@ -167,26 +167,16 @@ def _hz(clock: Any) -> float | None:
 
 
 def clock_of_run(run_dir: Path | str) -> dict[str, Any]:
-    """The clock a run recorded: its manifest's `cpu_clock`, else what `machine.cpu` read (sysfs, cpuinfo)."""
+    """The clock a run recorded (`record.Manifest.clock`: its `cpu_clock`, else what `machine.cpu`
+    read); `hz` None when the run has no readable manifest."""
     from harness.errors import UserError
-    from harness.store import read_manifest  # the store's checks (schema version, an object), as every reader's
+    from harness.store import manifest_of  # the store's checks (schema version, an object), as every reader's
 
     try:
-        manifest = read_manifest(Path(run_dir))
+        manifest = manifest_of(Path(run_dir))
     except (OSError, ValueError, UserError):
         return {"hz": None, "source": f"unknown: no readable manifest in {run_dir}"}
-    if isinstance(manifest.get("cpu_clock"), Mapping) and manifest["cpu_clock"].get("hz"):
-        return dict(manifest["cpu_clock"])
-    cpu = (manifest.get("machine") or {}).get("cpu") or {}
-    try:
-        if cpu.get("max_khz_sysfs"):
-            return {"hz": float(cpu["max_khz_sysfs"]) * 1e3, "source": "sysfs-max: manifest machine.cpu.max_khz_sysfs"}
-        if cpu.get("mhz_proc_cpuinfo"):
-            return {"hz": float(cpu["mhz_proc_cpuinfo"]) * 1e6,
-                    "source": "proc-cpuinfo: manifest machine.cpu.mhz_proc_cpuinfo (first cpu when read)"}
-    except (TypeError, ValueError):
-        pass
-    return {"hz": None, "source": "unknown: the run's manifest records no CPU clock"}
+    return manifest.clock()
 
 
 def add_cycles_per_row(summary: "Any", clock: Any = None) -> "Any":

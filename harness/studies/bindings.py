@@ -16,7 +16,6 @@ from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
-from harness.run import cpuclock
 from harness.studies import envtable, findings, runfacts, seedclaims, seeds
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
 from harness.studies.verdicts import rules_text as verdict_rules
@@ -29,7 +28,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     figures_dir = Path(figures_dir)
     summary = runs.summary
     e1 = summary[summary["benchmark"].str.startswith(PREFIX)]
-    clock = cpuclock.clock_of_run(runs.run_dirs[0])
+    clock = runs.manifest(runs.run_dirs[0]).clock()
     method = runs.method
     native_fig = plot_native_vs_bindings(e1, figures_dir / "e1_native_vs_bindings.png", method=method)
     rates_fig = plot_rows_per_s(e1, figures_dir / "e1_rows_per_s.png", method=method,
@@ -70,7 +69,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "verdict-rules": verdict_rules(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
-               "environment": envtable.markdown(runs.run_dirs)}
+               "environment": envtable.markdown(runs.manifests())}
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process" + warmup_takeaway(seq_raw),
                                            seq_fig, paper_path)

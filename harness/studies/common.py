@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from harness.analysis.runset import RunSet
+from harness.analysis.runset import RunSet, manifest_of, plan_of, records_of
 from harness.analysis.stats.resample import CELL_KEYS
-from harness.store import read_manifest, read_plan
 
 #: every study's baseline unless told otherwise: SQLite through CPython's standard sqlite3 module
 BASELINE = "sqlite/sqlite3@cpython"
@@ -20,15 +19,13 @@ if TYPE_CHECKING:
 def measured_families(run_dir: Path) -> list[str]:
     """The benchmark families a run measured (its processes that ran; a plan also lists families whose
     cells were all skipped, such as an engine's own benchmarks on a runtime the run did not have)."""
-    from harness.store import process_records
-
-    recs = process_records(run_dir)
-    ran = {str(r.get("benchmark")).split(".", 1)[0] for r in recs.values()
-           if r.get("status") not in ("skipped", "not_applicable") and r.get("benchmark")}
+    recs = records_of(run_dir)
+    ran = {str(r.benchmark).split(".", 1)[0] for r in recs.values()
+           if r.status not in ("skipped", "not_applicable") and r.benchmark}
     if ran or recs:
         return sorted(ran)
-    plan = read_plan(run_dir) or {}
-    return sorted({str(b).split(".", 1)[0] for b in plan.get("benchmarks") or []})
+    plan = plan_of(run_dir)
+    return sorted({str(b).split(".", 1)[0] for b in (plan.benchmarks if plan else None) or []})
 
 
 def protocol_text(run_dirs: list[Path | str]) -> str:
@@ -38,21 +35,21 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
 
     out, machines, libraries = [], set(), set()
     for d in run_dirs:
-        m = read_manifest(Path(d))
-        c = m.get("configuration", {})
-        cpu = m.get("machine", {}).get("cpu", {})
+        m = manifest_of(d)
+        c = m.configuration
+        cpu = m.machine.get("cpu", {})
         machines.add(f"{cpu.get('model')}, {cpu.get('cores')} cores, governor {cpu.get('governor') or 'not readable'}, "
-                     f"kernel {m.get('machine', {}).get('kernel')}")
-        libraries.add(", ".join(f"{k} {v}" for k, v in sorted((m.get("libraries") or {}).items())))
-        commit = ((m.get("project") or {}).get("commit") or "unknown")[:12]
-        if m.get("imported"):
-            src = m.get("source") or {}
-            out.append(f"- Run `{m['run_id']}`: imported from `{src.get('file')}` (format {src.get('format')}, engine "
+                     f"kernel {m.machine.get('kernel')}")
+        libraries.add(", ".join(f"{k} {v}" for k, v in sorted((m.libraries or {}).items())))
+        commit = (m.commit or "unknown")[:12]
+        if m.imported:
+            src = m.source or {}
+            out.append(f"- Run `{m.run_id}`: imported from `{src.get('file')}` (format {src.get('format')}, engine "
                        f"{src.get('engine')}; each process one sample as the tool reported it); commit {commit}.")
             continue
         families = measured_families(Path(d))
         study = ", ".join(STUDIES.get(f, f) for f in families) or "?"
-        adaptive = m.get("adaptive")
+        adaptive = m.adaptive
         if adaptive:
             target = (adaptive.get("settings") or {}).get("target")
             how = (f"adaptive: a pilot of {c.get('processes')} processes x {c.get('iterations')} iterations per cell, "
@@ -60,7 +57,7 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
                    "or its budget is spent" if target else "adaptive")
         else:
             how = f"{c.get('processes')} fresh processes x {c.get('iterations')} timed iterations per cell"
-        out.append(f"- Run `{m['run_id']}` ({study}; profile `{c.get('profile')}`): {how}; cells interleaved in "
+        out.append(f"- Run `{m.run_id}` ({study}; profile `{c.get('profile')}`): {how}; cells interleaved in "
                    f"rounds (seed {c.get('seed')}); per-process timeout {c.get('timeout_s')} s; commit {commit}.")
     tail = []
     if len(machines) == 1:

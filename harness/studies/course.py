@@ -99,10 +99,10 @@ REAL_DATA = "bindings.select_fold"
 
 
 def _runs(root: Path | Iterable[Path] | None) -> list[Path]:
-    from harness import store
+    from harness.analysis.runset import as_run_dirs, default_runs
 
     try:
-        return store.default_runs() if root is None else store.as_run_dirs(root)
+        return default_runs() if root is None else as_run_dirs(root)
     except Exception:  # noqa: BLE001  (no runs at all: the course still works on simulations)
         return []
 
@@ -110,10 +110,10 @@ def _runs(root: Path | Iterable[Path] | None) -> list[Path]:
 def reference_raw(root: Path | Iterable[Path] | None = None) -> pd.DataFrame | None:
     """`REAL_DATA`'s raw timings in the given runs (default: the committed reference runs), or
     None when there are no runs: only its files are read, not every run's."""
-    from harness import store
+    from harness.analysis.runset import load_raw
 
     runs = _runs(root)
-    return store.load_runs(runs, benchmark=lambda b: b == REAL_DATA) if runs else None
+    return load_raw(runs, benchmark=lambda b: b == REAL_DATA) if runs else None
 
 
 def reference_series(root: Path | Iterable[Path] | None = None) -> RunSeries | None:

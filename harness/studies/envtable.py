@@ -9,29 +9,29 @@ with the runs that had it.
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from harness.store import read_manifest
+if TYPE_CHECKING:
+    from harness.record import Manifest
 
 #: server settings shown (the ones that decide durability and memory); the manifest has them all
 SERVER_KEYS = ("fsync", "synchronous_commit", "full_page_writes", "shared_buffers", "jit",
                "innodb_flush_log_at_trx_commit", "innodb_buffer_pool_size", "innodb_doublewrite", "log_bin")
 
 
-def _governor(m: dict[str, Any]) -> str:
-    cpu = m.get("machine", {}).get("cpu", {})
+def _governor(m: Manifest) -> str:
+    cpu = m.machine.get("cpu", {})
     if cpu.get("governor"):
         return str(cpu["governor"])
-    advice = next((str(d.get("advice")) for d in m.get("doctor") or [] if d.get("check") == "governor"), "")
+    advice = next((str(d.get("advice")) for d in m.doctor or [] if d.get("check") == "governor"), "")
     return f"not readable ({advice.split(';')[0]})" if advice else "not readable"
 
 
-def machine_facts(m: dict[str, Any]) -> dict[str, str]:
+def machine_facts(m: Manifest) -> dict[str, str]:
     """One run's machine: item -> value, as recorded."""
-    mach = m.get("machine", {})
+    mach = m.machine
     cpu = mach.get("cpu", {})
-    clock = m.get("cpu_clock") or {}
+    clock = m.cpu_clock or {}
     mem = mach.get("memory_bytes")
     return {
         "CPU": f"{cpu.get('model')}, {cpu.get('cores')} cores",
@@ -45,7 +45,7 @@ def machine_facts(m: dict[str, Any]) -> dict[str, str]:
         "cycle counter": ("yes (perf)" if clock.get("source") == "perf" else
                           "none: no cycles are reported (" + ("; ".join(clock.get("notes") or []) or "not recorded")
                           + ")"),
-        "harness Python": str((m.get("python") or {}).get("version", "")).split(" (")[0],
+        "harness Python": str((m.python or {}).get("version", "")).split(" (")[0],
     }
 
 
@@ -61,10 +61,10 @@ def _settings(server: dict[str, Any]) -> str:
     return f"{server.get('settings_name', '')} ({shown})" if shown else str(server.get("settings_name", ""))
 
 
-def engine_facts(m: dict[str, Any]) -> dict[tuple[str, str], tuple[str, str]]:
+def engine_facts(m: Manifest) -> dict[tuple[str, str], tuple[str, str]]:
     """One run's available engines: (engine, runtime) -> (versions, configuration)."""
     out = {}
-    for key, info in sorted((m.get("engines") or {}).items()):
+    for key, info in sorted((m.engines or {}).items()):
         if not info.get("available"):
             continue
         versions = "; ".join(f"{k} {v}" for k, v in (info.get("versions") or {}).items())
@@ -86,12 +86,12 @@ def _runs(ids: list[str], total: int) -> str:
     return "all" if len(ids) == total else ", ".join(f"`{i}`" for i in ids)
 
 
-def machine_table(manifests: list[dict[str, Any]]) -> str:
+def machine_table(manifests: list[Manifest]) -> str:
     """item | value | runs: every distinct value of each machine fact."""
     seen: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for m in manifests:
         for item, value in machine_facts(m).items():
-            seen[item][value].append(str(m.get("run_id")))
+            seen[item][value].append(str(m.run_id))
     lines = ["| item | value | runs |", "|---|---|---|"]
     for item, values in seen.items():
         for value, ids in values.items():
@@ -99,12 +99,12 @@ def machine_table(manifests: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def engine_table(manifests: list[dict[str, Any]]) -> str:
+def engine_table(manifests: list[Manifest]) -> str:
     """engine | runtime | versions | configuration | runs: every distinct record."""
     seen: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
     for m in manifests:
         for (engine, runtime), (versions, config) in engine_facts(m).items():
-            seen[(engine, runtime, versions, config)].append(str(m.get("run_id")))
+            seen[(engine, runtime, versions, config)].append(str(m.run_id))
     lines = ["| engine | runtime | versions | configuration | runs |", "|---|---|---|---|---|"]
     for (engine, runtime, versions, config), ids in sorted(seen.items()):
         cells = [c.replace("|", "/") for c in (engine, runtime, versions, config)]
@@ -112,12 +112,13 @@ def engine_table(manifests: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def markdown(run_dirs: Iterable[Path | str]) -> str:
-    """Both tables with their captions, from the manifests of `run_dirs` (imported runs: machine only)."""
-    manifests = [read_manifest(Path(d)) for d in run_dirs]
+def markdown(manifests: Iterable[Manifest]) -> str:
+    """Both tables with their captions, from the runs' manifests (`RunSet.manifests()`; imported
+    runs: machine only)."""
+    manifests = list(manifests)
     if not manifests:
         return "_no runs_"
-    measured = [m for m in manifests if not m.get("imported")] or manifests
+    measured = [m for m in manifests if not m.imported] or manifests
     return (machine_table(measured) + f"\n\nTable: The machine, as the manifests of the {len(measured)} measured "
             "runs recorded it (`runs`: which runs had a value, when they differ).\n\n" + engine_table(measured)
             + f"\n\nTable: Engines and runtimes of the {len(measured)} measured runs (imported `go test` runs "

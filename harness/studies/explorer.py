@@ -19,9 +19,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from harness.analysis.runset import RunSet
+from harness.analysis.runset import RunSet, runtime_family
 from harness.fsutil import PROJECT_ROOT
-from harness.run.runtimes import runtime_family
 from harness.studies import family_studies
 from harness.studies import study as study_of
 from harness.studies.common import BASELINE

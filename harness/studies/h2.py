@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import store
-from harness.analysis.runset import RunSet
+from harness.analysis.runset import RunSet, run_cells, runs_under
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed001_h2
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
@@ -23,9 +22,7 @@ DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
 
 def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
     """The committed runs that hold H2 cells (the E2 and E3 runs)."""
-    from harness.studies.runfacts import _run_cells
-
-    return [d for d in store.runs_under(folder) if any(c[2] == seed001_h2.ENGINE for c in _run_cells(d))]
+    return [d for d in runs_under(folder) if any(c[2] == seed001_h2.ENGINE for c in run_cells(d))]
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness import store
 from harness.analysis.markdown import to_markdown
-from harness.analysis.runset import RunSet
+from harness.analysis.runset import RunSet, run_cells, runs_under, runtime_family
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed000
 from harness.studies.bindings import PREFIX, e1_table
@@ -26,16 +25,12 @@ REFERENCE_CELLS = {("sqlite/native-c", "c"), ("sqlite/sqlite3", "cpython")}
 
 def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
     """The committed runs holding E1 cells on a Haskell runtime (the E1 run)."""
-    from harness.studies.runfacts import _run_cells
-
-    return [d for d in store.runs_under(folder)
-            if any(str(c[0]).startswith(PREFIX) and str(c[3]).startswith("haskell") for c in _run_cells(d))]
+    return [d for d in runs_under(folder)
+            if any(str(c[0]).startswith(PREFIX) and str(c[3]).startswith("haskell") for c in run_cells(d))]
 
 
 def _shown(e1):
     """The Haskell cells, with native C and CPython's sqlite3 beside them."""
-    from harness.run.runtimes import runtime_family
-
     fam = e1["runtime"].astype(str).map(runtime_family)
     return e1[[f.startswith("haskell") or (e, f) in REFERENCE_CELLS for e, f in zip(e1["engine"], fam)]]
 

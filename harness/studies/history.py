@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness import store
 from harness.analysis import history
 from harness.analysis.figures.history import plot_history
 from harness.analysis.markdown import to_markdown
+from harness.analysis.runset import runs_under
 from harness.fsutil import PROJECT_ROOT
 from harness.studies.common import StudyResult, figure_link
 
@@ -25,7 +25,7 @@ REFERENCE_HISTORY = PROJECT_ROOT / "data" / "reference-history"
 
 def default_runs() -> list[Path]:
     """The committed history runs, in run-id order (the timeline orders them by commit)."""
-    return store.runs_under(REFERENCE_HISTORY)
+    return runs_under(REFERENCE_HISTORY)
 
 
 def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks: str | None = None,

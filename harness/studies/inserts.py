@@ -336,11 +336,9 @@ def short_params(params: str) -> str:
 
 def sqlite_versions(runs: RunSet) -> dict[str, str]:
     """The SQLite library version each SQLite engine reported in the runs' manifests."""
-    from harness.store import read_manifest
-
     out: dict[str, str] = {}
-    for d in runs.run_dirs:
-        for name, info in (read_manifest(d).get("engines") or {}).items():
+    for m in runs.manifests():
+        for name, info in (m.engines or {}).items():
             engine = name.split("@")[0]
             v = (info.get("versions") or {}).get("sqlite")
             if engine.startswith("sqlite/") and v:

@@ -4,8 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from harness import store
-from harness.analysis.runset import RunSet
+from harness.analysis.runset import RunSet, default_runs
 from harness.studies import runfacts
 
 
@@ -14,7 +13,7 @@ def open_runs(run_dirs: Iterable[Path | str], default: Callable[[], list[Path]] 
     """The opening every study notebook shares: the runs given, or `default()` (the reference runs
     or the newest run), named, with the noise warning shown when a run was noisy; A/A twins left out.
     None when there are no runs (a study across runs may have none)."""
-    dirs = [Path(d) for d in run_dirs] or (default or store.default_runs)()
+    dirs = [Path(d) for d in run_dirs] or (default or default_runs)()
     print(f"{label}:", ", ".join(str(d) for d in dirs) or "none")
     if not dirs:
         return None

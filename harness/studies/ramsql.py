@@ -225,16 +225,13 @@ def days_apart(runs: RunSet) -> str:
     """A sentence when the go test sessions and the worker's run were measured on different days:
     their intervals then also differ by what the host did between the days (an A/A pair of one day
     is what tells a cell from itself, Section 2.5)."""
-    from harness.store import read_manifest
-
     gotest, worker = set(), set()
-    for d in runs.run_dirs:
-        m = read_manifest(d)
-        day = str(m.get("started") or "")[:10]
-        src = m.get("source") if isinstance(m.get("source"), dict) else {}
+    for m in runs.manifests():
+        day = str(m.started or "")[:10]
+        src = m.source if isinstance(m.source, dict) else {}
         if src.get("format") == "gobench":
             gotest.add(day)
-        elif any(str(e).startswith(("ramsql/", "sqlite/go")) for e in (m.get("engines") or {})):
+        elif any(str(e).startswith(("ramsql/", "sqlite/go")) for e in (m.engines or {})):
             worker.add(day)
     if not gotest or not worker or gotest & worker:
         return ""

@@ -17,9 +17,8 @@ import pandas as pd
 from harness.analysis import html, wording
 from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.methods import METHOD_NAMES
-from harness.analysis.runset import RunSet
+from harness.analysis.runset import RunSet, manifest_of
 from harness.redaction import redact
-from harness.store import read_manifest
 from harness.studies import family_studies, study
 from harness.studies.common import BASELINE, excluded_cells, protocol_text
 
@@ -38,34 +37,34 @@ def manifest_section(run_dirs: list[Path]) -> list[html.Section]:
     """Per run: the facts a reader needs to judge it (command, protocol, machine, versions)."""
     out = []
     for d in run_dirs:
-        m = read_manifest(d)
-        c = m.get("configuration") or {}
-        mach = m.get("machine") or {}
+        m = manifest_of(d)
+        c = m.configuration or {}
+        mach = m.machine or {}
         cpu = mach.get("cpu") or {}
-        proj = m.get("project") or {}
+        proj = m.project or {}
         load = (f"{html.readable(mach.get('loadavg_before'))} / {html.readable(mach.get('loadavg_after'))}"
                 " (1, 5 and 15 minutes)")
         rows = [
-            ("run id", m.get("run_id")), ("status", m.get("status")), ("started", m.get("started")),
-            ("ended", m.get("ended")), ("command", redact(" ".join(map(str, m["command"])) if isinstance(
-                m["command"], list) else html.readable(m["command"])) if m.get("command") else None),
+            ("run id", m.run_id), ("status", m.status), ("started", m.started),
+            ("ended", m.ended), ("command", redact(" ".join(map(str, m.command)) if isinstance(
+                m.command, list) else html.readable(m.command)) if m.command else None),
             ("profile", c.get("profile")),
             ("processes x iterations", f"{c.get('processes')} x {c.get('iterations')}"),
             ("order seed", c.get("seed")), ("per-process timeout (s)", html.readable(c.get("timeout_s"))),
             ("per-process budget (s)", html.readable(c.get("budget_s"))),
-            ("process outcomes", ", ".join(f"{k}: {v}" for k, v in sorted((m.get("process_counts") or {}).items()))),
+            ("process outcomes", ", ".join(f"{k}: {v}" for k, v in sorted((m.process_counts or {}).items()))),
             ("CPU", f"{cpu.get('model')}, {cpu.get('cores')} cores, governor {cpu.get('governor') or 'not readable'}"),
-            ("clock", (m.get("cpu_clock") or {}).get("source")), ("kernel", mach.get("kernel")),
+            ("clock", (m.cpu_clock or {}).get("source")), ("kernel", mach.get("kernel")),
             ("load average before / after", load),
-            ("Python", (m.get("python") or {}).get("version")),
+            ("Python", (m.python or {}).get("version")),
             ("project commit", f"{proj.get('commit')}{' (dirty)' if proj.get('dirty') else ''}"),
-            ("libraries", ", ".join(f"{k} {v}" for k, v in sorted((m.get("libraries") or {}).items()))),
+            ("libraries", ", ".join(f"{k} {v}" for k, v in sorted((m.libraries or {}).items()))),
         ]
-        engines = sorted((k, v) for k, v in (m.get("engines") or {}).items() if isinstance(v, dict))
+        engines = sorted((k, v) for k, v in (m.engines or {}).items() if isinstance(v, dict))
         avail = [f"{k} ({', '.join(f'{n} {x}' for n, x in (v.get('versions') or {}).items())})"
                  for k, v in engines if v.get("available")]
         rows.append(("engines available", "; ".join(avail) or "none"))
-        out.append(html.Section(f"Run {m.get('run_id')}", html.table(
+        out.append(html.Section(f"Run {m.run_id}", html.table(
             ["fact", "value"], [(k, html.readable(v)) for k, v in rows]), level=3))
     return out
 
@@ -75,7 +74,7 @@ def warnings_section(summary: pd.DataFrame, run_dirs: list[Path]) -> str:
     and not-applicable cells grouped by reason."""
     parts = []
     for d in run_dirs:
-        status = read_manifest(d).get("status")
+        status = manifest_of(d).status
         if status != "complete":
             parts.append(f'<p class="warn">Run <code>{html.esc(Path(d).name)}</code> has status '
                          f"<b>{html.esc(status)}</b>: it did not finish; its cells may be incomplete.</p>")
@@ -210,7 +209,7 @@ def build(runs: RunSet, baseline: str = BASELINE, sequences: list[str] | None = 
              f"[low, high], {html.esc(METHOD_NAMES.get(runs.method, runs.method))}; baseline "
              f"<code>{html.esc(baseline)}</code>.</p>")
     noise = noise_block_of(runs.run_dirs, runs.processes)
-    warned = bool(noise_warning(runs.processes, [read_manifest(d) for d in runs.run_dirs]))
+    warned = bool(noise_warning(runs.processes, [m.to_dict() for m in runs.manifests()]))
     with tempfile.TemporaryDirectory(prefix="crossings-report-") as tmp:
         figs = Path(tmp)
         sections = [

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from harness.analysis.runset import manifest_of, process_frame, runtime_family
 from harness.redaction import redact
-from harness.run.runtimes import runtime_family
-from harness.store import load_process_records, read_manifest, read_plan
 from harness.studies.common import BASELINE
 
 if TYPE_CHECKING:
     from harness.analysis.runset import RunSet
+    from harness.record import Manifest
 
 
 def noise_warning(processes: pd.DataFrame, manifests: list[dict[str, Any]]) -> str:
@@ -45,13 +45,13 @@ def noise_block(runs: RunSet) -> str:
 def noise_block_of(run_dirs: list[Path], processes: pd.DataFrame | None = None) -> str:
     """`noise_block` from run directories (their process records read here unless given)."""
     if processes is None:
-        processes = load_process_records(run_dirs)
-    manifests = [read_manifest(Path(d)) for d in run_dirs]
-    text = noise_warning(processes, manifests)
+        processes = process_frame(run_dirs)
+    manifests = [manifest_of(d) for d in run_dirs]
+    text = noise_warning(processes, [m.to_dict() for m in manifests])
     if text:
         return text
     marked = "noise" in processes and processes["noise"].map(lambda v: isinstance(v, dict)).any()
-    checked = any(m.get("doctor") for m in manifests)
+    checked = any(m.doctor for m in manifests)
     if not marked and not checked:
         return ("_These runs predate the noise checks: no process was checked for other programs' load and no "
                 "`doctor` findings were recorded, so how busy the machine was is unknown._")
@@ -63,22 +63,6 @@ def family(benchmark: str) -> str:
     such as go test's `RamSQLSelect`) -> `imported`."""
     name = str(benchmark)
     return name.split(".", 1)[0] if "." in name else "imported"
-
-
-def _run_cells(run_dir: Path) -> set[tuple]:
-    """The cell keys (benchmark, params, engine, runtime family) a run planned, from its plan.json."""
-    from harness.protocol import canonical_params
-
-    plan = read_plan(Path(run_dir)) or {}
-    cells = {(c["benchmark"], canonical_params(c["params"]), c["engine"], c["runtime"]) for c in plan.get("cells", [])}
-    if cells:
-        return cells
-    # an imported run has no planned cells: its process records name them
-    recs = load_process_records([Path(run_dir)])
-    if recs.empty:
-        return set()
-    fams = recs["runtime_family"] if "runtime_family" in recs else recs["runtime"].astype(str).map(runtime_family)
-    return set(zip(recs["benchmark"], recs["params"].map(canonical_params), recs["engine"], fams))
 
 
 def _pct(x: float) -> str:
@@ -103,9 +87,9 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
     rows = []
     clean = _clean_processes(runs)
     for d in runs.run_dirs:
-        m = read_manifest(Path(d))
-        mine = _run_cells(Path(d))  # this run's cells (a cell two runs share is counted in both)
-        adaptive = m.get("adaptive")
+        m = runs.manifest(d)
+        mine = runs.run_cells(d)  # this run's cells (a cell two runs share is counted in both)
+        adaptive = m.adaptive
         if adaptive:
             cells = pd.DataFrame(adaptive.get("cells", []))
             if cells.empty:
@@ -117,7 +101,7 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
             for fam, g in cells.groupby("family"):
                 got = pd.to_numeric(g.get("achieved"), errors="coerce").dropna()
                 stops = g["stop"].value_counts()
-                rows.append({"run": m.get("run_id"), "family": fam, "protocol": "adaptive", "target": target,
+                rows.append({"run": m.run_id, "family": fam, "protocol": "adaptive", "target": target,
                              "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
                              "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
                              **{s: int(stops.get(s, 0)) for s in STOPS},
@@ -134,7 +118,7 @@ def precision_table(runs: RunSet) -> pd.DataFrame:
                 got = pd.Series([relative_half_width(a, lo, hi) for a, lo, hi in
                                  zip(g["mean_s"], g["ci_low_s"], g["ci_high_s"])]).dropna()
                 ran = int(g["mean_s"].notna().sum())
-                rows.append({"run": m.get("run_id"), "family": fam, "protocol": "fixed", "target": None,
+                rows.append({"run": m.run_id, "family": fam, "protocol": "fixed", "target": None,
                              "cells": len(g), "median": float(np.median(got)) if len(got) else math.nan,
                              "p90": float(np.quantile(got, 0.9)) if len(got) else math.nan,
                              "met": 0, "budget": 0, "no steady state": 0, "timeout": 0, "not run": len(g) - ran,
@@ -357,10 +341,10 @@ def _when(t: Any) -> datetime | None:
         return None
 
 
-def wall_text(manifest: dict) -> str:
+def wall_text(manifest: Manifest) -> str:
     """`, in 12 min on host X (2 segments)`: the run's wall time, summed over its segments (a
     resumed run has several), and the machine(s) they ran on; empty when the manifest has no times."""
-    segs = manifest.get("segments") or [{"started": manifest.get("started"), "ended": manifest.get("ended")}]
+    segs = manifest.segments or [{"started": manifest.started, "ended": manifest.ended}]
     total, hosts = 0.0, []
     for seg in segs:
         a, b = _when(seg.get("started")), _when(seg.get("ended"))
@@ -388,18 +372,17 @@ def campaign_commits_block(run_dirs: list[Path]) -> str:
     times: list[datetime] = []
     imported = []
     for d in run_dirs:
-        m = read_manifest(Path(d))
-        if m.get("imported"):
-            imported.append(f"`{m.get('run_id')}` ({str(m.get('started') or '')[:10]})")
+        m = manifest_of(d)
+        if m.imported:
+            imported.append(f"`{m.run_id}` ({str(m.started or '')[:10]})")
             continue
-        segs = m.get("segments") or [{"commit": (m.get("project") or {}).get("commit"),
-                                      "dirty": (m.get("project") or {}).get("dirty"),
-                                      "started": m.get("started"), "ended": m.get("ended")}]
+        segs = m.segments or [{"commit": m.commit, "dirty": (m.project or {}).get("dirty"),
+                               "started": m.started, "ended": m.ended}]
         for seg in segs:
-            c = str(seg.get("commit") or (m.get("project") or {}).get("commit") or "unknown")[:12]
+            c = str(seg.get("commit") or m.commit or "unknown")[:12]
             commits.setdefault(c, [])
-            if m.get("run_id") not in commits[c]:
-                commits[c].append(str(m.get("run_id")))
+            if m.run_id not in commits[c]:
+                commits[c].append(str(m.run_id))
             if seg.get("dirty"):
                 dirty.add(c)
             times += [t for t in (_when(seg.get("started")), _when(seg.get("ended"))) if t]
@@ -429,8 +412,8 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
     (a run's own report)."""
     out = []
     for d in run_dirs:
-        m = read_manifest(Path(d))
-        cmd = m.get("command")
+        m = manifest_of(d)
+        cmd = m.command
         if isinstance(cmd, list):
             cmd = " ".join(_quote(a) for a in cmd)
         elif isinstance(cmd, str):
@@ -440,9 +423,9 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
                 pass
         if isinstance(cmd, str):
             cmd = redact(cmd)  # the second net: the runner scrubbed the known passwords already
-        commit = ((m.get("project") or {}).get("commit") or "unknown")[:12]
-        src = m.get("source") or {}
-        if not cmd and m.get("imported"):  # an imported run: what produced the file, then its import
+        commit = (m.commit or "unknown")[:12]
+        src = m.source or {}
+        if not cmd and m.imported:  # an imported run: what produced the file, then its import
             made = src.get("go_test") or "(the producing command is not recorded)"
             cmd = (f"{made}   # -> {src.get('file', 'its output')}\n"
                    f"python -m harness import {src.get('file', 'FILE')} --format {src.get('format', 'FORMAT')}"
@@ -450,7 +433,7 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
         copied = (" the run directory was then copied to "
                   f"`data/reference/{Path(d).name}`" if reference else "")
         took = wall_text(m)
-        out.append(f"Run `{m.get('run_id')}` was made at commit `{commit}`{took} by\n\n```sh\n"
+        out.append(f"Run `{m.run_id}` was made at commit `{commit}`{took} by\n\n```sh\n"
                    f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
                    f"(`--out` only chooses where the run directory goes{';' + copied if copied else ''}.)")
     if not reference:

@@ -133,14 +133,12 @@ def measured(run_dirs: list[Path]) -> dict[str, dict[str, set]]:
     of them with a process that measured (status ok), and their benchmarks, engines and runtimes."""
     import importlib
 
+    from harness.analysis.runset import process_frame, run_cells, runtime_family
     from harness.protocol import canonical_params
-    from harness.run.runtimes import runtime_family
-    from harness.store import load_process_records
     from harness.studies import family_studies
-    from harness.studies.runfacts import _run_cells
 
-    cells = set().union(*(_run_cells(Path(d)) for d in run_dirs)) if run_dirs else set()
-    recs = load_process_records([Path(d) for d in run_dirs]) if run_dirs else None
+    cells = set().union(*(run_cells(Path(d)) for d in run_dirs)) if run_dirs else set()
+    recs = process_frame([Path(d) for d in run_dirs]) if run_dirs else None
     ok = set()
     if recs is not None and not recs.empty:
         recs = recs[recs["status"] == "ok"]
@@ -159,9 +157,9 @@ def measured(run_dirs: list[Path]) -> dict[str, dict[str, set]]:
 
 def header(run_dirs: list[Path]) -> str:
     """The title and the sentence saying where every number comes from."""
-    from harness.store import read_manifest
+    from harness.analysis.runset import manifest_of
 
-    ids = [str(read_manifest(Path(d)).get("run_id") or Path(d).name) for d in run_dirs]
+    ids = [str(manifest_of(d).run_id or Path(d).name) for d in run_dirs]
     where = ", ".join(f"`{d}`" for d in run_dirs)
     return (f"# crossings report: run{'s' if len(ids) > 1 else ''} {', '.join(ids)}\n\n"
             f"*Every number, table and figure between `generated` markers is computed by the study code in "

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from harness.analysis.figures.rates import e1_rows
-from harness.run.runtimes import runtime_family
+from harness.analysis.runset import runtime_family
 
 #: the seed's N (rows in testdata): only our cells with this N are set beside it
 SEED_PARAMS = "n=10000"

@@ -1,7 +1,7 @@
 """The package's shape: no import cycles, no upward imports, a worker side that stays small.
 
 Layers, lowest first; a module may import its own layer and those below, never above:
-  0 base      harness, errors, protocol, fsutil, redaction
+  0 base      harness, errors, protocol, record, fsutil, redaction
   1 worker    worker, engines.*, workloads.*          (runs on PyPy: stdlib + driver only)
   2 files     store, paper
   3 run       run.* (plan, runner, probe, runtimes, profiles, manifest, servers, datasets, native)
@@ -21,7 +21,7 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "harness"
 LAYERS = [
-    ("base", ["harness", "harness.errors", "harness.protocol", "harness.fsutil", "harness.redaction"]),
+    ("base", ["harness", "harness.errors", "harness.protocol", "harness.record", "harness.fsutil", "harness.redaction"]),
     ("worker", ["harness.worker", "harness.engines", "harness.workloads"]),
     ("files", ["harness.store", "harness.paper"]),
     ("run", ["harness.run"]),
@@ -125,6 +125,21 @@ def test_worker_side_imports_only_base_and_worker_modules():
     g = graph()
     bad = sorted(f"{a} imports {b}" for a, deps in g.items() if layer_of(a) == 1 for b in deps if layer_of(b) > 1)
     assert bad == []
+
+
+def study_reads_of_runs(g: dict[str, set[str]]) -> list[str]:
+    """Study modules that import the store or the run layer: a study reads its runs (timings,
+    manifests, plans, process records) through `analysis.runset` only (`harness.record` types)."""
+    return sorted(f"{a} imports {b}" for a, deps in g.items() if a.startswith("harness.studies")
+                  for b in deps if b in ("harness.store", "harness.run") or b.startswith("harness.run."))
+
+
+def test_studies_read_runs_through_the_runset_only():
+    assert study_reads_of_runs(graph()) == []
+    # the check can fail: a study importing the store or a run module is named
+    made_up = {"harness.studies.x": {"harness.store", "harness.run.runtimes", "harness.analysis.runset"}}
+    assert study_reads_of_runs(made_up) == ["harness.studies.x imports harness.run.runtimes",
+                                            "harness.studies.x imports harness.store"]
 
 
 def test_the_check_sees_a_cycle_and_an_upward_import():

@@ -2,7 +2,12 @@
 differs between runs is listed per run, server temp paths never show, a missing governor says so."""
 import json
 
+from harness.analysis.runset import manifest_of
 from harness.studies import envtable
+
+
+def _md(*run_dirs):
+    return envtable.markdown(manifest_of(d) for d in run_dirs)
 
 
 def _run(tmp_path, run_id, kernel="6.1", governor=None, socket="/tmp/crossings-pg-abc/.s.PGSQL.5432"):
@@ -26,7 +31,7 @@ def _run(tmp_path, run_id, kernel="6.1", governor=None, socket="/tmp/crossings-p
 
 def test_differing_values_name_their_runs_and_equal_ones_say_all(tmp_path):
     a, b = _run(tmp_path, "r1", kernel="6.1"), _run(tmp_path, "r2", kernel="6.2", socket="/tmp/other/.s.PGSQL")
-    md = envtable.markdown([a, b])
+    md = _md(a, b)
     assert "| kernel | 6.1 | `r1` |" in md and "| kernel | 6.2 | `r2` |" in md
     assert "| CPU | AMD EPYC, 2 cores | all |" in md
     assert "not readable (no cpufreq interface (a VM?): the host sets the frequency)" in md
@@ -34,7 +39,7 @@ def test_differing_values_name_their_runs_and_equal_ones_say_all(tmp_path):
 
 
 def test_engine_rows_merge_across_runs_without_temp_paths(tmp_path):
-    md = envtable.markdown([_run(tmp_path, "r1"), _run(tmp_path, "r2", socket="/tmp/other/.s.PGSQL")])
+    md = _md(_run(tmp_path, "r1"), _run(tmp_path, "r2", socket="/tmp/other/.s.PGSQL"))
     rows = [line for line in md.splitlines() if line.startswith("| postgresql/psycopg")]
     assert len(rows) == 1 and "2 of 2" in rows[0]
     assert "fsync=on" in rows[0] and "port" not in rows[0] and "/tmp" not in rows[0]

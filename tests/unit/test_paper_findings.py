@@ -96,6 +96,16 @@ class _FakeRuns:
             columns=["benchmark", "mean_s", "ci_low_s", "ci_high_s"])
         self.processes = processes if processes is not None else pd.DataFrame()
 
+    def manifest(self, run_dir):
+        from harness.analysis.runset import manifest_of
+
+        return manifest_of(run_dir)
+
+    def run_cells(self, run_dir):
+        from harness.analysis.runset import run_cells
+
+        return run_cells(run_dir)
+
 
 def test_precision_block_reads_the_adaptive_record(tmp_path):
     cells = [{"benchmark": f"bindings.b{i}", "params": "", "engine": "e", "runtime": "cpython", "target": 0.03,
