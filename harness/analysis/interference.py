@@ -226,15 +226,16 @@ def adjusted_compare_samples(raws: list[pd.DataFrame], procs: list[pd.DataFrame]
     every process of both sides (per runtime and canary work) and b its cell's slope. A cell
     with fewer than MIN_ADJUST_PROCESSES canaries, or whose canary never moved, keeps its raw
     means. Disturbed processes are left out first, as everywhere."""
-    canary: dict[ProcessKey, tuple[str, float]] = {}
-    for p in procs:
-        canary.update(canaries(p))
+    # one canary map per side: two cells of one run compared (`--base-params`/`--new-params`) are
+    # renamed alike, so their process keys may coincide, and one map would give a side the other's
+    per_side = [canaries(p) for p in procs]
     logs: dict[tuple[str, str], list[float]] = {}
-    for key, (work, ns) in canary.items():
-        logs.setdefault((key[3], work), []).append(math.log(ns))
+    for canary in per_side:
+        for key, (work, ns) in canary.items():
+            logs.setdefault((key[3], work), []).append(math.log(ns))
     ref = {g: float(np.median(v)) for g, v in logs.items()}
     out = []
-    for raw, p in zip(raws, procs):
+    for raw, p, canary in zip(raws, procs, per_side):
         v = drop_flagged_rows(raw, p)
         v = v[v["check_ok"].astype(bool)]
         rid = v["run_id"] if "run_id" in v else pd.Series("", index=v.index)

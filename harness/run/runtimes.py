@@ -63,8 +63,9 @@ class PythonRuntime(Runtime):
 
 #: A worker starts without `site` (-S) and this bootstrap appends the directories site would have
 #: added, in site's order, then runs `harness.worker` as `-m` would. With site, a venv's start runs
-#: every .pth file: the editable install's finder alone imports importlib.util and pathlib, 40-60 ms
-#: of each fresh CPython process (`benchmarks/bench_process_cost.py` measures it).
+#: every .pth file (the editable install's finder imports importlib.util and pathlib): measured alone,
+#: a whole select_fold process took 177.5 ms with site and 171.7 without on CPython, 443.7 and 414.7
+#: ms on PyPy (`benchmarks/bench_process_cost.py`, medians of 30); on a busy machine the gap grows.
 _BOOT = ("import sys; sys.path.extend(%r); import runpy; "
          "runpy.run_module('harness.worker', run_name='__main__', alter_sys=True)")
 _PATH_OF = "import sys, json; print(json.dumps(sys.path))"

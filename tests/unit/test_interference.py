@@ -228,6 +228,18 @@ def test_canary_adjusted_compare_samples_remove_the_phases_both_sides_share():
     assert len(a2[ka]) == 9
 
 
+def test_two_cells_of_one_run_are_adjusted_each_by_its_own_processes_canaries():
+    """`compare RUN --base-params aa= --new-params aa=twin` renames both cells alike, so their
+    process keys may coincide: each side must keep its own canaries."""
+    rng = np.random.default_rng(3)
+    a_raw, a_procs = _raw_and_procs("e", list(np.exp(rng.normal(0, 0.2, 10))), 1e-3)
+    b_raw, b_procs = _raw_and_procs("e", list(np.exp(rng.normal(0, 0.2, 10))), 1.03e-3)  # same run, same keys
+    a, b = ai.adjusted_compare_samples([a_raw, b_raw], [a_procs, b_procs])
+    (ka,), (kb,) = a, b
+    assert np.std(a[ka]) / np.mean(a[ka]) < 1e-9 and np.std(b[kb]) / np.mean(b[kb]) < 1e-9
+    assert np.mean(b[kb]) / np.mean(a[ka]) == pytest.approx(1.03)
+
+
 def _twin_run(tmp_path):
     from harness import store
     from harness.analysis import simdata
