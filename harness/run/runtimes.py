@@ -4,8 +4,8 @@ JVM, Go and Haskell.
 A runtime family name (`cpython`, `pypy`, `c`, `jvm`, `go`, `haskell`, `haskell-O0`) is what users
 type; the raw rows record the exact version the worker reports (`cpython3.11.7`, `pypy3.9.16`,
 `haskell-O2-ghc9.0.2`). Each runtime knows how to probe an engine and how to start one process of
-a cell: the Python ones run `harness.worker` (without `site`: see `site_dirs`), the C one builds and launches the native
-program (`harness.run.native.launcher`), the JVM one the Java worker (`harness.run.jvm.launcher`),
+a cell: the Python ones run `harness.worker` (without `site`: see `site_dirs`), the C one builds
+and launches the native program (`harness.run.native.launcher`), the JVM one the Java worker (`harness.run.jvm.launcher`),
 the Go one E6's Go program (`harness.run.go.launcher`), the Haskell ones the Haskell worker
 (`harness.run.haskell.launcher`), which reads the spec and writes the result itself. Each foreign
 runtime's class is defined beside its launcher; this module holds the Python ones and the registry.
@@ -77,13 +77,17 @@ def site_dirs(exe: str) -> list[str] | None:
     when the interpreter cannot be asked (then workers start with site, as before)."""
     if exe not in _SITE_DIRS:
         try:
-            full, bare = (json.loads(subprocess.run([exe, *flags, "-c", _PATH_OF], capture_output=True, text=True,
-                                                    timeout=60, check=True).stdout)
-                          for flags in ((), ("-S",)))
+            full, bare = _sys_path(exe), _sys_path(exe, "-S")
             _SITE_DIRS[exe] = [d for d in full if d and d not in bare and os.path.exists(d)]
         except (OSError, subprocess.SubprocessError, ValueError):
             _SITE_DIRS[exe] = None
     return _SITE_DIRS[exe]
+
+
+def _sys_path(exe: str, *flags: str) -> list[str]:
+    """`exe`'s sys.path when started with `flags`."""
+    run = subprocess.run([exe, *flags, "-c", _PATH_OF], capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(run.stdout)
 
 
 RUNTIMES: dict[str, Runtime] = {

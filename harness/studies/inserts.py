@@ -173,7 +173,7 @@ def at_n(row: pd.Series, label: str) -> str:
     return ""
 
 
-def one_n(gain: pd.DataFrame, label: str = "transaction gain") -> str:
+def one_n(gain: pd.DataFrame, label: str) -> str:
     """The one N of a gains column when every row compares at it (see `gains`), else ""."""
     col = "_" + label + " at N"
     return str(gain[col].iloc[0]) if col in gain and len(gain) else ""
@@ -181,7 +181,7 @@ def one_n(gain: pd.DataFrame, label: str = "transaction gain") -> str:
 
 def gains_at_text(gain: pd.DataFrame) -> str:
     """Where the gains table's columns compare, for its caption."""
-    fixed = [(label, one_n(gain, label)) for label, _, _ in GAIN_PAIRS if one_n(gain, label)]
+    fixed = [(label, n) for label, _, _ in GAIN_PAIRS if (n := one_n(gain, label))]
     text = " and ".join(f"the {label} at N = {n}" for label, n in fixed)
     if fixed:
         text += (", for each the largest N at which every engine here ran both strategies (Appendix B.5 has each "
