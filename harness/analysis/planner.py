@@ -49,6 +49,10 @@ class Components:
     c_proc: float = math.nan
     c_iter: float = math.nan
     steady: bool = True
+    #: share of the longest processes that end in a slowdown or without a steady state
+    unsettled: float = 0.0
+    #: the most iterations a process of the cell ran
+    longest: int = 0
 
 
 @dataclass(frozen=True)
@@ -245,9 +249,25 @@ def components_of(raw: Any, procs: Any) -> dict[tuple, Components]:
         no_steady = int((w["warmup"] == "no steady state").sum()) if len(w) else 0
         c_proc, c_iter, _ = costs.get(key, (math.nan, math.nan, 0.0))
         lens = [len(x) for x in s.processes if len(x)]
+        longest, unsettled = _unsettled(w)
         out[key] = Components(mean, s2b, s2w, len(lens), float(np.mean(lens)) if lens else 0.0, warmup,
-                              c_proc, c_iter, steady=no_steady * 2 <= len(w))
+                              c_proc, c_iter, steady=no_steady * 2 <= len(w), unsettled=unsettled, longest=longest)
     return out
+
+
+#: processes at least this share of the longest one's length count as "the longest processes"
+LONG_SHARE = 0.75
+
+
+def _unsettled(warm: Any) -> tuple[int, float]:
+    """(most iterations a process ran, share of the processes that long, or nearly, whose series
+    ends in a slowdown or has no steady state): judged on the longest processes only, since the
+    shorter ones are those the longer plan was made to replace."""
+    if warm is None or not len(warm):
+        return 0, 0.0
+    longest = int(warm["iterations"].max())
+    long = warm[warm["iterations"] >= LONG_SHARE * longest]
+    return longest, float(long["warmup"].isin(("slowdown", "no steady state")).mean())
 
 
 def achieved(raw: Any, confidence: float = 0.99, resamples: int | None = None) -> dict[tuple, float]:
@@ -378,7 +398,7 @@ def assess_run(run_dir: Path | str, target: float, confidence: float = 0.99, res
         out[(*key[:3], family.get(key, key[3]))] = {
             "half_width": got.get(key, math.nan), "mean_s": c.mean, "s2_between": c.s2_between,
             "s2_within": c.s2_within, "c_proc_s": c.c_proc, "c_iter_s": c.c_iter, "warmup": c.warmup,
-            "steady": c.steady, "processes": c.processes, "spent_s": spent.get(key, (0, 0, 0.0))[2],
+            "steady": c.steady, "unsettled": c.unsettled, "longest": c.longest, "processes": c.processes, "spent_s": spent.get(key, (0, 0, 0.0))[2],
             "plan": {"processes": p.processes, "iterations": p.total_iterations, "machine_s": p.machine_s,
                      "half_width": p.half_width, "note": p.note}}
     return out

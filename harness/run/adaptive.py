@@ -15,6 +15,12 @@ budget or the run's is spent (`budget`; the run's budget bounds the pilot too: p
 not started in time are recorded as skipped), its processes show no steady state
 (`no steady state`), or a process exceeded the per-process timeout (`timeout`).
 
+A cell whose longest processes mostly end slower than they ran before, or never settle
+(`unsettled`), gets processes twice as long each round while its budget and the timeout allow:
+a short series cannot tell a transient from a lasting slowdown, so neither its interval nor its
+missing steady state decides its stop until then. A cell and its A/A twin always run the same
+iterations per process.
+
 Balanced rounds (the default): the cells a study compares with each other, those of one benchmark
 and parameters (engines, runtimes and the A/A twin), form a group, and every running cell of a
 group gets the same number of new processes in a round: the most any of them still needs, as
@@ -73,11 +79,32 @@ def group_of(cell: dict[str, Any]) -> tuple:
     return (cell["benchmark"], canonical_params(params))
 
 
-def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float) -> int:
-    """The planner's iterations per process, kept well inside the process timeout and short
-    enough that the cell's remaining budget still buys four processes (an estimate of the
-    between-process variance from a pilot can be near zero by chance, which makes n* huge)."""
+#: a cell is unsettled when at least this share of its longest processes end slower than they ran
+#: before (a slowdown) or never settle: a short series cannot tell a transient (a collection, a
+#: re-trace, PyPy's at its 7th-10th iteration) from a lasting slowdown (Barrett et al. 2017 saw
+#: both), and its "steady state" would be the transient; it gets processes twice as long
+UNSETTLED_SHARE = 0.5
+
+
+#: the plan's record of the length an unsettled cell's processes were grown to
+GROWN = "grown_to"
+
+
+def unsettled(a: dict[str, Any]) -> bool:
+    """Whether the cell's longest processes mostly end in a slowdown or without a steady state."""
+    return float(a.get("unsettled", 0.0)) >= UNSETTLED_SHARE
+
+
+def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float, floor: int = 0) -> int:
+    """The planner's iterations per process (twice the longest so far for an unsettled cell, and
+    never fewer than `floor`, the length an unsettled cell was grown to), kept
+    well inside the process timeout and short enough that the cell's remaining budget still buys
+    four processes (an estimate of the between-process variance from a pilot can be near zero by
+    chance, which makes n* huge)."""
     n = int(a["plan"]["iterations"]) or 1
+    if unsettled(a):
+        n = max(n, 2 * int(a.get("longest", 0)))
+    n = max(n, floor)
     c_iter = a.get("c_iter_s") or 0.0
     if c_iter > 0:
         n = min(n, max(2, int(timeout_s / 3 / c_iter)))
@@ -85,6 +112,21 @@ def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float) -> int:
             left = settings.max_time_s - a["spent_s"]
             n = min(n, max(2, int((left / 4 - a["c_proc_s"]) / c_iter)))
     return max(2, min(n, settings.max_iterations))
+
+
+def _twins_run_alike(cells: list[dict[str, Any]], running: list[int]) -> None:
+    """A cell and its A/A twin run the same iterations per process (the longer of their plans):
+    the A/A check asks whether one protocol, run twice, gives one number; where a runtime is
+    still changing speed, the mean of a process depends on how long it ran."""
+    pairs: dict[tuple, list[int]] = {}
+    for i in running:
+        c = cells[i]
+        pairs.setdefault((*group_of(c), c["engine"], c["runtime"]), []).append(i)
+    for members in pairs.values():
+        if len(members) > 1:
+            n = max(cells[i]["iterations"] for i in members)
+            for i in members:
+                cells[i]["iterations"] = n
 
 
 def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[str], None] | None = None) -> dict:
@@ -109,21 +151,34 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         wants: dict[int, tuple[int, int, float]] = {}  # cell -> (processes it needs, it can afford, s each)
         met: set[int] = set()
         spent: dict[int, float] = {}  # machine seconds each running cell has spent
+        running: list[int] = []
         for i, cell in enumerate(cells):
             if i in stopped:
                 continue
             a = found.get(_key(cell))
             if a is not None:
                 last[i] = a
-            reason = _stop_reason(i, a, plan, runner, settings, run_spent, planned=i in planned)
+            # re-planned every round: the variance components sharpen as processes accumulate
+            iterations = (_iterations(a, settings, plan["timeout_s"], cell.get(GROWN, 0))
+                          if a is not None else None)
+            grows = a is not None and unsettled(a) and iterations > int(a.get("longest", 0))
+            if grows:
+                cell[GROWN] = iterations  # it settled (if it does) at this length: never plan it shorter
+            # a short pilot is no proof of a missing steady state, nor is a series that can still grow
+            reason = _stop_reason(i, a, plan, runner, settings, run_spent, planned=i in planned and not grows)
+            if reason == "met" and grows:
+                reason = None  # an interval around a transient is not met: the cell runs longer processes
             if reason == "met" and settings.balanced:
                 met.add(i)  # it runs on while its group does; its stop is decided with the group's
             elif reason:
                 stopped[i] = {"stop": reason, "round": round_no}
                 continue
-            # re-planned every round: the variance components sharpen as processes accumulate
-            cell["iterations"] = _iterations(a, settings, plan["timeout_s"])
+            cell["iterations"] = iterations
             planned.add(i)
+            running.append(i)
+        _twins_run_alike(cells, running)
+        for i in running:
+            a, cell = last[i], cells[i]
             per_process = a["c_proc_s"] + cell["iterations"] * a["c_iter_s"]
             need = 0 if i in met else max(1, min(_processes_needed(a, settings.target) - a["processes"], a["processes"]))
             afford = math.inf
@@ -309,6 +364,7 @@ def _cell_record(cell: dict[str, Any], stop: dict[str, Any], a: dict[str, Any] |
         out.update({"achieved": a["half_width"], "processes": a["processes"], "iterations": cell.get("iterations"),
                     "mean_s": a["mean_s"], "s2_between": a["s2_between"], "s2_within": a["s2_within"],
                     "c_proc_s": a["c_proc_s"], "c_iter_s": a["c_iter_s"], "warmup": a["warmup"],
+                    "unsettled": a.get("unsettled", 0.0),
                     "spent_s": a["spent_s"]})
     return out
 

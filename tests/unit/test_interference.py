@@ -59,6 +59,9 @@ def test_others_on_the_worker_cpu_are_busy_time_we_did_not_spend():
     ({"cpu": 1, "wall_s": 1.0, "ivcsw": 60, "ivcsw_per_s": 120.0, "others_s": 0.01}, True),
     ({"cpu": 1, "wall_s": 1.0, "ivcsw": 60, "ivcsw_per_s": 120.0, "others_s": 0.0}, False),  # its own threads
     ({"cpu": 1, "wall_s": 1.0, "ivcsw": 5, "ivcsw_per_s": 500.0}, False),  # a few switches in a short loop
+    # one preemption in a 20 ms timed loop beside a tick of others' time: the neighbour ran in it
+    ({"cpu": 1, "wall_s": 0.12, "ivcsw": 1, "ivcsw_per_s": 75.0, "others_s": 0.018}, True),
+    ({"cpu": 1, "wall_s": 0.12, "ivcsw": 1, "ivcsw_per_s": 75.0, "others_s": 0.0}, False),
     ({"cpu": None, "wall_s": 1.0, "others_s": 0.9}, False),         # unpinned: others may be on the other CPU
 ])
 def test_the_rule(measures, disturbed):

@@ -164,3 +164,18 @@ def test_costs_from_two_runs_keep_each_runs_processes_apart(tmp_path):
     (_, (c_proc, c_iter, spent)), = costs_per_cell(raw, procs).items()
     assert c_proc == pytest.approx(1.0, abs=1e-6)
     assert c_iter == pytest.approx(df["wall_ns"].mean() / 1e9)
+
+
+def test_a_cell_is_unsettled_by_its_longest_processes_only():
+    """Short pilot processes that ended in a slowdown do not keep a cell unsettled once its longer
+    processes settle; the share counts slowdowns and series without a steady state alike."""
+    import pandas as pd
+
+    from harness.analysis.planner import _unsettled
+
+    warm = pd.DataFrame({"iterations": [10, 10, 10, 40, 40, 38, 40],
+                         "warmup": ["slowdown", "slowdown", "no steady state", "warm-up", "warm-up", "flat",
+                                    "slowdown"]})
+    assert _unsettled(warm) == (40, 0.25)
+    assert _unsettled(warm[warm["iterations"] == 10]) == (10, 1.0)
+    assert _unsettled(warm.iloc[:0]) == (0, 0.0)
