@@ -73,9 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="before a process, wait at most this long while others use the worker's CPU "
                         "(default 30; 0 = never wait; a run waits at most 10 times this in all)")
     p.add_argument("--aa", metavar="ENGINE_GLOBS",
-                   help="measure the cells of these engines twice, the twin named aa=twin, interleaved with the "
-                        "rest: an A/A check (summary and compare show the twin's ratio to its cell; it must "
-                        "include 1)")
+                   help="measure the cells of these engines (ENGINE or ENGINE@RUNTIME, globs) twice, the twin "
+                        "named aa=twin, interleaved with the rest: an A/A check (summary and compare show the "
+                        "twin's ratio to its cell; it must include 1)")
     p.add_argument("--no-rerun", action="store_true",
                    help="keep disturbed processes as they are instead of running them again "
                         "(they are still flagged, and left out of estimates unless --keep-contaminated)")

@@ -373,18 +373,20 @@ AA_PARAM = "aa"
 
 
 def aa_twins(cells: list[dict[str, Any]], globs: list[str] | None) -> list[dict[str, Any]]:
-    """A twin of every cell whose engine matches one of `globs`: the same benchmark, parameters,
-    engine and runtime under a second name (`aa=twin`), interleaved with all the others, so the
-    run can show that it does not tell a cell from itself."""
+    """A twin of every cell whose engine matches one of `globs` (`ENGINE` or `ENGINE@RUNTIME`, each
+    a glob): the same benchmark, parameters, engine and runtime under a second name (`aa=twin`),
+    interleaved with all the others, so the run can show that it does not tell a cell from itself."""
     from fnmatch import fnmatchcase
 
     if not globs:
         return []
+    pairs = [(g.partition("@")[0], g.partition("@")[2] or "*") for g in globs]
     twins = [dict(c, params={**c["params"], AA_PARAM: "twin"}) for c in cells
-             if any(fnmatchcase(c["engine"], g) for g in globs)]
+             if any(fnmatchcase(c["engine"], e) and fnmatchcase(c["runtime"], r) for e, r in pairs)]
     if not twins:
-        raise UserError(f"--aa {','.join(globs)}: no cell of this run has such an engine; "
-                        f"engines: {', '.join(sorted({c['engine'] for c in cells}))}")
+        raise UserError(f"--aa {','.join(globs)}: no cell of this run has such an engine (and runtime); "
+                        f"engines: {', '.join(sorted({c['engine'] for c in cells}))}; "
+                        f"runtimes: {', '.join(sorted({c['runtime'] for c in cells}))}")
     return twins
 
 

@@ -181,6 +181,23 @@ def test_aa_twins_are_planned_interleaved_and_hidden_from_the_worker():
                               aa=["duckdb"]), "test")
 
 
+def test_aa_twins_may_be_limited_to_one_runtime():
+    """`--aa ENGINE@RUNTIME`: the baseline's twin only, not every runtime's (a study's A/A check is
+    of its baseline; a JIT runtime's twin doubles the dearest cells)."""
+    from harness.errors import UserError
+    from harness.run.plan import RunRequest, build_plan
+
+    def twins(aa):
+        plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/*"],
+                                     runtimes=["cpython", "pypy"], aa=aa, processes=3), "test")
+        return sorted((c["engine"], c["runtime"]) for c in plan["cells"] if c["params"].get("aa") == "twin")
+
+    assert twins(["sqlite/sqlite3"]) == [("sqlite/sqlite3", "cpython"), ("sqlite/sqlite3", "pypy")]
+    assert twins(["sqlite/sqlite3@cpython"]) == [("sqlite/sqlite3", "cpython")]
+    with pytest.raises(UserError, match="runtimes: cpython, pypy"):
+        twins(["sqlite/sqlite3@jvm"])
+
+
 def test_aa_ratio_includes_one_for_a_twin_and_excludes_it_for_a_slower_one(tmp_path):
     from harness import store
     from harness.analysis import simdata
