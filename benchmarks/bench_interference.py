@@ -96,6 +96,23 @@ def flag_quality(records, bursts: list[dict]) -> dict:
             "precision": tp / (tp + fp) if tp + fp else float("nan")}
 
 
+def untouched_mean(run_dirs: list[Path], bursts: list[dict]) -> tuple[float, int]:
+    """(mean of the process means, processes) of the clean processes no burst overlapped at all:
+    if these are slower than the quiet side's, what remains is not a missed flag but the machine
+    (the host slowing the whole guest while the generator burns, which nothing in the guest sees)."""
+    runs = RunSet(run_dirs)
+    raw = runs.raw
+    raw = raw[raw["check_ok"].astype(bool)]
+    means = raw.groupby(["run_id", "process"])["wall_ns"].mean() / 1e9
+    procs = runs.processes
+    keep = []
+    for r in procs[procs["status"] == "ok"].itertuples(index=False):
+        flagged = isinstance(r.interference, dict) and bool(r.interference.get("contaminated"))
+        if not flagged and overlap_s(bursts, float(r.started), float(r.ended)) == 0 and (r.run_id, r.process) in means:
+            keep.append(means[(r.run_id, r.process)])
+    return (float(sum(keep) / len(keep)) if keep else float("nan")), len(keep)
+
+
 def truth_and_measures(records, bursts: list[dict]) -> list[tuple[bool, dict]]:
     out = []
     for r in records.itertuples(index=False):
@@ -162,6 +179,8 @@ def main() -> int:
         bursts = [b for log in logs for b in read_log(log)]
         q = flag_quality(noisy["records"], bursts)
         qq = flag_quality(quiet["records"], [])
+        untouched = untouched_mean(dirs["noisy"], bursts)
+        quiet_pm = untouched_mean(dirs["quiet"], [])
         grid = rule_grid(truth_and_measures(noisy["records"], bursts) + truth_and_measures(quiet["records"], []))
     print(f"load at start {load0:.2f}; cell bindings.select_fold n={args.n} sqlite/sqlite3, target +-{args.target:g}%, "
           f"{args.seconds:g} machine s per side in {args.blocks // 2} blocks each, ABBA order)")
@@ -177,6 +196,9 @@ def main() -> int:
     print(f"flag against the generator's log: recall {q['recall']:.3f} (goal >= 0.95), precision {q['precision']:.3f} "
           f"(tp {q['tp']}, fp {q['fp']}, fn {q['fn']}, tn {q['tn']}); flagged in the quiet run: {qq['fp']} of "
           f"{qq['fp'] + qq['tn']}")
+    print(f"clean processes no burst touched: {untouched[1]} beside noise, mean of process means "
+          f"{1e3 * untouched[0]:.4f} ms, against {1e3 * quiet_pm[0]:.4f} ms for the {quiet_pm[1]} quiet ones "
+          f"({100 * (untouched[0] / quiet_pm[0] - 1):+.2f}%: what the flag cannot see)")
     print("each measure alone, both runs (truth: the generator's log; the quiet run has none):")
     print("\n".join(grid))
     print(json.dumps({"quiet": {k: v for k, v in quiet.items() if k != "records"},
