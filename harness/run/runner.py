@@ -24,9 +24,10 @@ from typing import Any, Callable, Iterator
 
 from harness import engines as engine_registry
 from harness import store, workloads
-from harness.errors import RunInterrupted, RunStopped, UserError
-from harness.fsutil import PROJECT_ROOT, Busy, try_locked, write_json_atomic
+from harness.errors import DataError, RunInterrupted, RunStopped, UserError
+from harness.fsutil import PROJECT_ROOT, Busy, try_locked
 from harness.protocol import canonical_params, timing_rows
+from harness.record import Manifest, Plan
 from harness.redaction import redact
 from harness.run import doctor, interference, noise, shard
 from harness.run.manifest import base_manifest, git_commit
@@ -329,7 +330,7 @@ class Runner:
         entry = (new_seq, index, process)
         order.append(entry)
         reruns.append({"cell": index, "seq": seq, "rerun_seq": new_seq})
-        write_json_atomic(self.run_dir / "plan.json", self.plan)
+        Plan.from_dict(self.plan, str(self.run_dir / "plan.json")).write(self.run_dir)
         rng = random.Random(self.plan["seed"] * 7_919 + new_seq)
         todo.insert(rng.randint(pos + 1, len(todo)), entry)
         return True
@@ -436,12 +437,14 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
     if not (run_dir / "plan.json").exists():
         raise UserError(f"{run_dir}: not a run directory (no plan.json)")
     try:  # Ctrl-C while checking the records changes nothing on disk: say how to resume all the same
-        plan = store.read_plan(run_dir)  # checked: cells and order as a resume needs them
-        manifest = store.read_manifest(run_dir)
-        store.verify_records(run_dir, manifest, plan, store.process_records(run_dir))
+        stored = store.plan_of(run_dir)  # checked: cells and order as a resume needs them
+        assert stored is not None  # plan.json exists (above)
+        read = store.manifest_of(run_dir)
+        store.verify_records(run_dir, read, stored, store.records_of(run_dir))
     except KeyboardInterrupt:
         raise RunInterrupted(run_dir) from None
-    manifest["command"] = manifest.get("command")
+    # the segment ahead adds to them: the dicts this runner fills and `record` checks and writes
+    plan, manifest = stored.to_dict(), read.with_(command=read.command).to_dict()
     if max_wait_s is not None:
         plan["max_wait_s"] = max_wait_s
     from harness.run.adaptive import note_resume
@@ -543,8 +546,8 @@ def _make_run_dir(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any])
     """The run directory with its plan and manifest, or nothing (a failure removes what was made)."""
     store.create_run_dir(run_dir.parent, run_dir.name)
     try:
-        write_json_atomic(run_dir / "plan.json", plan)
-        write_json_atomic(run_dir / "manifest.json", manifest)
+        Plan.from_dict(plan, str(run_dir / "plan.json")).write(run_dir)
+        Manifest.from_dict(manifest, str(run_dir / "manifest.json")).write(run_dir)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
@@ -577,8 +580,11 @@ def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: dict[str, An
     if servers is not None and servers.records:
         manifest.setdefault("servers", []).extend(servers.records)
     try:
-        write_json_atomic(run_dir / "manifest.json", manifest)
+        Manifest.from_dict(manifest, str(run_dir / "manifest.json")).write(run_dir)
     except OSError as exc:
         if status != "stopped":  # a stopped run's one error line already names the storage failure
             print(f"warning: could not update {run_dir / 'manifest.json'} ({exc.strerror or exc}); "
                   "the process records are complete and a resume rewrites it", file=sys.stderr)
+    except DataError as exc:  # never in place of the run's own outcome (this runs in a `finally`)
+        print(f"warning: could not update {run_dir / 'manifest.json'} ({exc}); "
+              "the process records are complete and a resume rewrites it", file=sys.stderr)
