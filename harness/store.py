@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from harness.errors import DataError, UserError
-from harness.fsutil import PROJECT_ROOT, replacing, settled, stat_fingerprint, write_json_atomic  # noqa: F401 (tests write runs with it)
+from harness.fsutil import PROJECT_ROOT, replacing, settled, stat_fingerprint
+from harness.fsutil import write_json_atomic  # noqa: F401 (tests write runs' files with it from here)
 from harness.protocol import RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, canonical_params
 from harness.record import MAX_INDEX, Manifest, Plan, ProcessRecord
 
@@ -164,7 +165,7 @@ def manifest_of(run_dir: Path) -> Manifest:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """`manifest_of` as the JSON object (for callers not yet on the typed record)."""
+    """`manifest_of` as the JSON object (for tests and scripts; the harness reads the typed record)."""
     return manifest_of(run_dir).to_dict()
 
 
@@ -211,7 +212,7 @@ def records_of(run_dir: Path) -> dict[int, ProcessRecord]:
 
 
 def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
-    """`records_of` as JSON objects (fresh dicts), for callers not yet on the typed record."""
+    """`records_of` as JSON objects (fresh dicts), for tests and scripts; the harness reads the typed records."""
     return {seq: rec.to_dict() for seq, rec in records_of(run_dir).items()}
 
 
@@ -234,14 +235,9 @@ def plan_of(run_dir: Path) -> Plan | None:
 
 
 def read_plan(run_dir: Path) -> dict[str, Any] | None:
-    """`plan_of` as the JSON object, for callers not yet on the typed record."""
+    """`plan_of` as the JSON object, for tests and scripts; the harness reads the typed record."""
     plan = plan_of(run_dir)
     return None if plan is None else plan.to_dict()
-
-
-def check_plan(path: Path, plan: dict[str, Any]) -> None:
-    """The checks of `record.Plan.from_dict`, a DataError naming `path`."""
-    Plan.from_dict(plan, str(path))
 
 
 def verify_records(run_dir: Path, manifest: Manifest, plan: Plan | None,

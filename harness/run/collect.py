@@ -160,7 +160,8 @@ def _copy(src: Path, dst: Path) -> None:
 def merged_plan(shards: list[_Shard], order: list[list[int]]) -> dict[str, Any]:
     """The whole plan: the shards' shared keys, the whole order, what each shard's probes said."""
     first = shards[0].plan.to_dict()
-    plan = {k: copy.deepcopy(first[k]) for k in first if k not in ("order", "shard", "run_dir", "unavailable", "datasets")}
+    plan = {k: copy.deepcopy(first[k]) for k in first
+            if k not in ("order", "shard", "run_dir", "unavailable", "datasets")}
     plan["order"] = order
     unavailable: dict[str, str] = {}
     for s in shards:  # a cell one machine could not run is skipped there (its records say so)
