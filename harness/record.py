@@ -144,7 +144,10 @@ class Manifest(_Record):
     cpu_clock: Mapping[str, Any] | None = _spec(_OBJ)
     adaptive: Mapping[str, Any] | None = _spec(_OBJ)
     doctor: Any = _spec()
-    segments: list[Mapping[str, Any]] = _spec((list,), [])
+    segments: list[Mapping[str, Any]] = _spec((list,), [])  # each start and resume: commit, machine, times
+    noise_control: list[Mapping[str, Any]] = _spec((list,), [])  # each segment's CPUs and threshold
+    servers: list[Mapping[str, Any]] = _spec((list,), [])  # the throwaway servers each segment started
+    datasets: Mapping[str, Any] | None = _spec(_OBJ)
     shard: Mapping[str, Any] | None = _spec(_OBJ)
     shards: list[Mapping[str, Any]] | None = _spec((list,))  # a collected run's: each shard as it was
     machines: list[Mapping[str, Any]] | None = _spec((list,))  # a collected run's: each machine once
