@@ -301,7 +301,9 @@ class ProcessRecord(_Record):
     rows: int | None = _spec((int,))
     budget_stop: Any = _spec()
     machine: Mapping[str, Any] | None = _spec(_OBJ)
+    shard: Mapping[str, Any] | None = _spec(_OBJ)  # a shard's process: its index and count
     noise: Any = _spec()
+    interference: Any = _spec()  # what else held the worker's CPU meanwhile (`run.interference.measure`)
     canary: Any = _spec()
     imported: bool = _spec((bool,), False)
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -159,7 +159,7 @@ def disturbed_share(run_dir: Path) -> tuple[int, int]:
 
     flagged = measured = 0
     for rec in records_of(run_dir).values():
-        m = rec.extra.get("interference")
+        m = rec.interference
         if isinstance(m, dict):
             measured += 1
             flagged += bool(m.get("contaminated"))

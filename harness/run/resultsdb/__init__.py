@@ -158,7 +158,7 @@ def insert_processes(cur: Any, run_id: str, records: dict[int, ProcessRecord]) -
         "INSERT INTO crossings.processes (run_id, seq, benchmark, params, engine, runtime, process, "
         "status, machine_id, shard, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         [(run_id, seq, r.benchmark, r.params, r.engine, r.runtime, r.get("process"), r.status, r.machine_id,
-          (r.extra.get("shard") or {}).get("index"), Jsonb(r.to_dict())) for seq, r in sorted(records.items())])
+          (r.shard or {}).get("index"), Jsonb(r.to_dict())) for seq, r in sorted(records.items())])
 
 
 def run_ids(dsn: str) -> list[str]:
