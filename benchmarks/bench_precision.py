@@ -127,9 +127,10 @@ def main() -> int:
                 rows.append((rep + 1, tool, walls[tool], mean, procs, values, h, adj))
                 stop = ""
                 if tool == "crossings":
-                    from harness.store import read_manifest
+                    from harness.store import manifest_of
 
-                    stops = sorted({c["stop"] for d in dirs[tool] for c in read_manifest(d)["adaptive"]["cells"]})
+                    stops = sorted({c["stop"] for d in dirs[tool]
+                                    for c in (manifest_of(d).adaptive or {})["cells"]})
                     stop = f"  stop: {', '.join(stops)}; canary-adjusted +-{100 * adj:.2f}%"
                 print(f"rep {rep + 1} {tool:9s} wall {walls[tool]:6.1f} s  mean {mean * 1e3:7.3f} ms  "
                       f"{procs:4d} processes {values:6d} values  99% half-width +-{100 * h:.2f}%{stop}", flush=True)

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             run_dir = write_run(args.keep or Path(tmp), args.processes, args.iterations)
             made = time.perf_counter() - t
         wall, rss, cpu = time_summary(run_dir, args.tree.resolve())
-        rows = sum(int(r.get("rows", 0)) for r in store.process_records(run_dir).values())
+        rows = sum(int(r.rows or 0) for r in store.records_of(run_dir).values())
     print(f"rows={rows} summary_s={wall:.2f} cpu_s={cpu:.2f} peak_rss_mib={rss:.0f} tree={args.tree} "
           f"(run {run_dir.name}{f' written in {made:.1f} s' if made else ''}; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs)")

@@ -75,10 +75,10 @@ def push_rows(run_dir: Path, dsn: str) -> None:
     import pyarrow.csv as pcsv
     from psycopg.types.json import Jsonb
 
-    manifest, plan, records = store.read_manifest(run_dir), store.read_plan(run_dir), store.process_records(run_dir)
+    manifest, plan, records = store.manifest_of(run_dir), store.plan_of(run_dir), store.records_of(run_dir)
     tables = [store.plain_strings(t) for _, t in store.iter_timings(run_dir, statuses=None)]
     files = resultsdb.run_files(run_dir)
-    run_id = manifest["run_id"]
+    run_id = manifest.run_id
     with resultsdb._connect(dsn) as conn:
         resultsdb.migrate(conn)
         with conn.transaction():
@@ -86,8 +86,9 @@ def push_rows(run_dir: Path, dsn: str) -> None:
                 conn.execute(ROWS_SCHEMA)
             conn.execute("INSERT INTO crossings.runs (run_id, content_hash, status, manifest, plan, files, bytes) "
                          "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                         (run_id, resultsdb.content_hash(files), manifest.get("status"), Jsonb(manifest),
-                          Jsonb(plan), len(files), sum(size for _, _, size in files)))
+                         (run_id, resultsdb.content_hash(files), manifest.status, Jsonb(manifest.to_dict()),
+                          Jsonb(None if plan is None else plan.to_dict()), len(files),
+                          sum(size for _, _, size in files)))
             with conn.cursor() as cur:
                 for path, sha, _ in files:
                     if not path.startswith("timings/"):
@@ -197,10 +198,10 @@ def main(argv: list[str] | None = None) -> int:
 
             dsn = stack.enter_context(throwaway("postgresql")).engine_config()["dsn"]
         run_dir = write_run(tmp / "runs", args.processes, args.iterations)
-        rows = sum(r["rows"] for r in store.process_records(run_dir).values())
+        rows = sum(int(r.rows or 0) for r in store.records_of(run_dir).values())
         parquet_bytes = sum(p.stat().st_size for p in (run_dir / "timings").glob("*.parquet"))
         direct, direct_s = summary_csv(str(run_dir))
-        print(f"run: {rows} raw rows in {len(store.process_records(run_dir))} processes, "
+        print(f"run: {rows} raw rows in {len(store.records_of(run_dir))} processes, "
               f"{parquet_bytes / 2**20:.1f} MiB of Parquet; summary of the directory {direct_s:.2f} s")
         results = []
         for layout in ("parquet", "rows"):

@@ -6,16 +6,22 @@ dataclass built by `from_dict`, which makes every schema check the store used to
 place), and `to_dict` gives back exactly the object read (same keys, same order): keys this
 harness does not read are kept in `extra`, so nothing is lost in a round trip.
 
-Low in the layering: the standard library, `errors` and `protocol` only.
+Each record is also written here (`write`: atomically, `fsutil.write_json_atomic`, the bytes the
+harness always wrote: indented, keys sorted), after the same checks a read makes, so a record
+the harness could not read back is never written.
+
+Low in the layering: the standard library, `errors`, `protocol` and `fsutil` only.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 from harness.errors import DataError
+from harness.fsutil import write_json_atomic
 from harness.protocol import PROCESS_STATUSES, READABLE_SCHEMA_VERSIONS, canonical_params
 
 #: the bound of a seq, process or iteration number (whole numbers from 0): far above any run,
@@ -77,6 +83,29 @@ class _Record:
     def _value(self, name: str) -> Any:
         return getattr(self, name)
 
+    def has(self, name: str) -> bool:
+        """Whether the JSON object holds `name` (a record read: among its keys; one built in
+        code: a field that differs from its default, or a key of `extra`)."""
+        return name in (self.keys or self.to_dict())
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """`name` as the JSON object holds it, `default` when it does not (a dict's `get`: for a
+        check that must tell an absent key from its field's default)."""
+        return self.to_dict().get(name, default) if not self.keys else (
+            (self.extra[name] if name in self.extra else self._value(name)) if name in self.keys else default)
+
+    def with_(self, **changes: Any) -> Any:
+        """This record with `changes` made as a dict's `update` makes them: a key it holds keeps its
+        place, a new one comes last (a field, or kept in `extra` when no field has its name).
+        Not checked: `write` checks what it writes."""
+        names = {f.name for f in self._fields()}
+        fields = {k: v for k, v in changes.items() if k in names}
+        extra = dict(self.extra)
+        extra.update((k, v) for k, v in changes.items() if k not in names)
+        keys = self.keys or tuple(self.to_dict())
+        keys += tuple(k for k in changes if k not in keys)
+        return dataclasses.replace(self, **fields, extra=extra, keys=keys)  # type: ignore[type-var]
+
 
 @functools.lru_cache(maxsize=None)
 def _record_fields(cls: type) -> tuple[dataclasses.Field, ...]:
@@ -115,9 +144,15 @@ class Manifest(_Record):
     cpu_clock: Mapping[str, Any] | None = _spec(_OBJ)
     adaptive: Mapping[str, Any] | None = _spec(_OBJ)
     doctor: Any = _spec()
-    segments: list[Mapping[str, Any]] = _spec((list,), [])
+    segments: list[Mapping[str, Any]] = _spec((list,), [])  # each start and resume: commit, machine, times
+    noise_control: list[Mapping[str, Any]] = _spec((list,), [])  # each segment's CPUs and threshold
+    servers: list[Mapping[str, Any]] = _spec((list,), [])  # the throwaway servers each segment started
+    datasets: Mapping[str, Any] | None = _spec(_OBJ)
     shard: Mapping[str, Any] | None = _spec(_OBJ)
+    shards: list[Mapping[str, Any]] | None = _spec((list,))  # a collected run's: each shard as it was
+    machines: list[Mapping[str, Any]] | None = _spec((list,))  # a collected run's: each machine once
     process_counts: Mapping[str, int] = _spec(_OBJ, {})
+    processes_planned: int | None = _spec((int,))
     extra: Mapping[str, Any] = field(default_factory=dict)
     keys: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
@@ -131,6 +166,14 @@ class Manifest(_Record):
             raise DataError(f"{where}: schema_version {version!r}, this harness reads "
                             f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}")
         return cls._build(data, where, "manifest")
+
+    def write(self, run_dir: Path | str) -> Path:
+        """`run_dir/manifest.json`, checked as a read checks it, written atomically (replacing it)."""
+        path = Path(run_dir) / "manifest.json"
+        data = self.to_dict()
+        Manifest.from_dict(data, str(path))
+        write_json_atomic(path, data)
+        return path
 
     @property
     def commit(self) -> str | None:
@@ -180,8 +223,14 @@ class Plan(_Record):
     cells: tuple[PlanCell, ...] = ()
     order: tuple[tuple[int, int, int], ...] = ()
     iterations: int | None = _spec((int,))
+    processes: int | None = _spec((int,))
+    seed: Any = _spec()
+    timeout_s: float | None = _spec((int, float))
     benchmarks: list[str] | None = _spec((list,))
-    shard: Mapping[str, Any] | None = _spec(_OBJ)
+    unavailable: Mapping[str, str] = _spec(_OBJ, {})  # cell index (a string) -> why it is skipped
+    datasets: Mapping[str, Any] | None = _spec(_OBJ)
+    shard: Mapping[str, Any] | None = _spec(_OBJ)  # a shard's: index, count, planned, order_digest
+    shards: Mapping[str, Any] | None = _spec(_OBJ)  # a collected run's: count, order_digest
     extra: Mapping[str, Any] = field(default_factory=dict)
     keys: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
@@ -222,6 +271,14 @@ class Plan(_Record):
             return [list(e) for e in self.order]
         return getattr(self, name)
 
+    def write(self, run_dir: Path | str) -> Path:
+        """`run_dir/plan.json`, checked as a read checks it, written atomically (replacing it)."""
+        path = Path(run_dir) / "plan.json"
+        data = self.to_dict()
+        Plan.from_dict(data, str(path))
+        write_json_atomic(path, data)
+        return path
+
     def cell_keys(self) -> set[tuple[str, str, str, str]]:
         """The keys (benchmark, canonical params, engine, runtime family) of the plan's cells."""
         return {c.key for c in self.cells}
@@ -244,7 +301,9 @@ class ProcessRecord(_Record):
     rows: int | None = _spec((int,))
     budget_stop: Any = _spec()
     machine: Mapping[str, Any] | None = _spec(_OBJ)
+    shard: Mapping[str, Any] | None = _spec(_OBJ)  # a shard's process: its index and count
     noise: Any = _spec()
+    interference: Any = _spec()  # what else held the worker's CPU meanwhile (`run.interference.measure`)
     canary: Any = _spec()
     imported: bool = _spec((bool,), False)
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -263,6 +322,18 @@ class ProcessRecord(_Record):
         if data.get("seq") != seq:
             raise DataError(f"{where}: the record says seq {data.get('seq')!r}, its file name says {seq}")
         return cls._build(data, where, "process record")
+
+    def write(self, run_dir: Path | str) -> Path:
+        """`run_dir/processes/<seq>.json`, checked as a read checks it, written atomically; never
+        rewritten (a FileExistsError): the record is the process's commit marker."""
+        path = Path(run_dir) / "processes" / f"{self.seq:06d}.json"
+        if path.exists():
+            raise FileExistsError(f"{path} exists: process records are never rewritten")
+        data = self.to_dict()
+        ProcessRecord.from_dict(data, self.seq, str(path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path, data)
+        return path
 
     @property
     def machine_id(self) -> str | None:

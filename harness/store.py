@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from harness.errors import DataError, UserError
-from harness.fsutil import PROJECT_ROOT, replacing, settled, stat_fingerprint, write_json_atomic
+from harness.fsutil import PROJECT_ROOT, replacing, settled, stat_fingerprint
+from harness.fsutil import write_json_atomic  # noqa: F401 (tests write runs' files with it from here)
 from harness.protocol import RAW_COLUMNS, READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, canonical_params
 from harness.record import MAX_INDEX, Manifest, Plan, ProcessRecord
 
@@ -135,13 +136,13 @@ def _column(typ, values: list, n: int):
 
 
 def write_process_record(run_dir: Path, seq: int, record: dict[str, Any]) -> Path:
+    """`processes/<seq>.json` of `record` with this harness's schema version and `seq`, checked
+    and written by `record.ProcessRecord.write` (never rewritten: a FileExistsError)."""
     path = Path(run_dir) / "processes" / f"{seq:06d}.json"
     if path.exists():
         raise FileExistsError(f"{path} exists: process records are never rewritten")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    record = dict(record, schema_version=SCHEMA_VERSION, seq=seq)
-    write_json_atomic(path, record)
-    return path
+    data = dict(record, schema_version=SCHEMA_VERSION, seq=seq)
+    return ProcessRecord.from_dict(data, seq, str(path)).write(run_dir)
 
 
 def read_json(path: Path, what: str) -> Any:
@@ -164,7 +165,7 @@ def manifest_of(run_dir: Path) -> Manifest:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """`manifest_of` as the JSON object (for callers not yet on the typed record)."""
+    """`manifest_of` as the JSON object (for tests and scripts; the harness reads the typed record)."""
     return manifest_of(run_dir).to_dict()
 
 
@@ -211,7 +212,7 @@ def records_of(run_dir: Path) -> dict[int, ProcessRecord]:
 
 
 def process_records(run_dir: Path) -> dict[int, dict[str, Any]]:
-    """`records_of` as JSON objects (fresh dicts), for callers not yet on the typed record."""
+    """`records_of` as JSON objects (fresh dicts), for tests and scripts; the harness reads the typed records."""
     return {seq: rec.to_dict() for seq, rec in records_of(run_dir).items()}
 
 
@@ -234,36 +235,31 @@ def plan_of(run_dir: Path) -> Plan | None:
 
 
 def read_plan(run_dir: Path) -> dict[str, Any] | None:
-    """`plan_of` as the JSON object, for callers not yet on the typed record."""
+    """`plan_of` as the JSON object, for tests and scripts; the harness reads the typed record."""
     plan = plan_of(run_dir)
     return None if plan is None else plan.to_dict()
 
 
-def check_plan(path: Path, plan: dict[str, Any]) -> None:
-    """The checks of `record.Plan.from_dict`, a DataError naming `path`."""
-    Plan.from_dict(plan, str(path))
-
-
-def verify_records(run_dir: Path, manifest: dict[str, Any], plan: dict[str, Any] | None,
-                   records: dict[int, dict[str, Any]]) -> int:
+def verify_records(run_dir: Path, manifest: Manifest, plan: Plan | None,
+                   records: dict[int, ProcessRecord]) -> int:
     """Check each record against the plan (same cell and process at that seq); returns how many
     planned processes have no record. A record the plan does not hold is a DataError."""
     if plan is None:
         return 0
     run_dir = Path(run_dir)
-    if plan.get("run_id") != manifest.get("run_id"):
+    if plan.get("run_id") != manifest.get("run_id"):  # absent in either: None, as written
         raise DataError(f"{run_dir / 'plan.json'}: plan of run {plan.get('run_id')!r}, "
                         f"the manifest is run {manifest.get('run_id')!r}")
-    order = {int(t[0]): (int(t[1]), int(t[2])) for t in plan["order"]}
+    order = {seq: (index, process) for seq, index, process in plan.order}
     for seq, rec in records.items():
         path = run_dir / "processes" / f"{seq:06d}.json"
         if seq not in order:
             raise DataError(f"{path}: seq {seq} is not in the run's plan")
         index, process = order[seq]
-        cell = plan["cells"][index]
-        want = (cell["benchmark"], canonical_params(cell["params"]), cell["engine"], cell["runtime"], process)
-        got = (rec.get("benchmark"), rec.get("params"), rec.get("engine"),
-               rec.get("runtime_family", cell["runtime"]), rec.get("process"))
+        cell = plan.cells[index]
+        want = (cell.benchmark, canonical_params(dict(cell.params)), cell.engine, cell.runtime, process)
+        got = (rec.benchmark, rec.params, rec.engine,
+               rec.get("runtime_family", cell.runtime), rec.get("process"))
         if got != want:
             raise DataError(f"{path}: records {got[0]}[{got[1]}] {got[2]} {got[3]} process {got[4]}, "
                             f"the plan has {want[0]}[{want[1]}] {want[2]} {want[3]} process {want[4]} at seq {seq}")
@@ -273,7 +269,7 @@ def verify_records(run_dir: Path, manifest: dict[str, Any], plan: dict[str, Any]
 _WARNED: set[tuple[str, int]] = set()
 
 
-def _warn_incomplete(run_dir: Path, manifest: dict[str, Any], missing: int, planned: int) -> None:
+def _warn_incomplete(run_dir: Path, manifest: Manifest, missing: int, planned: int) -> None:
     """Once per run directory and state (the timings and the records are both loaded)."""
     import warnings
 
@@ -281,7 +277,7 @@ def _warn_incomplete(run_dir: Path, manifest: dict[str, Any], missing: int, plan
     if key in _WARNED:
         return
     _WARNED.add(key)
-    warnings.warn(f"{run_dir}: incomplete run ({manifest.get('status')}): {missing} of {planned} planned processes "
+    warnings.warn(f"{run_dir}: incomplete run ({manifest.status}): {missing} of {planned} planned processes "
                   f"have no record; finish it with: python -m harness run --resume {run_dir}",
                   IncompleteRunWarning, stacklevel=3)
 
@@ -332,9 +328,10 @@ def _one_per_run_id(dirs: list[Path]) -> list[Path]:
 def _plan_shard(run_dir: Path) -> Any:
     """The `shard` entry of a run's plan (a shard of a sharded run), or None."""
     try:
-        return json.loads((run_dir / "plan.json").read_text()).get("shard")
-    except (OSError, ValueError, AttributeError):
+        plan = plan_of(run_dir)
+    except DataError:
         return None
+    return None if plan is None else plan.shard
 
 
 def _run_content(run_dir: Path) -> str:
@@ -374,22 +371,23 @@ def load_process_records(run_dirs: Path | str | Iterable[Path | str]) -> pd.Data
 
     rows = []
     for run_dir in as_run_dirs(run_dirs):
-        manifest = read_manifest(run_dir)
-        plan = read_plan(run_dir)
-        records = process_records(run_dir)
+        manifest = manifest_of(run_dir)
+        plan = plan_of(run_dir)
+        records = records_of(run_dir)
         missing = verify_records(run_dir, manifest, plan, records)
         for rec in records.values():
-            rows.append(dict(rec, run_id=manifest["run_id"]))
+            rows.append(dict(rec.to_dict(), run_id=manifest.run_id))
         if missing:
-            _warn_incomplete(run_dir, manifest, missing, len(plan["order"]))
-            for seq, index, process in plan["order"]:
+            assert plan is not None  # a run without a plan misses nothing
+            _warn_incomplete(run_dir, manifest, missing, len(plan.order))
+            for seq, index, process in plan.order:
                 if seq not in records:
-                    cell = plan["cells"][index]
-                    rows.append({"run_id": manifest["run_id"], "seq": seq, "benchmark": cell["benchmark"],
-                                 "params": canonical_params(cell["params"]), "engine": cell["engine"],
-                                 "runtime": cell["runtime"], "runtime_family": cell["runtime"], "process": process,
+                    cell = plan.cells[index]
+                    rows.append({"run_id": manifest.run_id, "seq": seq, "benchmark": cell.benchmark,
+                                 "params": canonical_params(dict(cell.params)), "engine": cell.engine,
+                                 "runtime": cell.runtime, "runtime_family": cell.runtime, "process": process,
                                  "status": "incomplete",
-                                 "reason": f"not run: the run is incomplete ({manifest.get('status')}); "
+                                 "reason": f"not run: the run is incomplete ({manifest.status}); "
                                            f"resume it with --resume"})
     cols = ["run_id", "seq", "benchmark", "params", "engine", "runtime", "process", "status", "reason"]
     df = pd.DataFrame.from_records(rows)
@@ -403,8 +401,8 @@ def count_statuses(run_dir: Path) -> dict[str, int]:
     """Processes per status, counted from the records on disk (what a manifest's
     `process_counts` must say, however many segments and kills the run went through)."""
     counts: dict[str, int] = {}
-    for rec in process_records(run_dir).values():
-        counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+    for rec in records_of(run_dir).values():
+        counts[rec.status] = counts.get(rec.status, 0) + 1
     return dict(sorted(counts.items()))
 
 
@@ -515,11 +513,11 @@ class TimingsCheck:
     what the statistics hold, process and iteration numbers within MAX_INDEX. Made part by part
     (`part`), then for the whole file (`done`), so a file can be checked as it streams."""
 
-    def __init__(self, path: Path, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+    def __init__(self, path: Path, run_id: str, rec: ProcessRecord, expected_rows: int | None) -> None:
         self.path = path
         self.expected_rows = expected_rows
-        self.want = {"run_id": run_id, "seq": rec["seq"], "benchmark": rec.get("benchmark"),
-                     "params": rec.get("params"), "engine": rec.get("engine"), "process": rec.get("process")}
+        self.want = {"run_id": run_id, "seq": rec.seq, "benchmark": rec.benchmark,
+                     "params": rec.params, "engine": rec.engine, "process": rec.get("process")}
         self.rows = 0
         #: iteration columns kept for the each-once check, only once a part is not simply the
         #: next run of numbers (the usual file, 0..n-1 in order, needs none of them kept)
@@ -640,18 +638,18 @@ def is_range(values: Any, start: int = 0, chunk: int = 1 << 16) -> bool:
     return True
 
 
-def verify_timings(path: Path, table, run_id: str, rec: dict[str, Any], expected_rows: int | None) -> None:
+def verify_timings(path: Path, table, run_id: str, rec: ProcessRecord, expected_rows: int | None) -> None:
     """`TimingsCheck` of a whole table."""
     check = TimingsCheck(path, run_id, rec, expected_rows)
     check.part(table)
     check.done()
 
 
-def _expected_rows(rec: dict[str, Any], plan: dict[str, Any] | None) -> int | None:
-    if "rows" in rec:
-        return int(rec["rows"])
-    if plan is not None and rec.get("status") == "ok" and not rec.get("budget_stop"):
-        return int(plan["iterations"])  # runs recorded before `rows` existed
+def _expected_rows(rec: ProcessRecord, plan: Plan | None) -> int | None:
+    if rec.has("rows"):
+        return int(rec.rows)  # type: ignore[arg-type]
+    if plan is not None and rec.status == "ok" and not rec.budget_stop:
+        return int(plan.iterations)  # type: ignore[arg-type]  # runs recorded before `rows` existed
     return None
 
 
@@ -722,29 +720,30 @@ class TimingParts:
 
 
 def _timings_to_read(run_dirs: Path | str | Iterable[Path | str], benchmark: Callable[[str], bool] | None,
-                     statuses: tuple[str, ...] | None) -> Iterator[tuple[Path, str, dict[str, Any], int | None]]:
+                     statuses: tuple[str, ...] | None) -> Iterator[tuple[Path, str, ProcessRecord, int | None]]:
     """(path, run id, record, expected rows) of each timings file to read, the runs' manifests,
     plans and records verified first."""
     dirs = as_run_dirs(run_dirs)
     if not dirs:
         raise UserError("no run directory given")
     for run_dir in dirs:
-        manifest = read_manifest(run_dir)
-        plan = read_plan(run_dir)
-        records = process_records(run_dir)
+        manifest = manifest_of(run_dir)
+        plan = plan_of(run_dir)
+        records = records_of(run_dir)
         missing = verify_records(run_dir, manifest, plan, records)
         if missing:
-            _warn_incomplete(run_dir, manifest, missing, len(plan["order"]))
+            assert plan is not None  # a run without a plan misses nothing
+            _warn_incomplete(run_dir, manifest, missing, len(plan.order))
         for seq, rec in sorted(records.items()):
-            name = rec.get("timings_file")
-            if not name or (benchmark is not None and not benchmark(str(rec.get("benchmark")))):
+            name = rec.timings_file
+            if not name or (benchmark is not None and not benchmark(str(rec.benchmark))):
                 continue
-            if statuses is not None and rec.get("status") not in statuses:
+            if statuses is not None and rec.status not in statuses:
                 continue
             if name != f"timings/{seq:06d}.parquet":
                 raise DataError(f"{run_dir / 'processes' / f'{seq:06d}.json'}: names timings file {name!r}, "
                                 f"expected timings/{seq:06d}.parquet")
-            yield run_dir / name, manifest["run_id"], rec, _expected_rows(rec, plan)
+            yield run_dir / name, manifest.run_id, rec, _expected_rows(rec, plan)
 
 
 def input_files(run_dirs: Path | str | Iterable[Path | str]) -> list[Path]:
@@ -794,9 +793,6 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
     run_dir = create_run_dir(Path(out))
     run_id = run_dir.name
     now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    manifest = {"schema_version": SCHEMA_VERSION, "started": now, "ended": None, "status": "running",
-                "command": None, **manifest, "run_id": run_id, "imported": True}
-    write_json_atomic(run_dir / "manifest.json", manifest)
     df = df.copy()
     defaults = {"params": "", "driver": "", "runtime": "unknown", "pid": 0, "cpu_ns": 0, "check_ok": True,
                 "crossings": None, "values_converted": None}
@@ -805,6 +801,10 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
             df[col] = val
     df["run_id"] = run_id
     try:
+        record = Manifest.from_dict({"schema_version": SCHEMA_VERSION, "started": now, "ended": None,
+                                     "status": "running", "command": None, **manifest, "run_id": run_id,
+                                     "imported": True})
+        record.write(run_dir)
         _write_imported_processes(run_dir, df)
         check_run(run_dir)  # what nothing could read back is never reported as imported
     except BaseException:
@@ -812,8 +812,7 @@ def write_imported_run(out: Path, df: pd.DataFrame, manifest: dict[str, Any]) ->
 
         shutil.rmtree(run_dir, ignore_errors=True)  # a half-imported run must not look like a run
         raise
-    manifest.update(status="complete", ended=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-    write_json_atomic(run_dir / "manifest.json", manifest)
+    record.with_(status="complete", ended=time.strftime("%Y-%m-%dT%H:%M:%S%z")).write(run_dir)
     return run_dir
 
 

@@ -101,8 +101,7 @@ def _readable(run_dir: Path) -> bool:
     from harness import store
 
     try:
-        store.verify_records(run_dir, store.read_manifest(run_dir), store.read_plan(run_dir),
-                             store.process_records(run_dir))
+        store.verify_records(run_dir, store.manifest_of(run_dir), store.plan_of(run_dir), store.records_of(run_dir))
     except UserError as exc:
         skip_bad_run(run_dir, exc)
         return False

@@ -306,7 +306,7 @@ def load_series(run_dirs: Path | str | Iterable[Path | str], use_cache: bool = T
     if not use_cache or cache.cache_dir("series") is None:
         return read_series(dirs)
     for d in dirs:
-        store.read_manifest(d)  # a missing or unreadable run says so, cached or not
+        store.manifest_of(d)  # a missing or unreadable run says so, cached or not
     key = cache.hash_files(store.input_files(dirs), "series")
     hit = cache.load("series", key)
     if hit is not None:

@@ -106,7 +106,7 @@ def disturbed_facts(processes: pd.DataFrame) -> tuple[int, int, int]:
     return int(flagged.sum()), int(measured.sum()), reruns
 
 
-def noise_facts(processes: pd.DataFrame, manifests: list[dict]) -> tuple[int, int, list[tuple[str, list[str]]]]:
+def noise_facts(processes: pd.DataFrame, manifests: list[Manifest]) -> tuple[int, int, list[tuple[str, list[str]]]]:
     """(noisy processes, processes whose noise was watched, [(run id, its doctor's busy-machine
     findings)] for each run that started on a busy machine): what the noise warnings say. Where
     the interference was measured per process, the noisy ones are those it flagged disturbed."""
@@ -114,15 +114,15 @@ def noise_facts(processes: pd.DataFrame, manifests: list[dict]) -> tuple[int, in
 
     flagged, measured, _ = disturbed_facts(processes)
     if measured:
-        busy = [(m.get("run_id"), found) for m in manifests if (found := noisy(m.get("doctor")))]
+        busy = [(m.run_id, found) for m in manifests if (found := noisy(m.doctor))]
         return flagged, measured, busy
     n = _noisy(processes) if len(processes) else 0
     timed = int(processes["noise"].map(lambda v: isinstance(v, dict)).sum()) if n else 0
-    busy = [(m.get("run_id"), found) for m in manifests if (found := noisy(m.get("doctor")))]
+    busy = [(m.run_id, found) for m in manifests if (found := noisy(m.doctor))]
     return n, timed, busy
 
 
-def noise_notes(processes: pd.DataFrame, manifests: list[dict]) -> list[str]:
+def noise_notes(processes: pd.DataFrame, manifests: list[Manifest]) -> list[str]:
     """One line per reason to distrust a run a little: noisy processes, a busy machine at its start."""
     n, timed, busy = noise_facts(processes, manifests)
     disturbed = bool(n and disturbed_facts(processes)[1])

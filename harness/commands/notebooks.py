@@ -32,11 +32,11 @@ def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
     from harness.fsutil import PROJECT_ROOT
     from harness.notebooks import available, execute_all
-    from harness.store import read_manifest
+    from harness.store import manifest_of
     from harness.studies import runreport
 
     for d in args.runs:
-        read_manifest(d)
+        manifest_of(d)  # a missing or unreadable run says so first
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs must be at least 1, not {args.jobs}")
     names = [n.strip() for n in args.only.split(",") if n.strip()] if args.only is not None else None

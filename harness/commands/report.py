@@ -45,13 +45,13 @@ def run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
     from harness.fsutil import write_bytes_atomic
     from harness.redaction import redact
-    from harness.store import read_manifest
+    from harness.store import manifest_of
     from harness.studies import report
 
     check_confidence(args.confidence)
     check_resamples(args.resamples, minimum=100)
     for d in args.runs:
-        read_manifest(d)
+        manifest_of(d)  # a missing or unreadable run says so first
     check_writable(args.html)
     runs = RunSet(args.runs, method=args.method, confidence=args.confidence, resamples=args.resamples,
                   seed=args.seed, steady_state=args.steady_state,

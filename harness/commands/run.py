@@ -151,18 +151,19 @@ def _check_resume(args: argparse.Namespace) -> None:
     run_dir = args.resume
     if not (run_dir / "plan.json").is_file():
         raise UserError(f"--resume {run_dir}: not a run directory (no plan.json)")
-    plan = store.read_plan(run_dir)
+    plan = store.plan_of(run_dir)
+    assert plan is not None  # plan.json is a file (above)
     given = {dest: getattr(args, dest, None) for dest in RESUME_FIXED if getattr(args, dest, None) is not None}
     for dest, value in given.items():
         key = RESUME_FIXED[dest]
-        stored = plan.get(key) if key else None
+        stored = plan.get(key) if key else None  # the stored plan's key of that option, as written
         if dest == "param":
-            cells = plan.get("cells") or []
-            same = all(any(k in c["params"] for c in cells)
-                       and {str(c["params"][k]) for c in cells if k in c["params"]}
+            cells = plan.cells
+            same = all(any(k in c.params for c in cells)
+                       and {str(c.params[k]) for c in cells if k in c.params}
                        == set(v if isinstance(v, list) else [v])
                        for k, v in _params(value).items())
-            stored = sorted({f"{k}={c['params'][k]}" for c in cells for k in c["params"]})
+            stored = sorted({f"{k}={c.params[k]}" for c in cells for k in c.params})
         elif dest in ("benchmarks", "engines", "runtimes"):
             same = _nonempty(f"--{dest}", value) == stored
         else:

@@ -51,7 +51,7 @@ def _summary(args: argparse.Namespace) -> int:
                       steady_state=args.steady_state, keep_contaminated=args.keep_contaminated, units="seconds"))
     else:
         print(format_summary(runs.summary, args.format))
-    notes = noise_notes(runs.processes, [m.to_dict() for m in runs.manifests()])
+    notes = noise_notes(runs.processes, runs.manifests())
     for note in [wrap(n, indent="  ") for n in notes]:
         print(note, file=sys.stderr)
     if args.format == "text":

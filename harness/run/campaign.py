@@ -25,6 +25,7 @@ from typing import Any
 from harness import store
 from harness.errors import UserError
 from harness.fsutil import PROJECT_ROOT, write_json_atomic
+from harness.record import Manifest
 from harness.redaction import redact
 from harness.run.shard import dir_pattern, shard_of
 
@@ -153,7 +154,7 @@ def status(cdir: Path) -> list[dict[str, Any]]:
     states = task_states(str(c["job_id"]))
     found = {}
     for d in shard_dirs(cdir):
-        plan = store.read_plan(d)
+        plan = store.plan_of(d)
         s = shard_of(plan) if plan else None
         if s is not None:
             found[s.index] = (d, plan)
@@ -164,11 +165,12 @@ def status(cdir: Path) -> list[dict[str, Any]]:
         if k in found:
             d, plan = found[k]
             try:
-                manifest = store.read_manifest(d)
+                manifest: Manifest | None = store.manifest_of(d)
             except UserError:
-                manifest = {}
-            row.update(run=manifest.get("status", "starting"), recorded=len(list((d / "processes").glob("*.json"))),
-                       planned=len(plan["order"]), host=(manifest.get("machine") or {}).get("hostname"))
+                manifest = None  # not written yet: the shard is starting
+            row.update(run=manifest.status if manifest and manifest.has("status") else "starting",
+                       recorded=len(list((d / "processes").glob("*.json"))), planned=len(plan.order),
+                       host=(manifest.machine or {}).get("hostname") if manifest else None)
         rows.append(row)
     return rows
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from harness import store
+from harness.errors import DataError
 from harness.protocol import canonical_params
+from harness.record import PlanCell
 
 #: statuses that make a run exit 1
 BAD = ("failed", "timeout", "error", "invalid")
@@ -27,29 +28,31 @@ class Outcome:
     lines: list[str] = field(default_factory=list)
 
 
-def _cell_label(cell: dict[str, Any]) -> str:
-    return f"{cell['benchmark']}[{canonical_params(cell['params'])}] {cell['engine']} {cell['runtime']}"
+def _cell_label(cell: PlanCell) -> str:
+    return f"{cell.benchmark}[{canonical_params(dict(cell.params))}] {cell.engine} {cell.runtime}"
 
 
 def outcome(run_dir: Path) -> Outcome:
     """Exit status 0 when every planned process was recorded, none failed, timed out, errored or
     was invalid, and at least one measured; else 1, with the reasons in `lines`."""
     run_dir = Path(run_dir)
-    manifest = store.read_manifest(run_dir)
-    plan = store.read_json(run_dir / "plan.json", "plan")
-    records = store.process_records(run_dir)
-    counts = Counter(r.get("status") for r in records.values())
+    manifest = store.manifest_of(run_dir)
+    plan = store.plan_of(run_dir)
+    if plan is None:
+        raise DataError(f"{run_dir / 'plan.json'}: missing plan")
+    records = store.records_of(run_dir)
+    counts = Counter(r.status for r in records.values())
     per_cell: dict[int, Counter] = {}
     first_reason: dict[int, str] = {}
-    for seq, index, _process in plan["order"]:
+    for seq, index, _process in plan.order:
         rec = records.get(seq)
-        status = rec.get("status") if rec else "missing"
+        status = rec.status if rec else "missing"
         per_cell.setdefault(index, Counter())[status] += 1
         if rec and status != "ok" and index not in first_reason:
-            first_reason[index] = str(rec.get("reason") or "")
-    planned = len(plan["order"])
+            first_reason[index] = str(rec.reason or "")
+    planned = len(plan.order)
     missing = planned - len(records)
-    cells = plan["cells"]
+    cells = plan.cells
     kinds = Counter()
     problems = []
     for index, c in sorted(per_cell.items()):
@@ -69,7 +72,7 @@ def outcome(run_dir: Path) -> Outcome:
             kinds["skipped"] += 1
             problems.append(f"  skipped   {_cell_label(cells[index])}: {first_reason.get(index, '')[:110]}")
     procs = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-    lines = [f"run {manifest.get('run_id')} {manifest.get('status')}: {len(records)} of {planned} processes "
+    lines = [f"run {manifest.run_id} {manifest.status}: {len(records)} of {planned} processes "
              f"recorded ({procs or 'none'})",
              "cells: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))]
     lines += problems[:MAX_LISTED]

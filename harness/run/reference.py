@@ -157,11 +157,11 @@ def wait_for_quiet_machine(say: Callable[[str], None], max_wait_s: float = MAX_Q
 
 def disturbed_share(run_dir: Path) -> tuple[int, int]:
     """(disturbed, measured) processes of a run, from its records."""
-    from harness.store import process_records
+    from harness.store import records_of
 
     flagged = measured = 0
-    for rec in process_records(run_dir).values():
-        m = rec.get("interference")
+    for rec in records_of(run_dir).values():
+        m = rec.interference
         if isinstance(m, dict):
             measured += 1
             flagged += bool(m.get("contaminated"))
@@ -172,17 +172,17 @@ def benchmarks_of(run_dir: Path) -> set[str]:
     """The benchmarks a run measured: those of its processes that ran (a plan also lists benchmarks
     whose cells were skipped, such as an engine's own benchmarks on a runtime the run did not
     have; a run that only skipped a family does not hold it). A run without records yet: its plan."""
-    from harness.store import process_records
+    from harness.store import records_of
 
     skipped = {"skipped", "not_applicable"}
     try:
-        recs = process_records(run_dir)
+        recs = records_of(run_dir)
     except (OSError, ValueError, UserError):  # an unreadable run: judged by its plan below
         recs = {}
-    ran = {str(r.get("benchmark")) for r in recs.values() if r.get("status") not in skipped and r.get("benchmark")}
+    ran = {str(r.benchmark) for r in recs.values() if r.status not in skipped and r.benchmark}
     if ran or recs:
         return ran
-    try:
+    try:  # read leniently, not as `record.Plan` (which wants its cells and order): only its benchmarks count
         plan = run_dir / "plan.json"
         return set(json.loads(plan.read_text()).get("benchmarks") or []) if plan.exists() else set()
     except (OSError, ValueError):
@@ -246,9 +246,11 @@ def _started_before(work: Path, st: dict) -> Path | None:
 
 
 def _complete(run_dir: Path) -> bool:
+    from harness.store import manifest_of
+
     try:
-        return json.loads((run_dir / "manifest.json").read_text()).get("status") == "complete"
-    except (OSError, ValueError):
+        return manifest_of(run_dir).status == "complete"
+    except (OSError, ValueError, UserError):
         return False
 
 

@@ -24,9 +24,10 @@ from typing import Any, Callable, Iterator
 
 from harness import engines as engine_registry
 from harness import store, workloads
-from harness.errors import RunInterrupted, RunStopped, UserError
-from harness.fsutil import PROJECT_ROOT, Busy, try_locked, write_json_atomic
+from harness.errors import DataError, RunInterrupted, RunStopped, UserError
+from harness.fsutil import PROJECT_ROOT, Busy, try_locked
 from harness.protocol import canonical_params, timing_rows
+from harness.record import Manifest, Plan
 from harness.redaction import redact
 from harness.run import doctor, interference, noise, shard
 from harness.run.manifest import base_manifest, git_commit
@@ -329,7 +330,7 @@ class Runner:
         entry = (new_seq, index, process)
         order.append(entry)
         reruns.append({"cell": index, "seq": seq, "rerun_seq": new_seq})
-        write_json_atomic(self.run_dir / "plan.json", self.plan)
+        Plan.from_dict(self.plan, str(self.run_dir / "plan.json")).write(self.run_dir)
         rng = random.Random(self.plan["seed"] * 7_919 + new_seq)
         todo.insert(rng.randint(pos + 1, len(todo)), entry)
         return True
@@ -416,12 +417,12 @@ def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None)
         base = pool.submit(base_manifest, run_id, request.command)
         store.preload_writer()
         plan = build_plan(request, run_id)
-        manifest = base.result()
-        manifest["configuration"] = {k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
-                                                          "budget_s", "benchmarks", "engines", "runtimes")}
-        manifest["doctor"] = found.result()
+        manifest = Manifest.from_dict(base.result()).with_(
+            configuration={k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
+                                                "budget_s", "benchmarks", "engines", "runtimes")},
+            doctor=found.result())
         if plan.get("shard"):
-            manifest["shard"] = plan["shard"]
+            manifest = manifest.with_(shard=plan["shard"])
     if request.shard is None:  # shards share a folder: another machine's directory may be starting
         sweep_unstarted_run_dirs(Path(request.out))
     return _execute_with_servers(Path(request.out), plan, manifest, request.dsns, request.progress, first=True,
@@ -436,12 +437,14 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
     if not (run_dir / "plan.json").exists():
         raise UserError(f"{run_dir}: not a run directory (no plan.json)")
     try:  # Ctrl-C while checking the records changes nothing on disk: say how to resume all the same
-        plan = store.read_plan(run_dir)  # checked: cells and order as a resume needs them
-        manifest = store.read_manifest(run_dir)
-        store.verify_records(run_dir, manifest, plan, store.process_records(run_dir))
+        stored = store.plan_of(run_dir)  # checked: cells and order as a resume needs them
+        assert stored is not None  # plan.json exists (above)
+        read = store.manifest_of(run_dir)
+        store.verify_records(run_dir, read, stored, store.records_of(run_dir))
     except KeyboardInterrupt:
         raise RunInterrupted(run_dir) from None
-    manifest["command"] = manifest.get("command")
+    # the segment ahead adds to the plan: the dict this runner and the adaptive protocol fill
+    plan, manifest = stored.to_dict(), read.with_(command=read.command)
     if max_wait_s is not None:
         plan["max_wait_s"] = max_wait_s
     from harness.run.adaptive import note_resume
@@ -474,7 +477,7 @@ def _io_message(exc: OSError, run_dir: Path) -> str:
             f"after fixing it, finish the run with: python -m harness run --resume {run_dir}")
 
 
-def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str, Any], dsns: dict[str, str] | None,
+def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: Manifest, dsns: dict[str, str] | None,
                           progress: bool, first: bool, drive: Callable[[Runner], Any] | None = None) -> Path:
     """Run (first=True: `target` is the parent of a new run directory) or resume (`target` is the
     run directory) under the run directory's lock, in one private temp directory."""
@@ -484,11 +487,12 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
     servers = None
     status = "complete"
     cpus = noise.choose_cpus(plan.get("pin", True))
-    manifest.setdefault("noise_control", []).append(
-        {"cpus": cpus, "threshold_cpus": plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)})
+    manifest = manifest.with_(noise_control=[
+        *manifest.noise_control,
+        {"cpus": cpus, "threshold_cpus": plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)}])
     # each segment (the first run, every resume) names the machine it ran on: a campaign stopped
     # and resumed elsewhere says so
-    segment = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_commit(), "command": manifest.get("command"),
+    segment = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_commit(), "command": manifest.command,
                "machine": doctor.fingerprint()}
     locked = False
     with contextlib.ExitStack() as lock:  # released last, after the manifest is written
@@ -501,7 +505,7 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: dict[str
                 stack.enter_context(noise.runner_pinned(cpus))
                 servers = stack.enter_context(run_servers(plan["engines"], dsns, progress=progress))
                 if first:
-                    manifest["engines"] = probe_all(plan, servers, tmpdir)
+                    manifest = manifest.with_(engines=probe_all(plan, servers, tmpdir))
                     for reason in sorted(set(plan["unavailable"].values())):
                         print(f"skipping cells: {reason}", file=sys.stderr)
                     _make_run_dir(run_dir, plan, manifest)
@@ -539,18 +543,18 @@ def _lock_run_dir(run_dir: Path) -> Iterator[None]:
                         "wait for it to finish") from None
 
 
-def _make_run_dir(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any]) -> None:
+def _make_run_dir(run_dir: Path, plan: dict[str, Any], manifest: Manifest) -> None:
     """The run directory with its plan and manifest, or nothing (a failure removes what was made)."""
     store.create_run_dir(run_dir.parent, run_dir.name)
     try:
-        write_json_atomic(run_dir / "plan.json", plan)
-        write_json_atomic(run_dir / "manifest.json", manifest)
+        Plan.from_dict(plan, str(run_dir / "plan.json")).write(run_dir)
+        manifest.write(run_dir)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
 
 
-def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: dict[str, Any], segment: dict[str, Any],
+def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: Manifest, segment: dict[str, Any],
                      status: str, servers: Any) -> None:
     """End the segment in the manifest: status, counts recounted from the records on disk (never
     added across segments), the segment's commit, dirty flag and times. A manifest that cannot
@@ -558,27 +562,28 @@ def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: dict[str, An
     try:
         counts = store.count_statuses(run_dir)
     except UserError:
-        counts = manifest.get("process_counts") or {}
+        counts = dict(manifest.process_counts or {})
     planned = len(plan["order"])
     if status == "complete" and sum(counts.values()) < planned:
         status = "incomplete"
     now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    manifest["ended"] = now
-    manifest["status"] = status
-    manifest["machine"]["loadavg_after"] = os.getloadavg()
+    manifest = manifest.with_(ended=now, status=status,
+                              machine={**(manifest.machine or {}), "loadavg_after": os.getloadavg()})
     if plan.get("datasets"):
-        manifest.setdefault("datasets", {}).update(plan["datasets"])
+        manifest = manifest.with_(datasets={**(manifest.datasets or {}), **plan["datasets"]})
     if plan.get("adaptive"):
-        manifest["adaptive"] = plan["adaptive"]
-    manifest["process_counts"] = counts
-    manifest["processes_planned"] = planned
+        manifest = manifest.with_(adaptive=plan["adaptive"])
     segment.update(ended=now, status=status, processes_recorded=sum(counts.values()))
-    manifest.setdefault("segments", []).append(segment)
+    manifest = manifest.with_(process_counts=counts, processes_planned=planned,
+                              segments=[*manifest.segments, segment])
     if servers is not None and servers.records:
-        manifest.setdefault("servers", []).extend(servers.records)
+        manifest = manifest.with_(servers=[*manifest.servers, *servers.records])
     try:
-        write_json_atomic(run_dir / "manifest.json", manifest)
+        manifest.write(run_dir)
     except OSError as exc:
         if status != "stopped":  # a stopped run's one error line already names the storage failure
             print(f"warning: could not update {run_dir / 'manifest.json'} ({exc.strerror or exc}); "
                   "the process records are complete and a resume rewrites it", file=sys.stderr)
+    except DataError as exc:  # never in place of the run's own outcome (this runs in a `finally`)
+        print(f"warning: could not update {run_dir / 'manifest.json'} ({exc}); "
+              "the process records are complete and a resume rewrites it", file=sys.stderr)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import UserError
+from harness.record import Plan
 
 #: more shards than this is a typo, not a cluster
 MAX_SHARDS = 10_000
@@ -82,9 +83,9 @@ def shard_plan(plan: dict[str, Any], shard: Shard) -> dict[str, Any]:
                       "order_digest": order_digest(order)}}
 
 
-def shard_of(plan: dict[str, Any]) -> Shard | None:
-    """The shard a stored plan is, or None for a whole run."""
-    s = plan.get("shard")
+def shard_of(plan: Plan | dict[str, Any]) -> Shard | None:
+    """The shard a stored plan is (a `record.Plan`, or the plan a run is writing), or None for a whole run."""
+    s = plan.shard if isinstance(plan, Plan) else plan.get("shard")
     return Shard(int(s["index"]), int(s["count"])) if isinstance(s, dict) else None
 
 

@@ -209,7 +209,7 @@ def build(runs: RunSet, baseline: str = BASELINE, sequences: list[str] | None = 
              f"[low, high], {html.esc(METHOD_NAMES.get(runs.method, runs.method))}; baseline "
              f"<code>{html.esc(baseline)}</code>.</p>")
     noise = noise_block_of(runs.run_dirs, runs.processes)
-    warned = bool(noise_warning(runs.processes, [m.to_dict() for m in runs.manifests()]))
+    warned = bool(noise_warning(runs.processes, runs.manifests()))
     with tempfile.TemporaryDirectory(prefix="crossings-report-") as tmp:
         figs = Path(tmp)
         sections = [

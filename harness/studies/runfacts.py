@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from harness.record import Manifest
 
 
-def noise_warning(processes: pd.DataFrame, manifests: list[dict[str, Any]]) -> str:
+def noise_warning(processes: pd.DataFrame, manifests: list[Manifest]) -> str:
     """A warning when processes were marked noisy or a run started on a busy machine ('' if neither)."""
     from harness.analysis.summary import disturbed_facts, noise_facts
     from harness.analysis.wording import noise_sentences
@@ -47,7 +47,7 @@ def noise_block_of(run_dirs: list[Path], processes: pd.DataFrame | None = None) 
     if processes is None:
         processes = process_frame(run_dirs)
     manifests = [manifest_of(d) for d in run_dirs]
-    text = noise_warning(processes, [m.to_dict() for m in manifests])
+    text = noise_warning(processes, manifests)
     if text:
         return text
     marked = "noise" in processes and processes["noise"].map(lambda v: isinstance(v, dict)).any()

@@ -6,6 +6,7 @@ import os
 import pandas as pd
 
 from harness.analysis.summary import cell_status, noise_notes
+from harness.record import Manifest
 from harness.run import doctor, noise
 from harness.run.noise import Snapshot, choose_cpus, load_during
 
@@ -47,9 +48,9 @@ def test_summary_counts_noisy_processes():
          "runtime_family": "cpython", "process": i, "status": "ok", "reason": "",
          "noise": {"noisy": i < 2, "others_cpus": 1.0 if i < 2 else 0.0}} for i in range(5)])
     assert cell_status(procs)["noisy"].tolist() == [2]
-    notes = noise_notes(procs, [{"run_id": "r", "doctor": [doctor._finding("load", doctor.WARN, "3.0")]}])
+    notes = noise_notes(procs, [Manifest(run_id="r", doctor=[doctor._finding("load", doctor.WARN, "3.0")])])
     assert notes[0].startswith("warning: 2 of 5 processes ran while other programs") and "run r started on a busy machine" in notes[1]
-    assert noise_notes(procs.drop(columns=["noise"]), [{"run_id": "r", "doctor": []}]) == []
+    assert noise_notes(procs.drop(columns=["noise"]), [Manifest(run_id="r", doctor=[])]) == []
 
 
 def test_doctor_findings_have_advice_where_not_ok(tmp_path):

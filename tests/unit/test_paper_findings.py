@@ -11,6 +11,7 @@ import pandas as pd
 from harness.analysis.stats import CellSample
 from harness.analysis.stats.rankcorr import rank_correlation, spearman
 from harness.analysis.summary import format_text, rate_text, time_text
+from harness.record import Manifest
 from harness.studies import findings, runfacts
 from harness.studies.common import shorten
 
@@ -157,13 +158,13 @@ def test_noise_warning_counts_noisy_processes_and_busy_starts(tmp_path):
     assert text.startswith("**Warning: noisy run.** 2 of 3 processes")
     busy = [{"check": "load", "status": "warn", "value": "3.1 (of 2 CPUs)", "advice": ""}]
     assert "started on a busy machine (load: 3.1" in runfacts.noise_warning(pd.DataFrame(), [
-        {"run_id": "r", "doctor": busy}])
+        Manifest(run_id="r", doctor=busy)])
     # a load that is the tail of work already ended (no program busy now) is not a busy start
     tail = [{"check": "load", "status": "warn", "value": "0.70 1.11 (of 2 CPUs)", "advice": ""},
             {"check": "busy processes", "status": "ok", "value": "none", "advice": ""}]
-    assert runfacts.noise_warning(pd.DataFrame(), [{"run_id": "r", "doctor": tail}]) == ""
+    assert runfacts.noise_warning(pd.DataFrame(), [Manifest(run_id="r", doctor=tail)]) == ""
     quiet = pd.DataFrame({"noise": [{"noisy": False}]})
-    assert runfacts.noise_warning(quiet, [{"run_id": "r", "doctor": []}]) == ""
+    assert runfacts.noise_warning(quiet, [Manifest(run_id="r", doctor=[])]) == ""
 
 
 def test_reproduce_block_quotes_the_manifest_command(tmp_path):

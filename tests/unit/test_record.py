@@ -38,7 +38,7 @@ def test_record_plan_round_trip_and_cell_keys():
     assert p.cells[0] == PlanCell(benchmark="bindings.select_fold", params={"n": 10}, engine="sqlite/sqlite3",
                                   runtime="cpython", extra={"iterations": 2})
     assert p.cell_keys() == {("bindings.select_fold", "n=10", "sqlite/sqlite3", "cpython")}
-    assert p.extra == {"seed": 7}
+    assert p.extra == {} and p.seed == 7
     assert p.to_dict() == PLAN and json.dumps(p.to_dict()) == json.dumps(PLAN)
 
 
@@ -109,3 +109,77 @@ def test_record_store_reads_typed_and_dict_alike(tmp_path):
     (run / "manifest.json").write_text(json.dumps({**MANIFEST, "status": 3}))
     with pytest.raises(DataError, match=r"manifest\.json: manifest field 'status' is 3"):
         store.read_manifest(run)
+
+
+def test_record_write_gives_the_bytes_the_harness_always_wrote(tmp_path):
+    """`write` is `fsutil.write_json_atomic` of the object read: a run's files round-trip byte for
+    byte, so runs written before and after the typed records are one format."""
+    from harness.fsutil import write_json_atomic
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d in (old, new):
+        (d / "processes").mkdir(parents=True)
+    write_json_atomic(old / "manifest.json", MANIFEST)
+    write_json_atomic(old / "plan.json", PLAN)
+    write_json_atomic(old / "processes" / "000001.json", RECORD)
+    assert Manifest.from_dict(MANIFEST).write(new) == new / "manifest.json"
+    assert Plan.from_dict(PLAN).write(new) == new / "plan.json"
+    assert ProcessRecord.from_dict(RECORD, 1).write(new) == new / "processes" / "000001.json"
+    for name in ("manifest.json", "plan.json", "processes/000001.json"):
+        assert (new / name).read_bytes() == (old / name).read_bytes()
+    with pytest.raises(FileExistsError):  # a process record is never rewritten
+        ProcessRecord.from_dict(RECORD, 1).write(new)
+
+
+def test_record_write_checks_what_it_writes(tmp_path):
+    """What a read would refuse is never written (the check is the read's)."""
+    bad = Manifest.from_dict(MANIFEST).with_(status=3)
+    with pytest.raises(DataError, match=r"manifest\.json: manifest field 'status' is 3"):
+        bad.write(tmp_path)
+    with pytest.raises(DataError, match="no valid 'status'"):
+        ProcessRecord(seq=0, status="finished").write(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_record_with_changes_as_a_dict_update_does():
+    m = Manifest.from_dict(MANIFEST)
+    changed = m.with_(status="incomplete", collected="now", ended="later")
+    want = dict(MANIFEST)
+    want.update(status="incomplete", collected="now", ended="later")
+    assert changed.to_dict() == want and list(changed.to_dict()) == list(want)
+    assert changed.status == "incomplete" and changed.extra["collected"] == "now"
+    assert m.to_dict() == MANIFEST  # the record changed is a new one
+    built = ProcessRecord(seq=2, status="ok").with_(rows=4)
+    assert built.to_dict() == {"seq": 2, "status": "ok", "rows": 4}
+
+
+def test_record_has_and_get_tell_absent_from_default():
+    r = ProcessRecord.from_dict({k: v for k, v in RECORD.items() if k != "process"}, 1)
+    assert r.process == 0 and not r.has("process") and r.get("process") is None
+    assert r.has("rows") and r.get("rows") == 5 and r.get("pid") == 42 and r.get("nothing", "x") == "x"
+    built = ProcessRecord(seq=3, status="ok", extra={"pid": 7})
+    assert built.has("pid") and not built.has("rows") and built.get("pid") == 7 and built.get("rows") is None
+
+
+def test_record_every_reference_run_writes_back_byte_for_byte(tmp_path):
+    """The runs the paper is made of load and write back unchanged (a sample of their records)."""
+    from harness.fsutil import PROJECT_ROOT
+
+    runs = sorted(PROJECT_ROOT.glob("data/reference*/*/manifest.json"))
+    if not runs:
+        pytest.skip("no reference runs in this checkout")
+    for manifest in runs:
+        run = manifest.parent
+        out = tmp_path / run.parent.name / run.name
+        out.mkdir(parents=True)
+        store.manifest_of(run).write(out)
+        plan = store.plan_of(run)
+        if plan is not None:
+            plan.write(out)
+        for seq, rec in sorted(store.records_of(run).items())[:5]:
+            rec.write(out)
+            assert (out / "processes" / f"{seq:06d}.json").read_bytes() == (
+                run / "processes" / f"{seq:06d}.json").read_bytes()
+        for name in ("manifest.json", "plan.json"):
+            if (run / name).exists():
+                assert (out / name).read_bytes() == (run / name).read_bytes(), run / name

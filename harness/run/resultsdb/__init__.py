@@ -22,6 +22,7 @@ from typing import Any
 
 from harness import store
 from harness.errors import DataError, UserError
+from harness.record import ProcessRecord
 from harness.redaction import redact
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -110,16 +111,16 @@ def push(run_dirs: list[Path], dsn: str, replace: bool = False) -> list[tuple[st
 
     checked = []
     for d in store.as_run_dirs(run_dirs):
-        manifest = store.read_manifest(d)
+        manifest = store.manifest_of(d)
         for _ in store.iter_timings(d):  # the whole run verified before a byte is sent
             pass
         files = run_files(d)
-        checked.append((d, manifest, store.read_plan(d), store.process_records(d), files, content_hash(files)))
+        checked.append((d, manifest, store.plan_of(d), store.records_of(d), files, content_hash(files)))
     out = []
     with _connect(dsn) as conn:
         migrate(conn)
         for d, manifest, plan, records, files, digest in checked:
-            run_id = manifest["run_id"]
+            run_id = manifest.run_id
             with conn.transaction():
                 row = conn.execute("SELECT content_hash FROM crossings.runs WHERE run_id = %s FOR UPDATE",
                                    (run_id,)).fetchone()
@@ -134,7 +135,8 @@ def push(run_dirs: list[Path], dsn: str, replace: bool = False) -> list[tuple[st
                     conn.execute("DELETE FROM crossings.runs WHERE run_id = %s", (run_id,))
                 conn.execute("INSERT INTO crossings.runs (run_id, content_hash, status, manifest, plan, files, bytes) "
                              "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                             (run_id, digest, manifest.get("status"), Jsonb(manifest), Jsonb(plan), len(files),
+                             (run_id, digest, manifest.status, Jsonb(manifest.to_dict()),
+                              Jsonb(None if plan is None else plan.to_dict()), len(files),
                               sum(size for _, _, size in files)))
                 with conn.cursor() as cur:
                     for path, sha, _ in files:
@@ -148,16 +150,15 @@ def push(run_dirs: list[Path], dsn: str, replace: bool = False) -> list[tuple[st
     return out
 
 
-def insert_processes(cur: Any, run_id: str, records: dict[int, dict[str, Any]]) -> None:
+def insert_processes(cur: Any, run_id: str, records: dict[int, ProcessRecord]) -> None:
     """A run's process records into `crossings.processes`, each with its machine and shard."""
     from psycopg.types.json import Jsonb
 
     cur.executemany(
         "INSERT INTO crossings.processes (run_id, seq, benchmark, params, engine, runtime, process, "
         "status, machine_id, shard, record) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-        [(run_id, seq, r.get("benchmark"), r.get("params"), r.get("engine"), r.get("runtime"),
-          r.get("process"), r["status"], (r.get("machine") or {}).get("id"),
-          (r.get("shard") or {}).get("index"), Jsonb(r)) for seq, r in sorted(records.items())])
+        [(run_id, seq, r.benchmark, r.params, r.engine, r.runtime, r.get("process"), r.status, r.machine_id,
+          (r.shard or {}).get("index"), Jsonb(r.to_dict())) for seq, r in sorted(records.items())])
 
 
 def run_ids(dsn: str) -> list[str]:
