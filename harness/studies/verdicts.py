@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 SUPPORTED = "supported"
 REFUTED = "refuted"
@@ -177,3 +177,43 @@ def rank_test_is_evidence(n1: int, n2: int, alpha: float = 0.05) -> bool:
     """Whether a Mann-Whitney test of these sizes could ever reject at `alpha`; if not, its p is no
     evidence either way and is never used for a verdict."""
     return rank_test_min_p(n1, n2) < alpha
+
+
+# --- like with like: what a claim rests on --------------------------------------------------------
+
+#: the parts of a setting a ratio claim rests on; a claim is decided only when every one matches
+LIKE_FOR_LIKE = ("engine", "driver", "runtime", "operation")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a number was measured with, each part with its version as far as it is known ("unstated"
+    when the seed does not say: an unstated version cannot be shown to match ours). `hardware` only
+    matters for absolute numbers (rows/s, µs), which never decide a verdict."""
+
+    engine: str
+    driver: str
+    runtime: str
+    operation: str
+    hardware: str = ""
+
+
+def differences(seed: Setting, ours: Setting) -> list[str]:
+    """How our setting differs from the seed's in the parts a ratio claim rests on, one phrase each."""
+    return [f"{part}: the seed's {getattr(seed, part)}, ours {getattr(ours, part)}" for part in LIKE_FOR_LIKE
+            if getattr(seed, part).strip().lower() != getattr(ours, part).strip().lower()]
+
+
+def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], absolute: bool = False) -> Verdict:
+    """The one rule every seed's claim passes through before its interval is read: *untestable here*
+    (saying how the substitute differs) when what we measure is not what the seed measured (engine,
+    driver family, runtime, operation, each with its version), or when the claim is an absolute
+    number (it depends on the machine: ours is context, never a verdict); otherwise `decide()`."""
+    diffs = differences(seed, ours)
+    inner = decide()
+    if inner.word == UNTESTABLE and inner.why:  # a reason of the claim's own (a substitute) is kept beside ours
+        diffs.append(inner.why)
+    if absolute:
+        diffs.insert(0, f"an absolute number depends on the machine (the seed's {seed.hardware or 'unstated'}, "
+                        f"ours {ours.hardware or 'unstated'}), so ours is context, not a test")
+    return untestable("; ".join(diffs)) if diffs else inner
