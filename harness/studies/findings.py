@@ -84,12 +84,27 @@ def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str) -> tuple[float, flo
     return combine_log_ratios([(x, y)], runs.confidence)
 
 
-def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str) -> tuple[float, float, float, int]:
-    """(geometric mean over the family's benchmarks of the time ratio a/b, low, high, benchmarks)."""
+def common_cells(runs: RunSet, prefix: str, specs: list[str]) -> set[tuple[str, str]]:
+    """The (benchmark, params) of the family that every one of `specs` ran: the one subset over which
+    geometric means of several engines or runtimes are comparable with each other."""
+    out: set[tuple[str, str]] | None = None
+    for spec in specs:
+        have = {(bench, params) for bench in {k[0] for k in runs.samples if k[0].startswith(prefix)}
+                for params in cells(runs, bench, spec)}
+        out = have if out is None else out & have
+    return out or set()
+
+
+def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str,
+                  only: set[tuple[str, str]] | None = None) -> tuple[float, float, float, int]:
+    """(geometric mean over the family's benchmarks of the time ratio a/b, low, high, benchmarks),
+    over the (benchmark, params) in `only` when given (a subset common to every side compared)."""
     pairs = []
     for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
         ca, cb = cells(runs, bench, a), cells(runs, bench, b)
         for params in sorted(set(ca) & set(cb)):
+            if only is not None and (bench, params) not in only:
+                continue
             x, y = _boot(runs, ca[params]), _boot(runs, cb[params])
             if x is not None and y is not None:
                 pairs.append((x, y))
@@ -104,9 +119,11 @@ def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "") -> str
     return ratio_sentence(a, b, *r, confidence=runs.confidence, what=what) if r else ""
 
 
-def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str) -> str:
-    """The sentence for a family's geometric mean, or '' when there is nothing to compare."""
-    r, lo, hi, n = geomean_ratio(runs, prefix, a, b)
+def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,
+                   only: set[tuple[str, str]] | None = None) -> str:
+    """The sentence for a family's geometric mean (over `only` when given), or '' when there is
+    nothing to compare."""
+    r, lo, hi, n = geomean_ratio(runs, prefix, a, b, only)
     if not n:
         return ""
     return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=f"over the {n} {label}",
