@@ -36,3 +36,37 @@ def test_every_e2_geomean_is_over_the_same_subset_and_says_what_it_left_out(monk
     # one subset for every engine: native-c lacks pythonjoin, so no geomean includes it
     assert seen and all(s == {("micro.select", "sf=0.01")} for s in seen)
     assert "same 1 cell (select)" in text and "pythonjoin (not run on sqlite/native-c@c)" in text
+
+
+def test_a_timed_out_cell_is_censored_never_a_number_and_left_out_of_the_geomean():
+    import pandas as pd
+
+    from harness.analysis import simdata, tables
+    from harness.studies.common import censored_cells
+
+    t = tables.build_table(simdata.simulate_run(benchmarks=3, engines=("sqlite/apsw", "sqlite/sqlite3"), seed=3),
+                           "sqlite/apsw", resamples=200)
+    rt = t[t.engine == "sqlite/sqlite3"].runtime.iloc[0]
+    params = t[t.benchmark == "bench02"].params.iloc[0]
+    dropped = t[~((t.benchmark == "bench02") & (t.engine == "sqlite/sqlite3"))]
+    cut = {("bench02", params, "sqlite/sqlite3", rt): 40.0}
+    md = tables.to_markdown(dropped, "sqlite/apsw", cut)
+    row = next(line for line in md.splitlines() if line.startswith("| bench02"))
+    assert row.endswith("| >40 s (timeout) |")
+    ratio = md.splitlines()[md.splitlines().index(row) + 1]
+    assert ratio.endswith("| >timeout |")
+    assert "Censored" in md and "left out of the geometric mean" in md
+    summary = pd.DataFrame({"benchmark": ["tpch.q19", "tpch.q01"], "params": ["sf=0.01"] * 2,
+                            "engine": ["h2/jdbc"] * 2, "runtime": ["jvm"] * 2, "status": ["timeout", "ok"],
+                            "reason": ["process exceeded the 40 s timeout and was killed", ""]})
+    assert censored_cells(summary, "tpch.") == {("tpch.q19", "sf=0.01", "h2/jdbc", "jvm"): 40.0}
+
+
+def test_the_h2_comparison_names_censored_queries():
+    from harness.studies import seed001_h2
+
+    table = __import__("pandas").DataFrame({"benchmark": ["tpch.q01", "geomean"], "engine": ["h2/jdbc"] * 2,
+                                            "runtime": ["jvm-17"] * 2, "ratio": [10.0, 10.0],
+                                            "ratio_ci_low": [9.0, 9.0], "ratio_ci_high": [11.0, 11.0], "n": [1, 1]})
+    text = seed001_h2.comparison(table, "tpch.", censored=["tpch.q19", "tpch.q20"])
+    assert "Censored: tpch.q19, tpch.q20 timed out" in text and "neither mean" in text
