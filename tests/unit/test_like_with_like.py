@@ -70,3 +70,42 @@ def test_the_h2_comparison_names_censored_queries():
                                             "ratio_ci_low": [9.0, 9.0], "ratio_ci_high": [11.0, 11.0], "n": [1, 1]})
     text = seed001_h2.comparison(table, "tpch.", censored=["tpch.q19", "tpch.q20"])
     assert "Censored: tpch.q19, tpch.q20 timed out" in text and "neither mean" in text
+
+
+def _manifest(run_id, engines):
+    return SimpleNamespace(run_id=run_id, engines={f"{e}@cpython": {"available": True, "versions": {"sqlite": v}}
+                                                   for e, v in engines.items()})
+
+
+def test_two_drivers_with_one_sqlite_version_each_are_never_compared():
+    from harness.studies import inserts
+
+    runs = SimpleNamespace(manifests=lambda: [_manifest("r1", {"sqlite/sqlite3": "3.40.1", "sqlite/apsw": "3.54.1"})],
+                           confidence=0.99)
+    cmp, text = inserts.version_comparison(runs, {"sqlite/sqlite3": "3.40.1", "sqlite/apsw": "3.54.1"})
+    assert cmp.empty and "No claim about SQLite versions" in text and "confound the driver" in text
+
+
+def test_one_driver_with_two_sqlite_versions_is_compared_at_the_papers_confidence(monkeypatch):
+    import pandas as pd
+
+    from harness.analysis.stats import compare
+    from harness.studies import inserts
+
+    manifests = [_manifest("r1", {"sqlite/sqlite3": "3.40.1", "sqlite/apsw": "3.54.1"}),
+                 _manifest("r2", {"sqlite/sqlite3": "3.45.0"})]
+    assert inserts.driver_versions(SimpleNamespace(manifests=lambda: manifests)) == {
+        "sqlite/sqlite3": {"3.40.1": ["r1"], "3.45.0": ["r2"]}, "sqlite/apsw": {"3.54.1": ["r1"]}}
+    raw = pd.DataFrame({"benchmark": ["inserts.prepared"] * 2, "params": ["rows=10"] * 2,
+                        "engine": ["sqlite/sqlite3"] * 2, "run_id": ["r1", "r2"]})
+    seen = {}
+
+    def fake_compare(a, b, alpha, confidence):
+        seen.update(alpha=alpha, confidence=confidence, a=set(a["run_id"]), b=set(b["run_id"]))
+        return pd.DataFrame()
+
+    monkeypatch.setattr(compare, "compare_runs", fake_compare)
+    runs = SimpleNamespace(manifests=lambda: manifests, confidence=0.99, raw_of=lambda pattern: raw)
+    inserts.version_comparison(runs, {})
+    assert seen["confidence"] == 0.99 and abs(seen["alpha"] - 0.01) < 1e-12
+    assert seen["a"] == {"r1"} and seen["b"] == {"r2"}  # the same driver, old version against new
