@@ -237,10 +237,33 @@ def findings_text(runs: RunSet) -> str:
     return "\n".join(f"- {s}" for s in out) or "_No comparable E1 cells in these runs._"
 
 
+def sqlite_build(runs: RunSet, spec: str) -> str:
+    """The SQLite version `spec` (`ENGINE@RUNTIME`) linked in these runs, as its manifest recorded it."""
+    from harness.studies.envtable import engine_versions, version_of
+
+    engine, _, runtime = spec.partition("@")
+    return version_of(engine_versions(runs), engine, "sqlite", runtime)
+
+
+def builds_clause(runs: RunSet, a: str, b: str) -> str:
+    """Whether a comparison of `a` with `b` is of one SQLite build or of two, said in the sentence:
+    a ratio between two builds mixes the binding with the library's version."""
+    va, vb = sqlite_build(runs, a), sqlite_build(runs, b)
+    if "unrecorded" in (va, vb):
+        return f" The SQLite builds of {a} and {b} are not both recorded, so the ratio may include a library difference."
+    if va == vb:
+        return f" Both link SQLite {va}."
+    return (f" The two link different SQLite builds ({a}: SQLite {va}; {b}: SQLite {vb}), so this ratio mixes the "
+            "binding with the library's version.")
+
+
 def abstract(runs: RunSet) -> str:
-    """The abstract's E1 sentence."""
-    s = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", BASELINE,
-                         "at folding over a query's rows")
-    p = findings.compare(runs, "bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")
-    return " ".join(x for x in (s, p) if x) or ("_No E1 comparison with native C (sqlite/native-c@c against "
-                                                "sqlite3 and apsw) in these runs._")
+    """The abstract's E1 sentence, each comparison saying whether its two sides link one SQLite build."""
+    out = []
+    for bench, a, b, what in (("bindings.select_fold", NATIVE + "@c", BASELINE, "at folding over a query's rows"),
+                              ("bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")):
+        s = findings.compare(runs, bench, a, b, what)
+        if s:
+            out.append(s + builds_clause(runs, a, b))
+    return " ".join(out) or ("_No E1 comparison with native C (sqlite/native-c@c against "
+                             "sqlite3 and apsw) in these runs._")

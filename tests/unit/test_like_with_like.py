@@ -109,3 +109,22 @@ def test_one_driver_with_two_sqlite_versions_is_compared_at_the_papers_confidenc
     inserts.version_comparison(runs, {})
     assert seen["confidence"] == 0.99 and abs(seen["alpha"] - 0.01) < 1e-12
     assert seen["a"] == {"r1"} and seen["b"] == {"r2"}  # the same driver, old version against new
+
+
+def test_the_abstracts_binding_comparison_says_when_the_sqlite_builds_differ(monkeypatch):
+    from harness.studies import bindings
+
+    builds = {"sqlite/apsw@cpython": "3.54.1", "sqlite/native-c@c": "3.40.1", "sqlite/sqlite3@cpython": "3.40.1"}
+    monkeypatch.setattr(bindings, "sqlite_build", lambda runs, spec: builds[spec])
+    differ = bindings.builds_clause(None, "sqlite/apsw@cpython", "sqlite/native-c@c")
+    assert "different SQLite builds" in differ and "3.54.1" in differ and "3.40.1" in differ
+    assert bindings.builds_clause(None, "sqlite/native-c@c", "sqlite/sqlite3@cpython") == " Both link SQLite 3.40.1."
+
+
+def test_sqlite_build_reads_the_manifest():
+    from harness.studies import bindings
+
+    m = SimpleNamespace(engines={"sqlite/apsw@cpython": {"available": True, "runtime": "cpython3.11.7",
+                                                         "versions": {"driver": "apsw 3.54.1.0", "sqlite": "3.54.1"}}})
+    runs = SimpleNamespace(manifests=lambda: [m])
+    assert bindings.sqlite_build(runs, "sqlite/apsw@cpython") == "3.54.1"
