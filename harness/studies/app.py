@@ -342,12 +342,15 @@ def app_takeaway(cells: pd.DataFrame) -> str:
         return ""
     big = c[c["corpus"] == present[-1]]
     parts = []
+    from harness.studies.findings import extreme_phrase
+
     for op in OPERATIONS:
         d = big[big["operation"] == op]
         if len(d):
-            best = d.loc[d["mean_s"].idxmin()]
-            parts.append(f"{op.replace('app.', '')}: {best['series']}")
-    return f"; fastest at corpus {present[-1]}: " + ", ".join(parts) if parts else ""
+            items = [(str(r["series"]), float(r["mean_s"]), float(r["ci_low_s"]), float(r["ci_high_s"]))
+                     for _, r in d.iterrows()]
+            parts.append(f"{op.replace('app.', '')}: {extreme_phrase(items, 'fastest')}")
+    return f"; at corpus {present[-1]}, " + "; ".join(parts) if parts else ""
 
 
 def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:

@@ -105,9 +105,12 @@ def rates_takeaway(summary: pd.DataFrame, benchmark: str = "bindings.select_fold
     if df.empty:
         return "no fold measured"
     fast, slow = df.loc[df["rows_per_s"].idxmax()], df.loc[df["rows_per_s"].idxmin()]
-    return (f"folding over the rows, {fast['engine']} on {fast['runtime']} is fastest at "
-            f"{fast['rows_per_s'] / 1e6:.2f} M rows/s and {slow['engine']} on {slow['runtime']} slowest at "
-            f"{slow['rows_per_s'] / 1e6:.2f} M rows/s, {fast['rows_per_s'] / slow['rows_per_s']:.0f}x apart")
+    items = [(f"{r['engine']} on {r['runtime']}", float(r["rows_per_s"]), float(r["rows_per_s_low"]),
+              float(r["rows_per_s_high"])) for _, r in df.iterrows()]
+    # "fastest" / "slowest" only where the rate's interval is apart from every other's
+    return (f"folding over the rows, {findings.extreme_phrase(items, 'fastest', higher_wins=True)} "
+            f"({fast['rows_per_s'] / 1e6:.2f} M rows/s at best) and {findings.extreme_phrase(items, 'slowest')} "
+            f"({slow['rows_per_s'] / 1e6:.2f} M rows/s at worst), {fast['rows_per_s'] / slow['rows_per_s']:.0f}x apart")
 
 
 def e1_table(summary: pd.DataFrame) -> pd.DataFrame:

@@ -138,3 +138,32 @@ def count_verdicts(runs: RunSet, prefix: str, a: str, b: str) -> dict[str, int]:
         if r:
             out[verdict(r[1], r[2])] += 1
     return out
+
+
+def separated(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether two intervals (low, high) are apart: each finite and neither touching the other."""
+    if not all(math.isfinite(x) for x in (*a, *b)):
+        return False
+    return a[1] < b[0] or b[1] < a[0]
+
+
+def extreme_phrase(items: list[tuple[str, float, float, float]], word: str = "fastest",
+                   higher_wins: bool = False) -> str:
+    """Which item is `word` ("fastest", "slowest", ...), said only as far as the intervals allow.
+
+    `items`: (name, estimate, low, high); the winner has the lowest estimate (the highest with
+    `higher_wins`). It is called `word` only when its interval is apart from every other's;
+    otherwise the items whose intervals overlap the winner's are named "among the {word}, and cannot
+    be told apart". Returns "" with no item that has an estimate."""
+    rows = [r for r in items if math.isfinite(r[1])]
+    if not rows:
+        return ""
+    rows.sort(key=lambda r: -r[1] if higher_wins else r[1])
+    best, rest = rows[0], rows[1:]
+    ties = [r for r in rest if not separated((best[2], best[3]), (r[2], r[3]))]
+    if not rest:
+        return f"{best[0]} is the only one measured"
+    if not ties:
+        return f"{best[0]} is {word}"
+    names = ", ".join(r[0] for r in [best, *ties])
+    return f"{names} are among the {word} and cannot be told apart (their intervals overlap)"

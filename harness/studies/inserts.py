@@ -233,11 +233,14 @@ def grid_takeaway(df: pd.DataFrame) -> str:
         at = sub[(sub["rows"] == sub["rows"].max()) & sub["inserts_per_s"].notna()]
         if at.empty:
             continue
-        best = at.loc[at["inserts_per_s"].idxmax()]
-        parts.append(f"{engine} at N = {int(best['rows']):,}: {best['journal_mode']}+{best['synchronous']} fastest")
+        from harness.studies.findings import extreme_phrase
+
+        items = [(f"{r['journal_mode']}+{r['synchronous']}", float(r["inserts_per_s"]), float(r["inserts_per_s_low"]),
+                  float(r["inserts_per_s_high"])) for _, r in at.iterrows()]
+        parts.append(f"{engine} at N = {int(at['rows'].iloc[0]):,}: {extreme_phrase(items, 'fastest', higher_wins=True)}")
     if not parts:
         return ""
-    return "; " + "; ".join(parts) + " (compare the ± of neighbouring squares before reading an order into them)"
+    return "; " + "; ".join(parts)
 
 
 def grid_table(df: pd.DataFrame) -> pd.DataFrame:

@@ -107,8 +107,9 @@ def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
     rank correlation's interval ("" without one)."""
     if r is None or r.verdict == "undecided":
         return ""
+    # "rises" / "falls" only when the rank correlation's interval excludes 0
     side = {"supported": "rises with crossings", "contradicted": "falls with crossings",
-            "not supported": "cannot be told to rise or fall with crossings"}[r.verdict]
+            "not supported": "does not show a trend with crossings (its interval includes 0)"}[r.verdict]
     return (f"; the speedup of {fast} over {slow} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
             f"{r.confidence:.0%})")
 

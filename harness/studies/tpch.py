@@ -47,8 +47,13 @@ def figure_takeaway(table, baseline: str) -> str:
     def name(r) -> str:
         return f"{r['engine']} ({str(r['runtime']).rstrip('0123456789.').split('-', 1)[0]})"
 
-    return (f"{name(fast)} is fastest, {fast['ratio']:.3g}x the time of {baseline} (geometric mean), and "
-            f"{name(slow)} slowest, {slow['ratio']:.3g}x; the dots show how far single queries spread around each mean")
+    from harness.studies.findings import extreme_phrase
+
+    items = [(name(r), float(r["ratio"]), float(r["ratio_ci_low"]), float(r["ratio_ci_high"]))
+             for _, r in geo.iterrows()]
+    return (f"{extreme_phrase(items, 'fastest')} ({name(fast)}: {fast['ratio']:.3g}x the time of {baseline}, "
+            f"geometric mean), and {extreme_phrase(items, 'slowest', higher_wins=True)} ({name(slow)}: "
+            f"{slow['ratio']:.3g}x); the dots show how far single queries spread around each mean")
 
 
 def _specs(runs: RunSet) -> list[str]:

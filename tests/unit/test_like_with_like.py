@@ -128,3 +128,44 @@ def test_sqlite_build_reads_the_manifest():
                                                          "versions": {"driver": "apsw 3.54.1.0", "sqlite": "3.54.1"}}})
     runs = SimpleNamespace(manifests=lambda: [m])
     assert bindings.sqlite_build(runs, "sqlite/apsw@cpython") == "3.54.1"
+
+
+def test_fastest_only_when_its_interval_is_apart_from_the_next():
+    apart = [("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.8, 2.2), ("c", 3.0, 2.5, 3.5)]
+    assert findings.extreme_phrase(apart, "fastest") == "a is fastest"
+    assert findings.extreme_phrase(apart, "slowest", higher_wins=True) == "c is slowest"
+    overlap = [("a", 1.0, 0.8, 1.3), ("b", 1.1, 0.95, 1.4), ("c", 3.0, 2.5, 3.5)]
+    out = findings.extreme_phrase(overlap, "fastest")
+    assert "is fastest" not in out and out.startswith("a, b are among the fastest") and "cannot be told apart" in out
+    no_interval = [("a", 1.0, float("nan"), float("nan")), ("b", 2.0, 1.9, 2.1)]
+    assert "among the fastest" in findings.extreme_phrase(no_interval, "fastest")
+
+
+def test_the_crossings_caption_says_rises_only_when_the_interval_excludes_zero():
+    def r(low, high):
+        return SimpleNamespace(rho=(low + high) / 2, low=low, high=high, confidence=0.99,
+                               verdict="supported" if low > 0 else "contradicted" if high < 0 else "not supported")
+
+    assert "rises with crossings" in micro.figure_takeaway(r(0.14, 0.6))
+    flat = micro.figure_takeaway(r(-0.2, 0.6))
+    assert "rises" not in flat and "does not show a trend" in flat
+
+
+def test_captions_word_fastest_from_intervals():
+    import pandas as pd
+
+    from harness.studies import app, bindings, tpch
+
+    geo = pd.DataFrame({"benchmark": ["geomean"] * 3, "engine": ["duckdb", "h2/jdbc", "sqlite/apsw"],
+                        "runtime": ["cpython3.11", "jvm-17", "cpython3.11"], "ratio": [0.3, 20.0, 0.32],
+                        "ratio_ci_low": [0.28, 18.0, 0.29], "ratio_ci_high": [0.33, 22.0, 0.35]})
+    cap = tpch.figure_takeaway(geo, "sqlite/sqlite3@cpython")
+    assert "duckdb (cpython), sqlite/apsw (cpython) are among the fastest" in cap and "h2/jdbc (jvm) is slowest" in cap
+    cells = pd.DataFrame({"corpus": ["SM"] * 2, "operation": ["app.query_user"] * 2, "series": ["x", "y"],
+                          "mean_s": [1.0, 1.05], "ci_low_s": [0.9, 0.95], "ci_high_s": [1.1, 1.15], "hash": ["off"] * 2})
+    assert "among the fastest" in app.app_takeaway(cells)
+    summary = pd.DataFrame({"benchmark": ["bindings.select_fold"] * 2, "engine": ["a", "b"], "runtime": ["c", "c"],
+                            "mean_s": [1.0, 3.0], "ci_low_s": [0.9, 2.8], "ci_high_s": [1.1, 3.2],
+                            "rows_per_s": [10.0, 3.333]})
+    text = bindings.rates_takeaway(summary)
+    assert "a on c is fastest" in text and "b on c is slowest" in text
