@@ -51,9 +51,9 @@ def figure_takeaway(table, baseline: str) -> str:
 
     items = [(name(r), float(r["ratio"]), float(r["ratio_ci_low"]), float(r["ratio_ci_high"]))
              for _, r in geo.iterrows()]
-    return (f"{extreme_phrase(items, 'fastest')} ({name(fast)}: {fast['ratio']:.3g}x the time of {baseline}, "
-            f"geometric mean), and {extreme_phrase(items, 'slowest', higher_wins=True)} ({name(slow)}: "
-            f"{slow['ratio']:.3g}x); the dots show how far single queries spread around each mean")
+    return (f"{extreme_phrase(items, 'fastest')} (best estimate {fast['ratio']:.3g}x the time of {baseline}, "
+            f"geometric mean), and {extreme_phrase(items, 'slowest', higher_wins=True)} (worst {slow['ratio']:.3g}x); "
+            "the dots show how far single queries spread around each mean")
 
 
 def _specs(runs: RunSet) -> list[str]:

@@ -169,3 +169,9 @@ def test_captions_word_fastest_from_intervals():
                             "rows_per_s": [10.0, 3.333]})
     text = bindings.rates_takeaway(summary)
     assert "a on c is fastest" in text and "b on c is slowest" in text
+
+
+def test_a_long_tie_is_counted_not_listed():
+    many = [(f"s{i}", 1.0 + i / 100, 0.8, 1.5) for i in range(6)]
+    out = findings.extreme_phrase(many, "fastest")
+    assert out == "s0 has the best estimate, but 5 others' intervals overlap its, so none can be called fastest"
