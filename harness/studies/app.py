@@ -327,9 +327,12 @@ def claims_markdown(items: list[dict[str, Any]], method: str) -> str:
     lines += [f"| {c['claim']} | {str(c['verdict']).replace('|', '/')} | {c['evidence']} |" for c in items]
     return ("\n".join(lines) + f"\n\nTable: E5, seed 002's headline claims against these runs. Ratios are of cell "
             f"means with 99% intervals (t on the log scale from each cell's {method} reduction); verdicts by "
-            "`harness/studies/verdicts.py` (Section 10): a claim about every cell is refuted by one refuting cell, "
-            "a straddling interval is inconclusive. The seed's numbers are its own prose (Haskell, criterion, a "
-            "Core i3 in 2013).")
+            "`harness/studies/verdicts.py` (Section 10), by the rule every seed's claims pass: a claim is decided "
+            "only when our engine, driver, runtime and operation, with their versions, are the seed's, and an "
+            "absolute time never decides; otherwise it is untestable here, the differences said, and the evidence "
+            "column is context. A decided claim about every cell is refuted by one refuting cell, and a straddling "
+            "interval is inconclusive. The seed's numbers are its own prose (Haskell, criterion, a Core i3 in "
+            "2013).")
 
 
 def app_takeaway(cells: pd.DataFrame) -> str:

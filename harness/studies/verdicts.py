@@ -157,7 +157,12 @@ def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
 def rules_text() -> str:
     """The rules for claims worded loosely ("about", "most", "every"), as the paper states them: fixed
     before any number was looked at, and the same for every seed."""
-    return (f"\"About X\" is read as within a factor of {ABOUT:g} of X either way: supported when the whole "
+    return ("Before any interval is read, every claim passes one rule: it is decided only when what we measure is "
+            "what the seed measured (the same engine, driver family, runtime and operation, each at the seed's "
+            "version; a version the seed does not state cannot be shown to match), and a claim that is an absolute "
+            "number (rows/s, µs) is never decided, since it depends on the machine; otherwise it is untestable "
+            "here, with the differences said. "
+            f"\"About X\" is read as within a factor of {ABOUT:g} of X either way: supported when the whole "
             f"interval lies in [X / {ABOUT:g}, X x {ABOUT:g}], refuted when it lies wholly outside. \"Most\" "
             "is read as more than half of the cells: supported when more than half support the claim, refuted when "
             "more than half refute it. A claim about every cell (\"in every category at every corpus size\") "
