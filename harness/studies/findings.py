@@ -170,3 +170,20 @@ def extreme_phrase(items: list[tuple[str, float, float, float]], word: str = "fa
                 f"called {word}")
     names = ", ".join(r[0] for r in [best, *ties])
     return f"{names} are among the {word} and cannot be told apart (their intervals overlap)"
+
+
+def subset_note(runs: RunSet, prefix: str, specs: list[str], common: set[tuple[str, str]], unit: str) -> str:
+    """The sentence under geometric means taken over `common` (the cells every one of `specs` ran):
+    how many, which, and the benchmarks left out with who lacks them."""
+    names = sorted({b.replace(prefix, "") for b, _ in common})
+    lacking: dict[str, list[str]] = {}
+    for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
+        if bench.replace(prefix, "") not in names:
+            lacking[bench.replace(prefix, "")] = [s for s in specs if not cells(runs, bench, s)]
+    n = len(common)
+    note = (f"Every geometric mean above is over the same {n} {unit}{'' if n == 1 else 's'} ({', '.join(names)}), "
+            "the ones every engine here ran, so they can be set beside each other")
+    if lacking:
+        note += "; left out: " + "; ".join(f"{b} ({'no timings on ' + ', '.join(w) if w else 'other parameters'})"
+                                          for b, w in lacking.items())
+    return note + "."

@@ -157,20 +157,10 @@ def findings_text(runs: RunSet, baseline: str = SLOW) -> str:
     if not common:
         return ("_No micro-benchmark was run by every engine here, so no two geometric means would be over the "
                 "same benchmarks; Appendix B has the per-benchmark ratios._")
-    names = sorted({b.replace(PREFIX, "") for b, _ in common})
-    out = [findings.compare_family(runs, PREFIX, spec, baseline, f"micro-benchmarks every engine here ran", common)
+    out = [findings.compare_family(runs, PREFIX, spec, baseline, "micro-benchmarks every engine here ran", common)
            for spec in others]
-    lacking: dict[str, list[str]] = {}
-    for bench in sorted({k[0] for k in runs.samples if k[0].startswith(PREFIX)}):
-        if bench.replace(PREFIX, "") in names:
-            continue
-        lacking[bench.replace(PREFIX, "")] = [s for s in [baseline, *others] if not findings.cells(runs, bench, s)]
-    note = (f"Every geometric mean above is over the same {len(common)} cell{'' if len(common) == 1 else 's'} ({', '.join(names)}), the ones every "
-            "engine here ran, so they can be set beside each other")
-    if lacking:
-        note += "; left out: " + "; ".join(f"{b} ({'not run on ' + ', '.join(w) if w else 'other parameters'})"
-                                          for b, w in lacking.items())
-    return "\n".join(f"- {s}" for s in out if s) + f"\n\n{note}."
+    note = findings.subset_note(runs, PREFIX, [baseline, *others], common, "cell")
+    return "\n".join(f"- {s}" for s in out if s) + f"\n\n{note}"
 
 
 def abstract(runs: RunSet, claim) -> str:

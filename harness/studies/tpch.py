@@ -65,17 +65,21 @@ def findings_text(runs: RunSet, baseline: str = BASELINE) -> str:
     """Per engine: its geometric-mean ratio to the baseline over the queries, worded by the
     interval, and on how many single queries it is faster, slower or indistinguishable."""
     out = []
-    for spec in _specs(runs):
-        if spec == baseline:
-            continue
-        s = findings.compare_family(runs, PREFIX, spec, baseline, "queries both ran")
+    others = [spec for spec in _specs(runs) if spec != baseline]
+    # like with like: every geometric mean over the queries every engine ran (a timed-out query is censored)
+    common = findings.common_cells(runs, PREFIX, [baseline, *others])
+    for spec in others:
+        s = findings.compare_family(runs, PREFIX, spec, baseline, "queries every engine here ran", common)
         if not s:
             continue
         v = findings.count_verdicts(runs, PREFIX, spec, baseline)
         out.append(s + f" Query by query it is faster on {v['faster']}, slower on {v['slower']} and cannot be "
                        f"told apart on {v['same']}" + (f" (no interval on {v['unknown']})" if v["unknown"] else "")
                    + ".")
-    return "\n".join(f"- {s}" for s in out) or "_No comparable E3 cells in these runs._"
+    if not out:
+        return "_No comparable E3 cells in these runs._"
+    return "\n".join(f"- {s}" for s in out) + "\n\n" + findings.subset_note(runs, PREFIX, [baseline, *others], common,
+                                                                           "(query, setting) cell")
 
 
 def answers_text(runs: RunSet) -> str:

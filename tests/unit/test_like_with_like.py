@@ -35,7 +35,7 @@ def test_every_e2_geomean_is_over_the_same_subset_and_says_what_it_left_out(monk
     text = micro.findings_text(_runs(KEYS), "sqlite/sqlite3@cpython")
     # one subset for every engine: native-c lacks pythonjoin, so no geomean includes it
     assert seen and all(s == {("micro.select", "sf=0.01")} for s in seen)
-    assert "same 1 cell (select)" in text and "pythonjoin (not run on sqlite/native-c@c)" in text
+    assert "same 1 cell (select)" in text and "pythonjoin (no timings on sqlite/native-c@c)" in text
 
 
 def test_a_timed_out_cell_is_censored_never_a_number_and_left_out_of_the_geomean():
@@ -175,3 +175,18 @@ def test_a_long_tie_is_counted_not_listed():
     many = [(f"s{i}", 1.0 + i / 100, 0.8, 1.5) for i in range(6)]
     out = findings.extreme_phrase(many, "fastest")
     assert out == "s0 has the best estimate, but 5 others' intervals overlap its, so none can be called fastest"
+
+
+def test_every_e3_geomean_is_over_the_queries_every_engine_ran(monkeypatch):
+    from harness.studies import tpch
+
+    keys = [("tpch.q01", "sf=0.01", e, rt) for e, rt in (("sqlite/sqlite3", "cpython3.11.7"), ("h2/jdbc", "jvm-17"),
+                                                          ("duckdb", "cpython3.11.7"))]
+    keys += [("tpch.q19", "sf=0.01", "sqlite/sqlite3", "cpython3.11.7"), ("tpch.q19", "sf=0.01", "duckdb", "cpython3.11.7")]
+    seen = []
+    monkeypatch.setattr(findings, "compare_family",
+                        lambda runs, prefix, a, b, label, only=None: seen.append(only) or f"{a} {label}")
+    monkeypatch.setattr(findings, "count_verdicts", lambda *a: {"faster": 0, "slower": 0, "same": 1, "unknown": 0})
+    text = tpch.findings_text(_runs(keys))
+    assert seen and all(s == {("tpch.q01", "sf=0.01")} for s in seen)  # q19 timed out on H2: out of every mean
+    assert "q19 (no timings on h2/jdbc@jvm)" in text
