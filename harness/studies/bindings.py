@@ -109,8 +109,8 @@ def rates_takeaway(summary: pd.DataFrame, benchmark: str = "bindings.select_fold
               float(r["rows_per_s_high"])) for _, r in df.iterrows()]
     # "fastest" / "slowest" only where the rate's interval is apart from every other's
     return (f"folding over the rows, {findings.extreme_phrase(items, 'fastest', higher_wins=True)} "
-            f"({fast['rows_per_s'] / 1e6:.2f} M rows/s at best) and {findings.extreme_phrase(items, 'slowest')} "
-            f"({slow['rows_per_s'] / 1e6:.2f} M rows/s at worst), {fast['rows_per_s'] / slow['rows_per_s']:.0f}x apart")
+            f"(top rate {fast['rows_per_s'] / 1e6:.2f} M rows/s) and {findings.extreme_phrase(items, 'slowest')} "
+            f"(bottom rate {slow['rows_per_s'] / 1e6:.2f} M rows/s), {fast['rows_per_s'] / slow['rows_per_s']:.0f}x apart")
 
 
 def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
