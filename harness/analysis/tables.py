@@ -110,8 +110,20 @@ def _cell(value: float, low: float, high: float, scale: float, digits: int, disa
     return text + (DISAGREE_MARK if disagrees else "")
 
 
-def table_rows(table: pd.DataFrame, baseline: str) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) of strings in the SQPyte layout; used by the Markdown and LaTeX writers."""
+#: a cell key (benchmark, params, engine, runtime) -> the timeout (s) its processes exceeded
+Censored = dict[tuple[str, str, str, str], float]
+
+
+def censored_text(timeout_s: float) -> str:
+    """What a timed-out cell shows instead of a number: its time is only known to exceed the timeout."""
+    return f">{timeout_s:g} s (timeout)" if np.isfinite(timeout_s) else ">timeout"
+
+
+def table_rows(table: pd.DataFrame, baseline: str,
+               censored: Censored | None = None) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of strings in the SQPyte layout; used by the Markdown and LaTeX writers. A
+    cell in `censored` (it timed out) shows ">T s (timeout)" and its ratio ">timeout", never a number."""
+    censored = censored or {}
     cols = _columns(table, baseline)
     header = ["Benchmark"] + [_col_label(c, cols) for c in cols]
     rows: list[list[str]] = []
@@ -121,14 +133,17 @@ def table_rows(table: pd.DataFrame, baseline: str) -> tuple[list[str], list[list
     for b in benches.itertuples(index=False):
         rs = [index.get((b.benchmark, b.params, e, rt)) for e, rt in cols]
         scale, unit = _unit_for([r.mean_s for r in rs if r is not None])
+        cut = [censored.get((b.benchmark, b.params, e, rt)) for e, rt in cols]
         rows.append([f"{_bench_label(b.benchmark, b.params)} ({unit})"]
-                    + [_cell(r.mean_s, r.ci_low_s, r.ci_high_s, scale, 3, bool(r.disagree)) if r is not None else "—"
-                       for r in rs])
+                    + [_cell(r.mean_s, r.ci_low_s, r.ci_high_s, scale, 3, bool(r.disagree)) if r is not None else
+                       censored_text(c) if c is not None else "—" for r, c in zip(rs, cut)])
         digits = _ratio_digits([r.ratio_ci_low for r in rs if r is not None])
         ratio_cells = []
-        for (e, rt), r in zip(cols, rs):
+        for (e, rt), r, c in zip(cols, rs, cut):
             base = stats.is_baseline(e, rt, baseline)
-            if r is None or base or not np.isfinite(r.ratio):
+            if r is None and c is not None and not base:
+                ratio_cells.append(">timeout")
+            elif r is None or base or not np.isfinite(r.ratio):
                 ratio_cells.append("" if (r is not None and base) else "—")
             else:
                 ratio_cells.append(_cell(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 1.0, digits,
@@ -217,13 +232,28 @@ def _pct(conf: float) -> str:
     return f"{conf * 100:.10g}%"
 
 
-def to_markdown(table: pd.DataFrame, baseline: str) -> str:
+def censored_note(censored: Censored) -> str:
+    """The footnote for censored cells: which timed out, and that the geometric means leave them out."""
+    if not censored:
+        return ""
+    by_engine: dict[tuple[str, str], list[str]] = {}
+    for (bench, _params, engine, runtime), _t in sorted(censored.items()):
+        by_engine.setdefault((engine, runtime), []).append(bench)
+    limits = sorted({t for t in censored.values() if np.isfinite(t)})
+    limit = " or ".join(f"{t:g} s" for t in limits) or "its timeout"
+    parts = "; ".join(f"{', '.join(b)} on {e} ({rt})" for (e, rt), b in by_engine.items())
+    return (f"Censored (shown as \">timeout\"): {parts} timed out (a process exceeded {limit} and was killed), so "
+            "their time is only known to be longer; they are left out of the geometric mean of their column, which "
+            "is therefore over the other benchmarks and favours that engine.")
+
+
+def to_markdown(table: pd.DataFrame, baseline: str, censored: Censored | None = None) -> str:
     from harness.analysis.markdown import split_table
 
-    header, rows = table_rows(table, baseline)
+    header, rows = table_rows(table, baseline, censored)
     # wide families are cut into parts that each repeat the benchmark and the baseline's column
     lines = [split_table(header, rows, [":---"] + ["---:"] * (len(header) - 1), keep=2)]
-    notes = "".join("\n\n" + n for n in footnotes(table))
+    notes = "".join("\n\n" + n for n in footnotes(table) + ([censored_note(censored)] if censored else []))
     return "\n".join(lines) + "\n\n" + caption(table, baseline) + notes + "\n"
 
 

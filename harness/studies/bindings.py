@@ -105,9 +105,12 @@ def rates_takeaway(summary: pd.DataFrame, benchmark: str = "bindings.select_fold
     if df.empty:
         return "no fold measured"
     fast, slow = df.loc[df["rows_per_s"].idxmax()], df.loc[df["rows_per_s"].idxmin()]
-    return (f"folding over the rows, {fast['engine']} on {fast['runtime']} is fastest at "
-            f"{fast['rows_per_s'] / 1e6:.2f} M rows/s and {slow['engine']} on {slow['runtime']} slowest at "
-            f"{slow['rows_per_s'] / 1e6:.2f} M rows/s, {fast['rows_per_s'] / slow['rows_per_s']:.0f}x apart")
+    items = [(f"{r['engine']} on {r['runtime']}", float(r["rows_per_s"]), float(r["rows_per_s_low"]),
+              float(r["rows_per_s_high"])) for _, r in df.iterrows()]
+    # "fastest" / "slowest" only where the rate's interval is apart from every other's
+    return (f"folding over the rows, {findings.extreme_phrase(items, 'fastest', higher_wins=True)} "
+            f"(top rate {fast['rows_per_s'] / 1e6:.2f} M rows/s) and {findings.extreme_phrase(items, 'slowest')} "
+            f"(bottom rate {slow['rows_per_s'] / 1e6:.2f} M rows/s), {fast['rows_per_s'] / slow['rows_per_s']:.0f}x apart")
 
 
 def e1_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -237,10 +240,33 @@ def findings_text(runs: RunSet) -> str:
     return "\n".join(f"- {s}" for s in out) or "_No comparable E1 cells in these runs._"
 
 
+def sqlite_build(runs: RunSet, spec: str) -> str:
+    """The SQLite version `spec` (`ENGINE@RUNTIME`) linked in these runs, as its manifest recorded it."""
+    from harness.studies.envtable import engine_versions, version_of
+
+    engine, _, runtime = spec.partition("@")
+    return version_of(engine_versions(runs), engine, "sqlite", runtime)
+
+
+def builds_clause(runs: RunSet, a: str, b: str) -> str:
+    """Whether a comparison of `a` with `b` is of one SQLite build or of two, said in the sentence:
+    a ratio between two builds mixes the binding with the library's version."""
+    va, vb = sqlite_build(runs, a), sqlite_build(runs, b)
+    if "unrecorded" in (va, vb):
+        return f" The SQLite builds of {a} and {b} are not both recorded, so the ratio may include a library difference."
+    if va == vb:
+        return f" Both link SQLite {va}."
+    return (f" The two link different SQLite builds ({a}: SQLite {va}; {b}: SQLite {vb}), so this ratio mixes the "
+            "binding with the library's version.")
+
+
 def abstract(runs: RunSet) -> str:
-    """The abstract's E1 sentence."""
-    s = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", BASELINE,
-                         "at folding over a query's rows")
-    p = findings.compare(runs, "bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")
-    return " ".join(x for x in (s, p) if x) or ("_No E1 comparison with native C (sqlite/native-c@c against "
-                                                "sqlite3 and apsw) in these runs._")
+    """The abstract's E1 sentence, each comparison saying whether its two sides link one SQLite build."""
+    out = []
+    for bench, a, b, what in (("bindings.select_fold", NATIVE + "@c", BASELINE, "at folding over a query's rows"),
+                              ("bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")):
+        s = findings.compare(runs, bench, a, b, what)
+        if s:
+            out.append(s + builds_clause(runs, a, b))
+    return " ".join(out) or ("_No E1 comparison with native C (sqlite/native-c@c against "
+                             "sqlite3 and apsw) in these runs._")

@@ -1,7 +1,9 @@
 """What every study shares: the protocol paragraph, family tables with exclusions, its result."""
 from __future__ import annotations
 
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -90,11 +92,32 @@ def family_table(runs: RunSet, prefix: str, baseline: str,
         wanted = set(engines)
         keys = {k for k in keys if k[2] in wanted or stats.is_baseline(k[2], k[3], baseline)}
     measured = pd.DataFrame([k for k in runs.samples if k in keys], columns=CELL_KEYS)  # cells with timings
-    excluded = excluded_cells(summary, prefix)
+    cut = censored_cells(summary, prefix, engines)
+    excluded = excluded_cells(summary, prefix, shown_censored=bool(cut))
     if not tables.has_baseline(measured, baseline):
         return None, f"_no valid {prefix}* cells with the baseline {baseline} in these runs_\n\n{excluded}"
     table = tables.select_columns(runs.ratio_rows(keys, baseline))
-    return table, tables.to_markdown(table, baseline) + "\n" + excluded
+    shown = sorted({(e, str(rt)) for e, rt in zip(table["engine"], table["runtime"])}) if len(table) else []
+    # the summary names a runtime by its family (jvm), the table by its version (jvm-17.0.15)
+    cut = {(b, p, e, rt): t for (b, p, e, fam), t in cut.items() for e2, rt in shown
+           if e2 == e and str(rt).startswith(str(fam))}
+    return table, tables.to_markdown(table, baseline, cut) + "\n" + excluded
+
+
+TIMEOUT_S = re.compile(r"(\d+(?:\.\d+)?) s timeout")
+
+
+def censored_cells(summary: pd.DataFrame, prefix: str, engines: Iterable[str] | None = None) -> dict:
+    """The family's timed-out cells (status timeout) -> the timeout in seconds their reason names (nan
+    when it names none): censored observations, shown as ">timeout" and never as a number."""
+    df = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] == "timeout")]
+    if engines is not None:
+        df = df[df["engine"].isin(set(engines))]
+    out = {}
+    for r in df.itertuples(index=False):
+        m = TIMEOUT_S.search(str(getattr(r, "reason", "")))
+        out[(r.benchmark, r.params, r.engine, r.runtime)] = float(m.group(1)) if m else math.nan
+    return out
 
 
 def figure_link(alt: str, figure: Path, paper_path: Path | str) -> str:
@@ -126,9 +149,12 @@ class StudyResult:
                 if paper.update_section(paper_path, name, body)]
 
 
-def excluded_cells(summary: pd.DataFrame, prefix: str) -> str:
-    """A sentence naming the cells kept out of a table and why (invalid answers, failures)."""
+def excluded_cells(summary: pd.DataFrame, prefix: str, shown_censored: bool = False) -> str:
+    """A sentence naming the cells kept out of a table and why (invalid answers, failures); with
+    `shown_censored`, timed-out cells are not listed (the table shows them as censored)."""
     df = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] != "ok")]
+    if shown_censored:
+        df = df[df["status"] != "timeout"]
     skipped = df[df["status"] == "skipped"]
     df = df[df["status"] != "skipped"]
     text = "No cell was excluded." if df.empty else "Excluded from the table:\n\n" + "\n".join(

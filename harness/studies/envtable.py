@@ -8,6 +8,7 @@ with the runs that had it.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -125,3 +126,36 @@ def markdown(manifests: Iterable[Manifest]) -> str:
             "record no engine): versions as each engine's probe reported them, configuration as built or "
             "started by the harness (server settings read back from the server; the manifest has all of "
             "them).")
+
+
+# --- versions for the like-for-like rule of the seeds' verdicts (verdicts.like_for_like) ---
+
+def engine_versions(runs: Any) -> dict[tuple[str, str], str]:
+    """(engine, runtime) -> the versions its probe reported, from the runs' manifests ({} without runs)."""
+    out: dict[tuple[str, str], str] = {}
+    for m in (runs.manifests() if runs is not None else []):
+        for key, (versions, _) in engine_facts(m).items():
+            out.setdefault(key, versions)
+    return out
+
+
+def version_of(versions: dict[tuple[str, str], str], engine: str, name: str, runtime: str = "") -> str:
+    """The version `name` (e.g. "sqlite", "github.com/proullon/ramsql") of `engine` (on a runtime
+    starting with `runtime`) as recorded, or "unrecorded"."""
+    for (e, rt), text in versions.items():
+        if e == engine and rt.startswith(runtime):
+            m = re.search(rf"(?<![\w./-]){re.escape(name)} (v?[0-9][\w.]*)", text)
+            if m:
+                return m.group(1)
+    return "unrecorded"
+
+
+def runtime_of(versions: dict[tuple[str, str], str], engine: str, runtime: str) -> str:
+    """The full runtime label (e.g. cpython3.11.7) of `engine` on a runtime starting with `runtime`."""
+    return next((rt for e, rt in versions if e == engine and rt.startswith(runtime)), f"{runtime} (unrecorded)")
+
+
+def our_machine(runs: Any) -> str:
+    """The CPU these runs were measured on, as the manifests recorded it."""
+    cpus = sorted({machine_facts(m)["CPU"] for m in (runs.manifests() if runs is not None else [])})
+    return "; ".join(cpus) or "unrecorded"

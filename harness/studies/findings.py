@@ -84,12 +84,27 @@ def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str) -> tuple[float, flo
     return combine_log_ratios([(x, y)], runs.confidence)
 
 
-def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str) -> tuple[float, float, float, int]:
-    """(geometric mean over the family's benchmarks of the time ratio a/b, low, high, benchmarks)."""
+def common_cells(runs: RunSet, prefix: str, specs: list[str]) -> set[tuple[str, str]]:
+    """The (benchmark, params) of the family that every one of `specs` ran: the one subset over which
+    geometric means of several engines or runtimes are comparable with each other."""
+    out: set[tuple[str, str]] | None = None
+    for spec in specs:
+        have = {(bench, params) for bench in {k[0] for k in runs.samples if k[0].startswith(prefix)}
+                for params in cells(runs, bench, spec)}
+        out = have if out is None else out & have
+    return out or set()
+
+
+def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str,
+                  only: set[tuple[str, str]] | None = None) -> tuple[float, float, float, int]:
+    """(geometric mean over the family's benchmarks of the time ratio a/b, low, high, benchmarks),
+    over the (benchmark, params) in `only` when given (a subset common to every side compared)."""
     pairs = []
     for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
         ca, cb = cells(runs, bench, a), cells(runs, bench, b)
         for params in sorted(set(ca) & set(cb)):
+            if only is not None and (bench, params) not in only:
+                continue
             x, y = _boot(runs, ca[params]), _boot(runs, cb[params])
             if x is not None and y is not None:
                 pairs.append((x, y))
@@ -104,9 +119,11 @@ def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "") -> str
     return ratio_sentence(a, b, *r, confidence=runs.confidence, what=what) if r else ""
 
 
-def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str) -> str:
-    """The sentence for a family's geometric mean, or '' when there is nothing to compare."""
-    r, lo, hi, n = geomean_ratio(runs, prefix, a, b)
+def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,
+                   only: set[tuple[str, str]] | None = None) -> str:
+    """The sentence for a family's geometric mean (over `only` when given), or '' when there is
+    nothing to compare."""
+    r, lo, hi, n = geomean_ratio(runs, prefix, a, b, only)
     if not n:
         return ""
     return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=f"over the {n} {label}",
@@ -121,3 +138,52 @@ def count_verdicts(runs: RunSet, prefix: str, a: str, b: str) -> dict[str, int]:
         if r:
             out[verdict(r[1], r[2])] += 1
     return out
+
+
+def separated(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether two intervals (low, high) are apart: each finite and neither touching the other."""
+    if not all(math.isfinite(x) for x in (*a, *b)):
+        return False
+    return a[1] < b[0] or b[1] < a[0]
+
+
+def extreme_phrase(items: list[tuple[str, float, float, float]], word: str = "fastest",
+                   higher_wins: bool = False) -> str:
+    """Which item is `word` ("fastest", "slowest", ...), said only as far as the intervals allow.
+
+    `items`: (name, estimate, low, high); the winner has the lowest estimate (the highest with
+    `higher_wins`). It is called `word` only when its interval is apart from every other's;
+    otherwise the items whose intervals overlap the winner's are named "among the {word}, and cannot
+    be told apart". Returns "" with no item that has an estimate."""
+    rows = [r for r in items if math.isfinite(r[1])]
+    if not rows:
+        return ""
+    rows.sort(key=lambda r: -r[1] if higher_wins else r[1])
+    best, rest = rows[0], rows[1:]
+    ties = [r for r in rest if not separated((best[2], best[3]), (r[2], r[3]))]
+    if not rest:
+        return f"{best[0]} is the only one measured"
+    if not ties:
+        return f"{best[0]} is {word}"
+    if len(ties) > 3:  # a long list says less than the count
+        return (f"{best[0]} has the best estimate, but {len(ties)} others' intervals overlap its, so none can be "
+                f"called {word}")
+    names = ", ".join(r[0] for r in [best, *ties])
+    return f"{names} are among the {word} and cannot be told apart (their intervals overlap)"
+
+
+def subset_note(runs: RunSet, prefix: str, specs: list[str], common: set[tuple[str, str]], unit: str) -> str:
+    """The sentence under geometric means taken over `common` (the cells every one of `specs` ran):
+    how many, which, and the benchmarks left out with who lacks them."""
+    names = sorted({b.replace(prefix, "") for b, _ in common})
+    lacking: dict[str, list[str]] = {}
+    for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
+        if bench.replace(prefix, "") not in names:
+            lacking[bench.replace(prefix, "")] = [s for s in specs if not cells(runs, bench, s)]
+    n = len(common)
+    note = (f"Every geometric mean above is over the same {n} {unit}{'' if n == 1 else 's'} ({', '.join(names)}), "
+            "the ones every engine here ran, so they can be set beside each other")
+    if lacking:
+        note += "; left out: " + "; ".join(f"{b} ({'no timings on ' + ', '.join(w) if w else 'other parameters'})"
+                                          for b, w in lacking.items())
+    return note + "."

@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.analysis.runset import RunSet, run_cells, runs_under
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed001_h2
-from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
+from harness.studies.common import BASELINE, StudyResult, censored_cells, family_table, figure_link
 
 #: where `make paper` finds the runs holding H2 cells (and the notebook, when given none)
 DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
@@ -38,7 +38,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         tables[f"{name}-like-for-like"] = like
         text[name] = table_md
         blocks[f"{name}-h2-table"] = table_md
-        blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix)
+        cut = sorted({k[0] for k in censored_cells(runs.summary, prefix, engines)})
+        blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix, censored=cut)
     fig = None
     like = tables.get("e3-like-for-like")
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}

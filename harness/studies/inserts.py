@@ -233,11 +233,14 @@ def grid_takeaway(df: pd.DataFrame) -> str:
         at = sub[(sub["rows"] == sub["rows"].max()) & sub["inserts_per_s"].notna()]
         if at.empty:
             continue
-        best = at.loc[at["inserts_per_s"].idxmax()]
-        parts.append(f"{engine} at N = {int(best['rows']):,}: {best['journal_mode']}+{best['synchronous']} fastest")
+        from harness.studies.findings import extreme_phrase
+
+        items = [(f"{r['journal_mode']}+{r['synchronous']}", float(r["inserts_per_s"]), float(r["inserts_per_s_low"]),
+                  float(r["inserts_per_s_high"])) for _, r in at.iterrows()]
+        parts.append(f"{engine} at N = {int(at['rows'].iloc[0]):,}: {extreme_phrase(items, 'fastest', higher_wins=True)}")
     if not parts:
         return ""
-    return "; " + "; ".join(parts) + " (compare the ± of neighbouring squares before reading an order into them)"
+    return "; " + "; ".join(parts)
 
 
 def grid_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -294,26 +297,58 @@ def grid_findings(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def driver_versions(runs: RunSet) -> dict[str, dict[str, list[str]]]:
+    """engine -> SQLite version -> the runs in which that engine reported it (from the manifests)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for m in runs.manifests():
+        for name, info in (m.engines or {}).items():
+            engine = name.split("@")[0]
+            ver = (info.get("versions") or {}).get("sqlite")
+            if engine.startswith("sqlite/") and ver and info.get("available", True):
+                out.setdefault(engine, {}).setdefault(str(ver), []).append(str(m.run_id))
+    return out
+
+
+def _version_key(ver: str) -> tuple:
+    return tuple(int(x) if x.isdigit() else 0 for x in re.split(r"[.-]", ver))
+
+
+def versions_dropped(versions: dict[str, str]) -> str:
+    """Why these runs make no claim about SQLite versions: no driver ran two of them, and two drivers
+    with one version each would confound the driver with the version."""
+    have = ", ".join(f"{e} links SQLite {ver}" for e, ver in sorted(versions.items())) or "no SQLite version recorded"
+    return ("_No claim about SQLite versions: in these runs no driver ran two SQLite versions (" + have + "), and "
+            "setting one driver's version beside another driver's would confound the driver with the version; "
+            "the seed changed only the library under one C program. A like-for-like comparison needs one driver "
+            "built against two SQLite versions._")
+
+
 def version_comparison(runs: RunSet, versions: dict[str, str]) -> tuple[pd.DataFrame, str]:
-    """sqlite/sqlite3 (the system's SQLite) against sqlite/apsw (its bundled SQLite) on every
-    inserts cell both have, in benchstat's terms (`compare`: medians of process means, Mann-Whitney
-    U). The two differ in driver as well as in library version, and the text says so."""
+    """Two SQLite versions under one driver (like with like: the same engine, in runs that recorded
+    different SQLite versions for it) on every inserts cell both have, in benchstat's terms (`compare`:
+    medians of process means, Mann-Whitney U) at the paper's confidence, alpha = 1 - confidence. With
+    no driver that ran two versions, no comparison and the reason (`versions_dropped`): two drivers
+    with one version each are never compared, since that mixes driver and version."""
     from harness.analysis.stats.compare import compare_runs
     from harness.analysis.tables import compare_text
 
+    per = driver_versions(runs)
+    pair = next(((e, sorted(vs, key=_version_key)) for e, vs in sorted(per.items()) if len(vs) >= 2), None)
+    if pair is None:
+        return pd.DataFrame(), versions_dropped(versions)
+    engine, (old, new) = pair[0], (pair[1][0], pair[1][-1])
     raw = runs.raw_of(PREFIX + "*")
-    a = raw[raw["engine"] == "sqlite/sqlite3"].assign(engine="")
-    b = raw[raw["engine"] == "sqlite/apsw"].assign(engine="")
-    if a.empty or b.empty:
-        return pd.DataFrame(), "_sqlite/sqlite3 and sqlite/apsw are not both in these runs._"
-    a = a.assign(runtime="", params=a["params"].map(short_params))
-    b = b.assign(runtime="", params=b["params"].map(short_params))
-    cmp = compare_runs(a, b)
+    raw = raw[raw["engine"] == engine]
+    a = raw[raw["run_id"].astype(str).isin(per[engine][old])].assign(engine="", runtime="")
+    b = raw[raw["run_id"].astype(str).isin(per[engine][new])].assign(engine="", runtime="")
+    conf = runs.confidence
+    a, b = a.assign(params=a["params"].map(short_params)), b.assign(params=b["params"].map(short_params))
+    cmp = compare_runs(a, b, alpha=1 - conf, confidence=conf) if len(a) and len(b) else pd.DataFrame()
     if cmp.empty:
-        return cmp, "_sqlite/sqlite3 and sqlite/apsw share no inserts cell in these runs._"
-    base = f"sqlite3 (SQLite {versions.get('sqlite/sqlite3', '?')})"
-    new = f"apsw (SQLite {versions.get('sqlite/apsw', '?')})"
-    text = compare_text(cmp, base, new)
+        return cmp, f"_{engine} ran SQLite {old} and {new}, but on no common inserts cell._"
+    cmp.attrs.update(engine=engine, old=old, new=new, confidence=conf)
+    text = compare_text(cmp, f"{engine} (SQLite {old})", f"{engine} (SQLite {new})", alpha=1 - conf,
+                        confidence=conf)
     lines = text.rstrip().splitlines()
     warnings = [ln for ln in lines if ln.startswith("warning:")]
     kept = [ln for ln in lines if not ln.startswith("warning:")]
@@ -321,7 +356,8 @@ def version_comparison(runs: RunSet, versions: dict[str, str]) -> tuple[pd.DataF
         lo, hi = int(cmp["base_n"].min()), int(cmp["base_n"].max())
         n = f"{lo}" if lo == hi else f"{lo} to {hi}"
         kept.append(f"({len(warnings)} benchstat warnings, one per cell and kind: with {n} processes per side a "
-                    "difference cannot reach alpha 0.05 and the medians get no bounded 95% CI; more processes would)")
+                    f"difference cannot reach alpha {1 - conf:.2g} and the medians get no bounded {conf:.0%} CI; "
+                    "more processes would)")
     return cmp, "\n".join(kept) + "\n"
 
 
@@ -493,7 +529,13 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
             rows.append({"headline": f"{label} ({r['engine']}, {r['runtime']})",
                          "seed 003 (its numbers)": "faster; no number in its text (its charts are not in the text)",
                          "ours [99% CI]": f"{what} = {text} at N = {at_n(r, label)}", "why they differ": why})
-    # 4. the newer SQLite is faster on prepared statements
+    # 4. the newer SQLite is faster on prepared statements: only under one driver (like with like)
+    if not len(cmp):
+        rows.append({"headline": "a newer SQLite inserts faster (prepared statements)",
+                     "seed 003 (its numbers)": (f"{SEED['versions'][1]} about {SEED['version_speedup_s']:g} s "
+                                                f"faster than {SEED['versions'][0]}"),
+                     "ours [99% CI]": "no claim",
+                     "why they differ": versions_dropped(versions).strip("_")})
     if len(cmp):
         prep = cmp[(cmp["benchmark"] == "inserts.prepared") & ~cmp["params"].str.contains(r"\+", regex=True)]
         if len(prep):
@@ -503,21 +545,22 @@ def seed_table(gain: pd.DataFrame, findings: pd.DataFrame, cmp: pd.DataFrame, ve
                 ci = f" [{lo:.4g}, {hi:.4g}]" if np.isfinite(lo) and np.isfinite(hi) else " (too few processes for a CI)"
                 return f"{m:.4g} s{ci}"
 
-            ours = (f"N = {r.n:,}: sqlite3 {side(r.base_median_s, r.base_ci_low_s, r.base_ci_high_s)}, apsw "
-                    f"{side(r.new_median_s, r.new_ci_low_s, r.new_ci_high_s)} (medians of process means, 95% "
-                    f"distribution-free CI); apsw {r.base_median_s - r.new_median_s:+.3g} s faster, {r.delta} "
-                    f"(Mann-Whitney p = {r.p_value:.3f}, n = {int(r.base_n)}+{int(r.new_n)}"
-                    + ("" if verdicts.rank_test_is_evidence(int(r.base_n), int(r.new_n)) else
+            eng, o, nw = cmp.attrs.get("engine", "?"), cmp.attrs.get("old", "?"), cmp.attrs.get("new", "?")
+            conf = cmp.attrs.get("confidence", 0.99)
+            ours = (f"N = {r.n:,}: {eng} with SQLite {o} {side(r.base_median_s, r.base_ci_low_s, r.base_ci_high_s)}, "
+                    f"with {nw} {side(r.new_median_s, r.new_ci_low_s, r.new_ci_high_s)} (medians of process means, "
+                    f"{conf:.0%} distribution-free CI); {nw} {r.base_median_s - r.new_median_s:+.3g} s faster, "
+                    f"{r.delta} (Mann-Whitney p = {r.p_value:.3f}, n = {int(r.base_n)}+{int(r.new_n)}"
+                    + ("" if verdicts.rank_test_is_evidence(int(r.base_n), int(r.new_n), 1 - conf) else
                        f"; with these n its smallest possible p is "
                        f"{verdicts.rank_test_min_p(int(r.base_n), int(r.new_n)):.2g}, so it is no evidence") + ")")
             rows.append({"headline": "a newer SQLite inserts faster (prepared statements)",
                          "seed 003 (its numbers)": (f"{SEED['versions'][1]} about {SEED['version_speedup_s']:g} s "
                                                     f"faster than {SEED['versions'][0]}"),
                          "ours [99% CI]": ours,
-                         "why they differ": (f"our pair is SQLite {versions.get('sqlite/sqlite3', '?')} (sqlite3) vs "
-                                             f"{versions.get('sqlite/apsw', '?')} (apsw): the drivers differ too, so "
-                                             "the difference mixes library and binding; the seed changed only the "
-                                             "library under one C program")})
+                         "why they differ": (f"one driver ({eng}) with two SQLite versions, {o} and {nw}, on this "
+                                             f"machine; the seed's were {SEED['versions'][0]} and "
+                                             f"{SEED['versions'][1]} under its own C program")})
     return pd.DataFrame(rows)
 
 
@@ -569,9 +612,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             + ("\n\n" + figure_link("E4 journal_mode x synchronous heat maps, each square's mean inserts/s with the "
                                      "half-width of its 99% CI" + grid_takeaway(df), grid_fig, paper_path)
                if grid_fig is not None else ""),
-            "e4-versions": "```\n" + cmp_text.rstrip() + "\n```\n\nTwo SQLite versions side by side in benchstat's "
-            "terms (`harness compare`: medians of process means with distribution-free 95% CIs, Mann-Whitney U, "
-            "`~` when p > 0.05); the native C baseline links the same system SQLite as sqlite3."
+            "e4-versions": "```\n" + cmp_text.rstrip() + "\n```\n\nTwo SQLite versions under one driver side by side "
+            f"in benchstat's terms (`harness compare`: medians of process means with distribution-free "
+            f"{runs.confidence:.0%} CIs, Mann-Whitney U, `~` when p > {1 - runs.confidence:.2g})."
             if len(cmp) else cmp_text,
             "e4-seed": (to_markdown(seed) if len(seed) else "_Nothing in these runs to set beside the seed._")
             + "\n\nTable: seed 003's headlines, its numbers quoted from its text, beside ours from these runs.",

@@ -107,8 +107,9 @@ def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
     rank correlation's interval ("" without one)."""
     if r is None or r.verdict == "undecided":
         return ""
+    # "rises" / "falls" only when the rank correlation's interval excludes 0
     side = {"supported": "rises with crossings", "contradicted": "falls with crossings",
-            "not supported": "cannot be told to rise or fall with crossings"}[r.verdict]
+            "not supported": "does not show a trend with crossings (its interval includes 0)"}[r.verdict]
     return (f"; the speedup of {fast} over {slow} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
             f"{r.confidence:.0%})")
 
@@ -139,17 +140,31 @@ def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
             "scale factor, so the benchmarks' order by crossings is not the seed's at SF 1.")
 
 
+def spec_of(key: tuple) -> str:
+    """`ENGINE@RUNTIME-FAMILY` of a cell key (cpython3.11.7 -> cpython, c-gcc12.2.0 -> c)."""
+    return f"{key[2]}@{str(key[3]).rstrip('0123456789.').split('-', 1)[0]}"
+
+
 def findings_text(runs: RunSet, baseline: str = SLOW) -> str:
-    """E2's findings: each engine's geometric-mean ratio to the baseline, worded by its interval."""
-    specs = sorted({f"{k[2]}@{str(k[3]).rstrip('0123456789.').split('-', 1)[0]}"
-                    for k in runs.samples if k[0].startswith(PREFIX)})
-    out = [findings.compare_family(runs, PREFIX, spec, baseline, "micro-benchmarks both ran")
-           for spec in specs if spec != baseline]
-    return "\n".join(f"- {s}" for s in out if s) or "_No comparable E2 cells in these runs._"
+    """E2's findings: each engine's geometric-mean ratio to the baseline, worded by its interval, every
+    one over the same benchmarks (the ones every engine here and the baseline ran), so that the
+    geometric means can be set beside each other; the benchmarks left out are named, with who lacks them."""
+    specs = sorted({spec_of(k) for k in runs.samples if k[0].startswith(PREFIX)})
+    others = [s for s in specs if s != baseline]
+    if not others:
+        return "_No comparable E2 cells in these runs._"
+    common = findings.common_cells(runs, PREFIX, [baseline, *others])
+    if not common:
+        return ("_No micro-benchmark was run by every engine here, so no two geometric means would be over the "
+                "same benchmarks; Appendix B has the per-benchmark ratios._")
+    out = [findings.compare_family(runs, PREFIX, spec, baseline, "micro-benchmarks every engine here ran", common)
+           for spec in others]
+    note = findings.subset_note(runs, PREFIX, [baseline, *others], common, "cell")
+    return "\n".join(f"- {s}" for s in out if s) + f"\n\n{note}"
 
 
 def abstract(runs: RunSet, claim) -> str:
     """The abstract's E2 sentence: the family's geometric mean (the rank correlation with crossings is
     a contrast, not a finding of the seed's claim, and stays in Section 4)."""
-    s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks")
+    s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks both ran")
     return s.strip() or "_No E2 cells in these runs._"

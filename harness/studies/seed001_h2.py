@@ -67,9 +67,11 @@ def valid_benchmarks(table: Any, engine: str = ENGINE) -> list[str]:
     return sorted({str(b) for b, r in zip(rows["benchmark"], rows["ratio"]) if r == r and r > 0})
 
 
-def comparison(table: Any, prefix: str, baseline: str = LIKE_FOR_LIKE, engine: str = ENGINE) -> str:
+def comparison(table: Any, prefix: str, baseline: str = LIKE_FOR_LIKE, engine: str = ENGINE,
+               censored: list[str] | None = None) -> str:
     """One Markdown paragraph: H2 / SQLite in seed 001 beside ours, over the same benchmarks
-    (`table`: a family table with `baseline`, the seed's SQLite column's like)."""
+    (`table`: a family table with `baseline`, the seed's SQLite column's like). `censored`: the
+    benchmarks where `engine` timed out here, named as left out of both means (never a number)."""
     mine = ours(table, engine)
     if mine is None:
         return f"_No valid {prefix}* cells of {engine} with the baseline {baseline} in these runs: no comparison._"
@@ -89,4 +91,7 @@ def comparison(table: Any, prefix: str, baseline: str = LIKE_FOR_LIKE, engine: s
         line += "seed 001 measured none of them."
     if missing:
         line += f" Not in the seed's mean: {', '.join(missing)}."
+    if censored:
+        line += (f" Censored: {', '.join(sorted(censored))} timed out on {engine} here (shown as \">timeout\" in the "
+                 "table), so they are in neither mean, and ours favours H2 by leaving them out.")
     return line

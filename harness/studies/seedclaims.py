@@ -16,6 +16,7 @@ import pandas as pd
 
 from harness.studies import app, inserts, ramsql
 from harness.studies import verdicts as v
+from harness.studies.envtable import engine_versions, our_machine, runtime_of, version_of
 from harness.studies.findings import cells as cells_of, num
 from harness.studies.seeds import PY, C, SEEDS
 
@@ -84,42 +85,69 @@ def ratio_at(runs: RunSet, benchmark: str, a: str, b: str, params: str, benchmar
 
 # --- seed 000 ---------------------------------------------------------------------------------
 
+#: seed 000's setting ("Setup" in the seed: 2013, one core of a VirtualBox guest)
+SEED000_MACHINE = "quad-core Intel Core i7 at 3.2 GHz, Debian in VirtualBox with one core"
+
+
 def seed000_c_vs_python(runs: RunSet) -> Claim:
     """Native C reads rows about 2.76x as fast as Python's sqlite3 (6,891,798 vs 2,500,000 rows/s)."""
     seed = {s.key: s for s in SEEDS["000"][1]}["c_vs_py"]
     # the seed's two programs: C stepped and folded; its bench.py called fetchall() and summed the list
     r = ratio_at(runs, "bindings.select_all", PY, C, "n=10000", benchmark_b="bindings.select_fold")
+    vs = engine_versions(runs)
+    op = "fold over 10,000 rows of one integer column"
+    theirs = v.Setting("SQLite of 2013 (version unstated)", "Python's sqlite3 module against SQLite's C API",
+                       "Python of 2013 (version unstated) and C (compiler unstated)", op, SEED000_MACHINE)
+    ours = v.Setting(f"SQLite {version_of(vs, PY.split('@')[0], 'sqlite', 'cpython')} (Python's) and "
+                     f"{version_of(vs, C.split('@')[0], 'sqlite')} (C's)", "Python's sqlite3 module against SQLite's C API",
+                     f"{runtime_of(vs, PY.split('@')[0], 'cpython')} and C ({runtime_of(vs, C.split('@')[0], 'c-')})",
+                     op, our_machine(runs))
     return Claim("000", "native sqlite (C) 6,891,798 rows/s; \"a Python reimplementation ... at 2.5M rows/s\"",
                  f"{seed.shown} (C / Python)", show(r) + " (sqlite3@cpython select_all time, fetchall then a sum "
                  "as the seed's bench.py / native-c select_fold time, step and column as the seed's C; "
-                 "N = 10,000)", decide(r, lambda lo, hi: v.about(lo, hi, seed.value)))
+                 "N = 10,000)", v.like_for_like(theirs, ours, lambda: decide(r, lambda lo, hi: v.about(lo, hi, seed.value))))
 
 
-def seed000_sqlite_simple(_: RunSet) -> Claim:
+def seed000_sqlite_simple(runs: RunSet | None) -> Claim:
     """sqlite-simple's optimisations took it from 53K to over 2M rows/s: its binding is not here."""
+    vs = engine_versions(runs)
+    theirs = v.Setting("SQLite of 2013 (version unstated)", "sqlite-simple 0.3.0.0 over direct-sqlite 2.3.3",
+                       "GHC 7.4.2", "fold over 10,000 rows (fold_)", SEED000_MACHINE)
+    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
+                     "no cell: sqlite-simple and direct-sqlite are not packaged in Debian (persistent-sqlite stands "
+                     "in for direct-sqlite in the Haskell E1 runs)",
+                     runtime_of(vs, "sqlite/persistent", "haskell"), "fold over 10,000 rows (fold_)", our_machine(runs))
     return Claim("000", "sqlite-simple went \"from 53K to 750K rows/s\" and, after the direct-sqlite work, to "
-                 "2,208,862 rows/s (fold_)", "2,208,862 rows/s", "—", v.untestable(
-                     "sqlite-simple and direct-sqlite are not packaged in Debian, so no cell runs them; "
-                     "persistent-sqlite stands in for direct-sqlite in the Haskell E1 runs"))
+                 "2,208,862 rows/s (fold_)", "2,208,862 rows/s", "—",
+                 v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), absolute=True))
 
 
 # --- seed 001 ---------------------------------------------------------------------------------
 
-NO_SQPYTE = ("we have no SQPyte (SQLite's interpreter in RPython, inlined into PyPy): PyPy here calls stock "
-             "SQLite through its cffi sqlite3 module, so nothing is inlined across the boundary")
+
+def seed001_setting(runs: RunSet | None, operation: str) -> tuple[v.Setting, v.Setting]:
+    """Seed 001's setting (SQPyte inside PyPy) and ours (PyPy's sqlite3 over stock SQLite)."""
+    vs = engine_versions(runs)
+    theirs = v.Setting("SQPyte (parts of SQLite's interpreter ported to RPython)", "SQPyte, inlined into PyPy",
+                       "PyPy with SQPyte (2016)", operation)
+    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/sqlite3', 'sqlite', 'pypy')}", "PyPy's cffi sqlite3 module "
+                     "(nothing inlined across the boundary)", runtime_of(vs, "sqlite/sqlite3", "pypy"), operation)
+    return theirs, ours
 
 
-def seed001_inlining(_: RunSet) -> Claim:
+def seed001_inlining(runs: RunSet | None) -> Claim:
     """The headline: inlining across the boundary speeds programs up 3.4x."""
+    theirs, ours = seed001_setting(runs, "the paper's micro-benchmarks")
     return Claim("001", "programs that interact with SQLite \"can be significantly optimized – by a factor of 3.4 "
                  "in our benchmarks – by inlining across the PL / DBMS boundary\"", "3.367 ± 0.0648 (Figure 16)",
-                 "—", v.untestable(NO_SQPYTE))
+                 "—", v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE)))
 
 
-def seed001_tpch(_: RunSet) -> Claim:
+def seed001_tpch(runs: RunSet | None) -> Claim:
     """SQPyte is 2.2% faster than SQLite on TPC-H."""
+    theirs, ours = seed001_setting(runs, "TPC-H")
     return Claim("001", "SQPyte \"is 2.2% faster than SQLite on the widely used TPC-H benchmark suite\"",
-                 "1.022 ± 0.0151 (Figure 11)", "—", v.untestable(NO_SQPYTE))
+                 "1.022 ± 0.0151 (Figure 11)", "—", v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE)))
 
 
 # --- seed 002 ---------------------------------------------------------------------------------
@@ -136,7 +164,7 @@ SEED002_NUMBERS = (">= 8x", "below 100 µs", "no number", f"about 1/{app.SEED['m
 
 def seed002(runs: RunSet) -> list[Claim]:
     """Seed 002's claims as the E5 study words and decides them."""
-    items = app.claims(*_app(runs))
+    items = app.claims(*_app(runs), runs=runs)
     return [Claim("002", c["claim"], n, c["evidence"] or "—", c["verdict"]) for c, n in zip(items, SEED002_NUMBERS)]
 
 
@@ -159,20 +187,37 @@ def sync_verdicts(grid: pd.DataFrame, above_rows: int) -> tuple[list[v.Verdict],
     return out, shown
 
 
+def seed003_setting(runs: RunSet | None, operation: str) -> tuple[v.Setting, v.Setting]:
+    """Seed 003's setting (SQLite 3.7.3 under its C++ program, 2010) and ours (native-c)."""
+    vs = engine_versions(runs)
+    theirs = v.Setting(f"SQLite {inserts.SEED['versions'][1]}", "SQLite's C API", "C++ (compiler unstated, 2010)",
+                       operation, "the seed's 2010 machine and disk")
+    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/native-c', 'sqlite')}", "SQLite's C API",
+                     f"C ({runtime_of(vs, 'sqlite/native-c', 'c-')})", operation, our_machine(runs))
+    return theirs, ours
+
+
 def on_storage(verdict: v.Verdict, substitute: str, what: str = "") -> v.Verdict:
     """A claim about the cost of syncing is untestable here when the files' storage is not the
-    seed's kind of device (`inserts.sync_substitute` says how); otherwise its intervals decide."""
-    return v.untestable(what + substitute) if substitute else verdict
+    seed's kind of device (`inserts.sync_substitute` says how), besides any other difference the
+    like-for-like rule found; otherwise its intervals decide."""
+    if not substitute:
+        return verdict
+    how = what + substitute
+    return v.untestable(f"{verdict.why}; and {how}" if verdict.word == v.UNTESTABLE and verdict.why else how)
 
 
 def seed003_sync(runs: RunSet) -> Claim:
     above_rows = inserts.SEED["even_up_to_rows"]
     vs, shown = sync_verdicts(_grid(runs), above_rows)
+    theirs, ours = seed003_setting(runs, "prepared inserts in one transaction, rollback journal, synchronous full "
+                                         "against off")
     return Claim("003", f"\"After {above_rows:,}, the insertion benchmarks with synchronous off are faster than their "
                  "default synchronous counterparts\"", "no number (charts only)",
                  "delete+full time / delete+off time: " + ("; ".join(shown) or f"no grid cell above N = "
                                                           f"{above_rows:,}"),
-                 on_storage(v.every_cell(vs), inserts.sync_substitute(inserts.grid_storage(runs))))
+                 on_storage(v.like_for_like(theirs, ours, lambda: v.every_cell(vs)),
+                            inserts.sync_substitute(inserts.grid_storage(runs))))
 
 
 def memory_off_verdicts(grid: pd.DataFrame) -> tuple[list[v.Verdict], list[str]]:
@@ -196,22 +241,44 @@ def memory_off_verdicts(grid: pd.DataFrame) -> tuple[list[v.Verdict], list[str]]
 
 def seed003_memory_off(runs: RunSet) -> Claim:
     vs, shown = memory_off_verdicts(_grid(runs))
+    theirs, ours = seed003_setting(runs, "prepared inserts in one transaction under each journal mode and "
+                                         "synchronous setting")
     return Claim("003", "\"Journal mode set to memory and synchronous off offered the best performance\"",
                  "no number (charts only)", "fastest other setting's time / memory+off's: " + ("; ".join(shown)
                                                                                              or "no grid"),
-                 on_storage(v.every_cell(vs), inserts.sync_substitute(inserts.grid_storage(runs)),
+                 on_storage(v.like_for_like(theirs, ours, lambda: v.every_cell(vs)),
+                            inserts.sync_substitute(inserts.grid_storage(runs)),
                             "the settings it ranks differ in what they sync, and "))
 
 
-def seed003_versions(_: RunSet) -> Claim:
+def seed003_versions(runs: RunSet | None) -> Claim:
     a, b = inserts.SEED["versions"]
+    vs = engine_versions(runs)
+    op = "prepared inserts"
+    theirs = v.Setting(f"SQLite {a} against {b}", "SQLite's C API, one program for both versions",
+                       "C++ (compiler unstated, 2010)", op, "the seed's 2010 machine")
+    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/sqlite3', 'sqlite', 'cpython')} against "
+                     f"{version_of(vs, 'sqlite/apsw', 'sqlite', 'cpython')}",
+                     "Python's sqlite3 for one version, apsw for the other (the driver changes with the version)",
+                     runtime_of(vs, "sqlite/sqlite3", "cpython"), op, our_machine(runs))
     return Claim("003", f"SQLite {b} is faster than {a} on prepared inserts: \"a speedup of about 3 seconds\"",
-                 f"about {inserts.SEED['version_speedup_s']:g} s", "—", v.untestable(
-                     "our two SQLite versions come with two drivers (Python's sqlite3 and apsw), so a difference "
-                     "mixes library and binding; the seed changed only the library under one C program"))
+                 f"about {inserts.SEED['version_speedup_s']:g} s", "—",
+                 v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), absolute=True))
 
 
 # --- seed 004 ---------------------------------------------------------------------------------
+
+def seed004_setting(runs: RunSet | None, operation: str) -> tuple[v.Setting, v.Setting]:
+    """Seed 004's setting (its first benchstat table: RamSQL before v0.1.0, the pure-Go SQLite) and ours."""
+    vs = engine_versions(runs)
+    theirs = v.Setting("RamSQL before v0.1.0 against SQLite in the pure-Go glebarez/go-sqlite",
+                       "Go's database/sql", "Go (version unstated, 2023)", operation, "Intel Core i7-7700K at 4.20 GHz")
+    ours = v.Setting(f"RamSQL {version_of(vs, 'ramsql/go', 'github.com/proullon/ramsql')} against SQLite "
+                     f"{version_of(vs, 'sqlite/go', 'sqlite')} through cgo (mattn/go-sqlite3 "
+                     f"{version_of(vs, 'sqlite/go', 'github.com/mattn/go-sqlite3')})", "Go's database/sql",
+                     runtime_of(vs, "ramsql/go", "go"), operation, our_machine(runs))
+    return theirs, ours
+
 
 def seed004_select(runs: RunSet) -> Claim:
     """RamSQL's select over 10,000 rows is about 100x slower than SQLite's."""
@@ -222,19 +289,23 @@ def seed004_select(runs: RunSet) -> Claim:
     r = tuple(float(x) for x in hit.iloc[0][["ratio", "low", "high"]]) if len(hit) else NONE
     as_seed = ratios[ratios["benchmark"] == "ramsql.select_10k"]
     r0 = tuple(float(x) for x in as_seed.iloc[0][["ratio", "low", "high"]]) if len(as_seed) else NONE
-    seed_code = (f"; with the seed's own code {show(r0)}, {decide(r0, lambda lo, hi: v.about(lo, hi, 100.0)).word} "
-                 "by the same rule, but there SQLite reads no row while RamSQL reads 29") if len(as_seed) else ""
+    seed_code = (f"; with the seed's own code {show(r0)}, but there SQLite reads no row while RamSQL reads 29"
+                 if len(as_seed) else "")
+    theirs, ours = seed004_setting(runs, "SELECT of one row by id from 10,000")
     return Claim("004", "\"RamSQL SELECT is 100x slower than SQLite (7479µs vs 11µs)\"",
                  f"100x as written ({num(seed_ratio)}x from its own 7,479 µs / 11.05 µs)",
-                 show(r) + " (select_10k_fixed: the seed's SQLite read no row, so the fixed select, 29 rows on both; "
-                 "the verdict is on this one)" + seed_code,
-                 decide(r, lambda lo, hi: v.about(lo, hi, 100.0)))
+                 show(r) + " (select_10k_fixed: the seed's SQLite read no row, so the fixed select, 29 rows on both)"
+                 + seed_code,
+                 v.like_for_like(theirs, ours, lambda: decide(r, lambda lo, hi: v.about(lo, hi, 100.0))))
 
 
-def seed004_change(_: RunSet) -> Claim:
+def seed004_change(runs: RunSet | None) -> Claim:
+    theirs, ours = seed004_setting(runs, "SELECT and INSERT")
+    theirs = v.Setting("two RamSQL commits (before v0.1.0)", theirs.driver, theirs.runtime, theirs.operation)
+    ours = v.Setting(ours.engine.split(" against")[0] + " only, run in two `go test` sessions (an A/A comparison)",
+                     ours.driver, ours.runtime, ours.operation)
     return Claim("004", "\"the change gains 10% on SELECT and INSERT\" (benchstat, two RamSQL commits)", "about 10%",
-                 "—", v.untestable("we run one RamSQL version; our two `go test` sessions run the same code (an "
-                                   "A/A comparison)"))
+                 "—", v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE)))
 
 
 BEFORE_002: tuple[Callable[[RunSet], Claim], ...] = (seed000_c_vs_python, seed000_sqlite_simple, seed001_inlining,
@@ -249,19 +320,26 @@ def claims(runs: RunSet) -> list[Claim]:
 
 
 def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap") -> str:
-    """The verdict table (6 columns) and its caption."""
-    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | verdict |", "|---|---|---|---|---|"]
+    """The verdict table (6 columns) and its caption. What we measured goes under "ours [CI]" only when
+    it decided the verdict; for a claim untestable here it goes under "context", where it decides nothing."""
+    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict |",
+             "|---|---|---|---|---|---|"]
     for c in items:
         cell = str(c.verdict).replace("|", "\\|")
-        lines.append(f"| {CITE[c.seed]} | {c.quote} | {c.seed_number} | {c.ours} | {cell} |")
+        ours, context = (("—", c.ours) if c.verdict.word == v.UNTESTABLE else (c.ours, "—"))
+        lines.append(f"| {CITE[c.seed]} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} |")
     counts = v.counts(c.verdict for c in items)
     tally = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
     return ("\n".join(lines) + f"\n\nTable: The seeds' claims against these runs ({tally}). Seed columns quote the "
             f"seeds; ours are {confidence:.0%} intervals ({method} method, t on the log scale for ratios). Each "
-            "verdict is computed by `harness/studies/verdicts.py`: supported or refuted only when the whole "
-            "interval lies on one side of the claim's line, inconclusive when it straddles (with the smallest "
-            f"effect the interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim about "
-            "every cell is refuted by one refuting cell; untestable here when our substitute differs (said how).")
+            "verdict is computed by `harness/studies/verdicts.py`, by one rule for every seed: a claim is decided "
+            "only when what we measure is what the seed measured (the same engine, driver family, runtime and "
+            "operation, each at the seed's version), and an absolute number (rows/s, µs) never decides, since it "
+            "depends on the machine; otherwise it is untestable here, with the differences said, and what we "
+            "measured is shown as context. A decided claim is supported or refuted only when the whole interval "
+            "lies on one side of the claim's line, inconclusive when it straddles (with the smallest effect the "
+            f"interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim about every "
+            "cell is refuted by one refuting cell.")
 
 
 def abstract_sentence(items: list[Claim]) -> str:
@@ -269,7 +347,12 @@ def abstract_sentence(items: list[Claim]) -> str:
     if not items:
         return "_No claim of the seeds could be tested against these runs._"
     counts = {w: sum(c.verdict.word == w for c in items) for w in v.WORDS}
-    parts = [f"{n} {'is' if n == 1 else 'are'} {w}" for w, n in counts.items() if n]
     seeds = len({c.seed for c in items})
+    if counts[v.UNTESTABLE] == len(items):
+        return (f"None of the {len(items)} claims of the {seeds} seeds is tested here: each rests on a setting these "
+                "runs do not reproduce (another engine, driver or runtime version, or an absolute number from "
+                "another machine), so each is untestable here, and our numbers are given beside it as context "
+                "(Section 10).")
+    parts = [f"{n} {'is' if n == 1 else 'are'} {w}" for w, n in counts.items() if n]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     return f"Of the {len(items)} claims of the {seeds} seeds that our runs speak to, {listed} (Section 10)."

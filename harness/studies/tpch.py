@@ -47,8 +47,13 @@ def figure_takeaway(table, baseline: str) -> str:
     def name(r) -> str:
         return f"{r['engine']} ({str(r['runtime']).rstrip('0123456789.').split('-', 1)[0]})"
 
-    return (f"{name(fast)} is fastest, {fast['ratio']:.3g}x the time of {baseline} (geometric mean), and "
-            f"{name(slow)} slowest, {slow['ratio']:.3g}x; the dots show how far single queries spread around each mean")
+    from harness.studies.findings import extreme_phrase
+
+    items = [(name(r), float(r["ratio"]), float(r["ratio_ci_low"]), float(r["ratio_ci_high"]))
+             for _, r in geo.iterrows()]
+    return (f"{extreme_phrase(items, 'fastest')} (best estimate {fast['ratio']:.3g}x the time of {baseline}, "
+            f"geometric mean), and {extreme_phrase(items, 'slowest', higher_wins=True)} (worst {slow['ratio']:.3g}x); "
+            "the dots show how far single queries spread around each mean")
 
 
 def _specs(runs: RunSet) -> list[str]:
@@ -60,17 +65,21 @@ def findings_text(runs: RunSet, baseline: str = BASELINE) -> str:
     """Per engine: its geometric-mean ratio to the baseline over the queries, worded by the
     interval, and on how many single queries it is faster, slower or indistinguishable."""
     out = []
-    for spec in _specs(runs):
-        if spec == baseline:
-            continue
-        s = findings.compare_family(runs, PREFIX, spec, baseline, "queries both ran")
+    others = [spec for spec in _specs(runs) if spec != baseline]
+    # like with like: every geometric mean over the queries every engine ran (a timed-out query is censored)
+    common = findings.common_cells(runs, PREFIX, [baseline, *others])
+    for spec in others:
+        s = findings.compare_family(runs, PREFIX, spec, baseline, "queries every engine here ran", common)
         if not s:
             continue
         v = findings.count_verdicts(runs, PREFIX, spec, baseline)
         out.append(s + f" Query by query it is faster on {v['faster']}, slower on {v['slower']} and cannot be "
                        f"told apart on {v['same']}" + (f" (no interval on {v['unknown']})" if v["unknown"] else "")
                    + ".")
-    return "\n".join(f"- {s}" for s in out) or "_No comparable E3 cells in these runs._"
+    if not out:
+        return "_No comparable E3 cells in these runs._"
+    return "\n".join(f"- {s}" for s in out) + "\n\n" + findings.subset_note(runs, PREFIX, [baseline, *others], common,
+                                                                           "(query, setting) cell")
 
 
 def answers_text(runs: RunSet) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 SUPPORTED = "supported"
 REFUTED = "refuted"
@@ -157,7 +157,12 @@ def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
 def rules_text() -> str:
     """The rules for claims worded loosely ("about", "most", "every"), as the paper states them: fixed
     before any number was looked at, and the same for every seed."""
-    return (f"\"About X\" is read as within a factor of {ABOUT:g} of X either way: supported when the whole "
+    return ("Before any interval is read, every claim passes one rule: it is decided only when what we measure is "
+            "what the seed measured (the same engine, driver family, runtime and operation, each at the seed's "
+            "version; a version the seed does not state cannot be shown to match), and a claim that is an absolute "
+            "number (rows/s, µs) is never decided, since it depends on the machine; otherwise it is untestable "
+            "here, with the differences said. "
+            f"\"About X\" is read as within a factor of {ABOUT:g} of X either way: supported when the whole "
             f"interval lies in [X / {ABOUT:g}, X x {ABOUT:g}], refuted when it lies wholly outside. \"Most\" "
             "is read as more than half of the cells: supported when more than half support the claim, refuted when "
             "more than half refute it. A claim about every cell (\"in every category at every corpus size\") "
@@ -177,3 +182,43 @@ def rank_test_is_evidence(n1: int, n2: int, alpha: float = 0.05) -> bool:
     """Whether a Mann-Whitney test of these sizes could ever reject at `alpha`; if not, its p is no
     evidence either way and is never used for a verdict."""
     return rank_test_min_p(n1, n2) < alpha
+
+
+# --- like with like: what a claim rests on --------------------------------------------------------
+
+#: the parts of a setting a ratio claim rests on; a claim is decided only when every one matches
+LIKE_FOR_LIKE = ("engine", "driver", "runtime", "operation")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a number was measured with, each part with its version as far as it is known ("unstated"
+    when the seed does not say: an unstated version cannot be shown to match ours). `hardware` only
+    matters for absolute numbers (rows/s, µs), which never decide a verdict."""
+
+    engine: str
+    driver: str
+    runtime: str
+    operation: str
+    hardware: str = ""
+
+
+def differences(seed: Setting, ours: Setting) -> list[str]:
+    """How our setting differs from the seed's in the parts a ratio claim rests on, one phrase each."""
+    return [f"{part}: the seed's {getattr(seed, part)}, ours {getattr(ours, part)}" for part in LIKE_FOR_LIKE
+            if getattr(seed, part).strip().lower() != getattr(ours, part).strip().lower()]
+
+
+def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], absolute: bool = False) -> Verdict:
+    """The one rule every seed's claim passes through before its interval is read: *untestable here*
+    (saying how the substitute differs) when what we measure is not what the seed measured (engine,
+    driver family, runtime, operation, each with its version), or when the claim is an absolute
+    number (it depends on the machine: ours is context, never a verdict); otherwise `decide()`."""
+    diffs = differences(seed, ours)
+    inner = decide()
+    if inner.word == UNTESTABLE and inner.why:  # a reason of the claim's own (a substitute) is kept beside ours
+        diffs.append(inner.why)
+    if absolute:
+        diffs.insert(0, f"an absolute number depends on the machine (the seed's {seed.hardware or 'unstated'}, "
+                        f"ours {ours.hardware or 'unstated'}), so ours is context, not a test")
+    return untestable("; ".join(diffs)) if diffs else inner

@@ -256,7 +256,7 @@ def test_e2_figure_caption_says_which_way_the_speedup_goes_with_crossings():
 
     r = SimpleNamespace(rho=0.31, low=0.14, high=0.6, confidence=0.99, verdict="supported")
     assert "rises with crossings (Spearman's rho 0.31 [0.14, 0.60], 99%)" in micro.figure_takeaway(r)
-    assert "cannot be told" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
+    assert "does not show a trend" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
     assert micro.figure_takeaway(None) == ""
 
 

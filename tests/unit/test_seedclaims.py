@@ -121,3 +121,44 @@ def test_a_claim_these_runs_do_not_measure_is_untestable_not_inconclusive():
     assert sc.decide((math.nan,) * 3, lambda lo, hi: v.about(lo, hi, 2.0)).word == v.UNTESTABLE
     assert sc.decide((2.0, 1.9, 2.1), lambda lo, hi: v.about(lo, hi, 2.0)).word == v.SUPPORTED
     assert sc.decide((2.0, 0.0, 2.1), lambda lo, hi: v.about(lo, hi, 2.0)).word == v.INCONCLUSIVE
+
+
+def test_every_seeds_claim_passes_the_like_for_like_rule():
+    """Issue 23: no seed's claim is refuted or supported on a setting other than the seed's. Without
+    runs our versions are unrecorded, so none matches the seed's and every claim is untestable."""
+    for f in (sc.seed000_sqlite_simple, sc.seed001_inlining, sc.seed001_tpch, sc.seed003_versions,
+              sc.seed004_change):
+        c = f(None)
+        assert c.verdict.word == v.UNTESTABLE and "the seed's" in c.verdict.why, f.__name__
+    for c in app.claims(pd.DataFrame(columns=["engine", "operation", "runtime"]), None):
+        assert c["verdict"].word == v.UNTESTABLE
+
+
+def test_hellsten_c_vs_python_is_untestable_on_another_python_and_sqlite():
+    """Seed 000's 2.76x is of its Python and SQLite of 2013: ours (CPython 3.11, SQLite 3.40) differ."""
+    theirs = v.Setting("SQLite of 2013 (version unstated)", "Python's sqlite3 module against SQLite's C API",
+                       "Python of 2013 (version unstated) and C (compiler unstated)", "fold")
+    out = v.like_for_like(theirs, v.Setting("SQLite 3.40.1", theirs.driver, "cpython3.11.7 and C", "fold"),
+                          lambda: v.Verdict(v.REFUTED))
+    assert out.word == v.UNTESTABLE and "engine" in out.why and "runtime" in out.why
+
+
+def test_ramsql_versions_are_said_when_they_differ():
+    vs = {("ramsql/go", "go1.26.8"): "github.com/proullon/ramsql v0.1.5; sqlite 3.40.1",
+          ("sqlite/go", "go1.26.8"): "github.com/mattn/go-sqlite3 v1.14.22; sqlite 3.40.1"}
+    from harness.studies import envtable
+    assert envtable.version_of(vs, "ramsql/go", "github.com/proullon/ramsql") == "v0.1.5"
+    assert envtable.version_of(vs, "sqlite/go", "sqlite") == "3.40.1"  # not go-sqlite3's
+    theirs, _ = sc.seed004_setting(None, "select")
+    ours = v.Setting("RamSQL v0.1.5 against SQLite 3.40.1", theirs.driver, theirs.runtime, "select")
+    out = v.like_for_like(theirs, ours, lambda: v.Verdict(v.REFUTED))
+    assert out.word == v.UNTESTABLE and "v0.1.5" in out.why and "before v0.1.0" in out.why
+
+
+def test_an_untestable_claims_numbers_go_to_context_not_ours():
+    c = sc.Claim("004", "q", "100x", "16.3x [10.5, 25.3]", v.untestable("engine: differs"))
+    row = sc.markdown([c]).splitlines()[2].split(" | ")
+    assert row[3] == "—" and row[4] == "16.3x [10.5, 25.3]"
+    decided = sc.Claim("004", "q", "100x", "99x [90, 110]", v.Verdict(v.SUPPORTED))
+    row = sc.markdown([decided]).splitlines()[2].split(" | ")
+    assert row[3] == "99x [90, 110]" and row[4] == "—"

@@ -77,3 +77,38 @@ def test_large_factors_are_written_for_people():
     assert v.factor_text(2.5) == "2.5x" and v.factor_text(6810.4) == "6,810x"
     out = v.every_cell([v.at_least(1.0, 4.0, 3), v.at_least(0.001, 46.0, 3)])
     assert "2x to 214x" in out.why
+
+
+# --- the like-for-like rule (issue 23) ---------------------------------------------------------
+
+def _setting(**kw):
+    base = dict(engine="SQLite 3.40.1", driver="C API", runtime="C (gcc 12)", operation="fold", hardware="here")
+    return v.Setting(**{**base, **kw})
+
+
+def test_a_claim_is_decided_only_when_every_part_of_its_setting_matches():
+    decided = v.Verdict(v.REFUTED)
+    same = _setting()
+    assert v.like_for_like(same, _setting(hardware="another machine"), lambda: decided) is decided
+    for part, other in (("engine", "SQLite 3.54.1"), ("driver", "apsw"), ("runtime", "C (gcc 4)"),
+                        ("operation", "select")):
+        out = v.like_for_like(same, _setting(**{part: other}), lambda: decided)
+        assert out.word == v.UNTESTABLE, part
+        assert f"{part}: the seed's" in out.why and other in out.why
+
+
+def test_an_absolute_number_never_decides_a_verdict_even_on_a_matching_setting():
+    out = v.like_for_like(_setting(hardware="a Core i3"), _setting(hardware="a Xeon"), lambda: v.Verdict(v.SUPPORTED),
+                          absolute=True)
+    assert out.word == v.UNTESTABLE and "absolute" in out.why and "a Core i3" in out.why and "a Xeon" in out.why
+
+
+def test_an_unstated_seed_version_cannot_match_ours():
+    out = v.like_for_like(_setting(engine="SQLite of 2013 (version unstated)"), _setting(), lambda: v.Verdict(v.REFUTED))
+    assert out.word == v.UNTESTABLE and "unstated" in out.why
+
+
+def test_a_claims_own_substitute_reason_is_kept_beside_the_setting_differences():
+    out = v.like_for_like(_setting(), _setting(runtime="GHC 9"), lambda: v.untestable("FerretDB stands in"))
+    assert out.word == v.UNTESTABLE and "runtime" in out.why and "FerretDB stands in" in out.why
+    assert v.like_for_like(_setting(), _setting(), lambda: v.untestable("FerretDB")).why == "FerretDB"

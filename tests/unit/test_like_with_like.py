@@ -1,0 +1,192 @@
+"""Issue 23, like with like: geometric means over one common subset, censored timeouts, captions
+worded from intervals."""
+from types import SimpleNamespace
+
+from harness.studies import findings, micro
+
+
+def _runs(keys):
+    return SimpleNamespace(samples={k: [1.0, 1.0] for k in keys}, confidence=0.99)
+
+
+KEYS = [("micro.select", "sf=0.01", "sqlite/sqlite3", "cpython3.11.7"),
+        ("micro.select", "sf=0.01", "sqlite/native-c", "c-gcc12.2.0"),
+        ("micro.select", "sf=0.01", "duckdb", "cpython3.11.7"),
+        ("micro.pythonjoin", "sf=0.01", "sqlite/sqlite3", "cpython3.11.7"),
+        ("micro.pythonjoin", "sf=0.01", "duckdb", "cpython3.11.7")]
+
+
+def test_common_cells_are_those_every_side_ran():
+    runs = _runs(KEYS)
+    both = findings.common_cells(runs, "micro.", ["sqlite/sqlite3@cpython", "duckdb@cpython"])
+    assert both == {("micro.select", "sf=0.01"), ("micro.pythonjoin", "sf=0.01")}
+    every = findings.common_cells(runs, "micro.", ["sqlite/sqlite3@cpython", "duckdb@cpython", "sqlite/native-c@c"])
+    assert every == {("micro.select", "sf=0.01")}
+
+
+def test_every_e2_geomean_is_over_the_same_subset_and_says_what_it_left_out(monkeypatch):
+    seen = []
+
+    def fake(runs, prefix, a, b, label, only=None):
+        seen.append(only)
+        return f"{a} vs {b} {label}"
+
+    monkeypatch.setattr(findings, "compare_family", fake)
+    text = micro.findings_text(_runs(KEYS), "sqlite/sqlite3@cpython")
+    # one subset for every engine: native-c lacks pythonjoin, so no geomean includes it
+    assert seen and all(s == {("micro.select", "sf=0.01")} for s in seen)
+    assert "same 1 cell (select)" in text and "pythonjoin (no timings on sqlite/native-c@c)" in text
+
+
+def test_a_timed_out_cell_is_censored_never_a_number_and_left_out_of_the_geomean():
+    import pandas as pd
+
+    from harness.analysis import simdata, tables
+    from harness.studies.common import censored_cells
+
+    t = tables.build_table(simdata.simulate_run(benchmarks=3, engines=("sqlite/apsw", "sqlite/sqlite3"), seed=3),
+                           "sqlite/apsw", resamples=200)
+    rt = t[t.engine == "sqlite/sqlite3"].runtime.iloc[0]
+    params = t[t.benchmark == "bench02"].params.iloc[0]
+    dropped = t[~((t.benchmark == "bench02") & (t.engine == "sqlite/sqlite3"))]
+    cut = {("bench02", params, "sqlite/sqlite3", rt): 40.0}
+    md = tables.to_markdown(dropped, "sqlite/apsw", cut)
+    row = next(line for line in md.splitlines() if line.startswith("| bench02"))
+    assert row.endswith("| >40 s (timeout) |")
+    ratio = md.splitlines()[md.splitlines().index(row) + 1]
+    assert ratio.endswith("| >timeout |")
+    assert "Censored" in md and "left out of the geometric mean" in md
+    summary = pd.DataFrame({"benchmark": ["tpch.q19", "tpch.q01"], "params": ["sf=0.01"] * 2,
+                            "engine": ["h2/jdbc"] * 2, "runtime": ["jvm"] * 2, "status": ["timeout", "ok"],
+                            "reason": ["process exceeded the 40 s timeout and was killed", ""]})
+    assert censored_cells(summary, "tpch.") == {("tpch.q19", "sf=0.01", "h2/jdbc", "jvm"): 40.0}
+
+
+def test_the_h2_comparison_names_censored_queries():
+    from harness.studies import seed001_h2
+
+    table = __import__("pandas").DataFrame({"benchmark": ["tpch.q01", "geomean"], "engine": ["h2/jdbc"] * 2,
+                                            "runtime": ["jvm-17"] * 2, "ratio": [10.0, 10.0],
+                                            "ratio_ci_low": [9.0, 9.0], "ratio_ci_high": [11.0, 11.0], "n": [1, 1]})
+    text = seed001_h2.comparison(table, "tpch.", censored=["tpch.q19", "tpch.q20"])
+    assert "Censored: tpch.q19, tpch.q20 timed out" in text and "neither mean" in text
+
+
+def _manifest(run_id, engines):
+    return SimpleNamespace(run_id=run_id, engines={f"{e}@cpython": {"available": True, "versions": {"sqlite": v}}
+                                                   for e, v in engines.items()})
+
+
+def test_two_drivers_with_one_sqlite_version_each_are_never_compared():
+    from harness.studies import inserts
+
+    runs = SimpleNamespace(manifests=lambda: [_manifest("r1", {"sqlite/sqlite3": "3.40.1", "sqlite/apsw": "3.54.1"})],
+                           confidence=0.99)
+    cmp, text = inserts.version_comparison(runs, {"sqlite/sqlite3": "3.40.1", "sqlite/apsw": "3.54.1"})
+    assert cmp.empty and "No claim about SQLite versions" in text and "confound the driver" in text
+
+
+def test_one_driver_with_two_sqlite_versions_is_compared_at_the_papers_confidence(monkeypatch):
+    import pandas as pd
+
+    from harness.analysis.stats import compare
+    from harness.studies import inserts
+
+    manifests = [_manifest("r1", {"sqlite/sqlite3": "3.40.1", "sqlite/apsw": "3.54.1"}),
+                 _manifest("r2", {"sqlite/sqlite3": "3.45.0"})]
+    assert inserts.driver_versions(SimpleNamespace(manifests=lambda: manifests)) == {
+        "sqlite/sqlite3": {"3.40.1": ["r1"], "3.45.0": ["r2"]}, "sqlite/apsw": {"3.54.1": ["r1"]}}
+    raw = pd.DataFrame({"benchmark": ["inserts.prepared"] * 2, "params": ["rows=10"] * 2,
+                        "engine": ["sqlite/sqlite3"] * 2, "run_id": ["r1", "r2"]})
+    seen = {}
+
+    def fake_compare(a, b, alpha, confidence):
+        seen.update(alpha=alpha, confidence=confidence, a=set(a["run_id"]), b=set(b["run_id"]))
+        return pd.DataFrame()
+
+    monkeypatch.setattr(compare, "compare_runs", fake_compare)
+    runs = SimpleNamespace(manifests=lambda: manifests, confidence=0.99, raw_of=lambda pattern: raw)
+    inserts.version_comparison(runs, {})
+    assert seen["confidence"] == 0.99 and abs(seen["alpha"] - 0.01) < 1e-12
+    assert seen["a"] == {"r1"} and seen["b"] == {"r2"}  # the same driver, old version against new
+
+
+def test_the_abstracts_binding_comparison_says_when_the_sqlite_builds_differ(monkeypatch):
+    from harness.studies import bindings
+
+    builds = {"sqlite/apsw@cpython": "3.54.1", "sqlite/native-c@c": "3.40.1", "sqlite/sqlite3@cpython": "3.40.1"}
+    monkeypatch.setattr(bindings, "sqlite_build", lambda runs, spec: builds[spec])
+    differ = bindings.builds_clause(None, "sqlite/apsw@cpython", "sqlite/native-c@c")
+    assert "different SQLite builds" in differ and "3.54.1" in differ and "3.40.1" in differ
+    assert bindings.builds_clause(None, "sqlite/native-c@c", "sqlite/sqlite3@cpython") == " Both link SQLite 3.40.1."
+
+
+def test_sqlite_build_reads_the_manifest():
+    from harness.studies import bindings
+
+    m = SimpleNamespace(engines={"sqlite/apsw@cpython": {"available": True, "runtime": "cpython3.11.7",
+                                                         "versions": {"driver": "apsw 3.54.1.0", "sqlite": "3.54.1"}}})
+    runs = SimpleNamespace(manifests=lambda: [m])
+    assert bindings.sqlite_build(runs, "sqlite/apsw@cpython") == "3.54.1"
+
+
+def test_fastest_only_when_its_interval_is_apart_from_the_next():
+    apart = [("a", 1.0, 0.9, 1.1), ("b", 2.0, 1.8, 2.2), ("c", 3.0, 2.5, 3.5)]
+    assert findings.extreme_phrase(apart, "fastest") == "a is fastest"
+    assert findings.extreme_phrase(apart, "slowest", higher_wins=True) == "c is slowest"
+    overlap = [("a", 1.0, 0.8, 1.3), ("b", 1.1, 0.95, 1.4), ("c", 3.0, 2.5, 3.5)]
+    out = findings.extreme_phrase(overlap, "fastest")
+    assert "is fastest" not in out and out.startswith("a, b are among the fastest") and "cannot be told apart" in out
+    no_interval = [("a", 1.0, float("nan"), float("nan")), ("b", 2.0, 1.9, 2.1)]
+    assert "among the fastest" in findings.extreme_phrase(no_interval, "fastest")
+
+
+def test_the_crossings_caption_says_rises_only_when_the_interval_excludes_zero():
+    def r(low, high):
+        return SimpleNamespace(rho=(low + high) / 2, low=low, high=high, confidence=0.99,
+                               verdict="supported" if low > 0 else "contradicted" if high < 0 else "not supported")
+
+    assert "rises with crossings" in micro.figure_takeaway(r(0.14, 0.6))
+    flat = micro.figure_takeaway(r(-0.2, 0.6))
+    assert "rises" not in flat and "does not show a trend" in flat
+
+
+def test_captions_word_fastest_from_intervals():
+    import pandas as pd
+
+    from harness.studies import app, bindings, tpch
+
+    geo = pd.DataFrame({"benchmark": ["geomean"] * 3, "engine": ["duckdb", "h2/jdbc", "sqlite/apsw"],
+                        "runtime": ["cpython3.11", "jvm-17", "cpython3.11"], "ratio": [0.3, 20.0, 0.32],
+                        "ratio_ci_low": [0.28, 18.0, 0.29], "ratio_ci_high": [0.33, 22.0, 0.35]})
+    cap = tpch.figure_takeaway(geo, "sqlite/sqlite3@cpython")
+    assert "duckdb (cpython), sqlite/apsw (cpython) are among the fastest" in cap and "h2/jdbc (jvm) is slowest" in cap
+    cells = pd.DataFrame({"corpus": ["SM"] * 2, "operation": ["app.query_user"] * 2, "series": ["x", "y"],
+                          "mean_s": [1.0, 1.05], "ci_low_s": [0.9, 0.95], "ci_high_s": [1.1, 1.15], "hash": ["off"] * 2})
+    assert "among the fastest" in app.app_takeaway(cells)
+    summary = pd.DataFrame({"benchmark": ["bindings.select_fold"] * 2, "engine": ["a", "b"], "runtime": ["c", "c"],
+                            "mean_s": [1.0, 3.0], "ci_low_s": [0.9, 2.8], "ci_high_s": [1.1, 3.2],
+                            "rows_per_s": [10.0, 3.333]})
+    text = bindings.rates_takeaway(summary)
+    assert "a on c is fastest" in text and "b on c is slowest" in text
+
+
+def test_a_long_tie_is_counted_not_listed():
+    many = [(f"s{i}", 1.0 + i / 100, 0.8, 1.5) for i in range(6)]
+    out = findings.extreme_phrase(many, "fastest")
+    assert out == "s0 has the best estimate, but 5 others' intervals overlap its, so none can be called fastest"
+
+
+def test_every_e3_geomean_is_over_the_queries_every_engine_ran(monkeypatch):
+    from harness.studies import tpch
+
+    keys = [("tpch.q01", "sf=0.01", e, rt) for e, rt in (("sqlite/sqlite3", "cpython3.11.7"), ("h2/jdbc", "jvm-17"),
+                                                          ("duckdb", "cpython3.11.7"))]
+    keys += [("tpch.q19", "sf=0.01", "sqlite/sqlite3", "cpython3.11.7"), ("tpch.q19", "sf=0.01", "duckdb", "cpython3.11.7")]
+    seen = []
+    monkeypatch.setattr(findings, "compare_family",
+                        lambda runs, prefix, a, b, label, only=None: seen.append(only) or f"{a} {label}")
+    monkeypatch.setattr(findings, "count_verdicts", lambda *a: {"faster": 0, "slower": 0, "same": 1, "unknown": 0})
+    text = tpch.findings_text(_runs(keys))
+    assert seen and all(s == {("tpch.q01", "sf=0.01")} for s in seen)  # q19 timed out on H2: out of every mean
+    assert "q19 (no timings on h2/jdbc@jvm)" in text
