@@ -66,6 +66,8 @@ PLAIN_NAMES = {
     "sqlite/sqlite3@pypy": "Python's sqlite3 module on PyPy",
     "sqlite/apsw@cpython": "the apsw driver on CPython",
     "duckdb@cpython": "DuckDB from CPython",
+    "ramsql/go@go": "RamSQL",
+    "sqlite/go@go": "SQLite from Go",
 }
 
 
