@@ -13,6 +13,7 @@ from harness import engines as engine_registry
 from harness.analysis.figures.rates import e1_rows, plot_native_vs_bindings, plot_rows_per_s
 from harness.analysis.figures.warmup import plot_run_sequences
 from harness.analysis.markdown import to_markdown
+from harness.analysis import methodfacts
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
@@ -69,7 +70,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "verdict-rules": verdict_rules(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
-               "environment": envtable.markdown(runs.manifests())}
+               "environment": envtable.markdown(runs.manifests()),
+               "method-interference": methodfacts.interference_constants(),
+               "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process" + warmup_takeaway(seq_raw),
                                            seq_fig, paper_path)
@@ -265,7 +268,7 @@ def abstract(runs: RunSet) -> str:
     out = []
     for bench, a, b, what in (("bindings.select_fold", NATIVE + "@c", BASELINE, "at folding over a query's rows"),
                               ("bindings.point_query", "sqlite/apsw@cpython", NATIVE + "@c", "per point query")):
-        s = findings.compare(runs, bench, a, b, what)
+        s = findings.compare(runs, bench, a, b, what, plain=True)
         if s:
             out.append(s + builds_clause(runs, a, b))
     return " ".join(out) or ("_No E1 comparison with native C (sqlite/native-c@c against "

@@ -70,14 +70,16 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
 
 
 def family_table(runs: RunSet, prefix: str, baseline: str,
-                 engines: Iterable[str] | None = None) -> tuple[pd.DataFrame | None, str]:
+                 engines: Iterable[str] | None = None, exclusions: str | None = None
+                 ) -> tuple[pd.DataFrame | None, str]:
     """The SQPyte-layout table of one benchmark family, from valid cells only.
 
     Cells whose status is not ok (a wrong answer, a failure, not applicable) are kept out of the
     table, and the Markdown says which and why, so a wrong answer can never slip into a ratio.
     Returns (table or None, Markdown with caption and the exclusion sentence). The cells'
     bootstrap replicates are the ones the summary used (`runs` keeps them). `engines`, when given,
-    keeps only those engines' cells and the baseline's.
+    keeps only those engines' cells and the baseline's. `exclusions`, when given, stands in for the
+    exclusion sentence (a subset's table points to where its family's full table lists them once).
     """
     import pandas as pd
 
@@ -93,7 +95,8 @@ def family_table(runs: RunSet, prefix: str, baseline: str,
         keys = {k for k in keys if k[2] in wanted or stats.is_baseline(k[2], k[3], baseline)}
     measured = pd.DataFrame([k for k in runs.samples if k in keys], columns=CELL_KEYS)  # cells with timings
     cut = censored_cells(summary, prefix, engines)
-    excluded = excluded_cells(summary, prefix, shown_censored=bool(cut))
+    excluded = (excluded_cells(summary, prefix, shown_censored=bool(cut)) if exclusions is None
+                else exclusions)
     if not tables.has_baseline(measured, baseline):
         return None, f"_no valid {prefix}* cells with the baseline {baseline} in these runs_\n\n{excluded}"
     table = tables.select_columns(runs.ratio_rows(keys, baseline))

@@ -58,6 +58,31 @@ def ratio_sentence(subject: str, other: str, ratio: float, low: float, high: flo
     return f"{subject} and {other} cannot be compared{where}: one of them has no valid timings."
 
 
+#: the words a reader meets first (the abstract) for the configurations it names; elsewhere the
+#: paper writes a configuration as the tables do, `engine/driver@runtime`
+PLAIN_NAMES = {
+    "sqlite/native-c@c": "a C program calling SQLite directly",
+    "sqlite/sqlite3@cpython": "Python's sqlite3 module on CPython",
+    "sqlite/sqlite3@pypy": "Python's sqlite3 module on PyPy",
+    "sqlite/apsw@cpython": "the apsw driver on CPython",
+    "duckdb@cpython": "DuckDB from CPython",
+    "ramsql/go@go": "RamSQL",
+    "sqlite/go@go": "SQLite from Go",
+}
+
+
+def plain_name(spec: str) -> str:
+    """A configuration in words (`PLAIN_NAMES`), else `driver on runtime` from `engine/driver@runtime`."""
+    if spec in PLAIN_NAMES:
+        return PLAIN_NAMES[spec]
+    engine, _, runtime = spec.partition("@")
+    return f"{engine.split('/')[-1]} on {runtime}" if runtime else engine
+
+
+def _sentence_case(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
 def _matches(key: tuple, engine: str, runtime: str | None) -> bool:
     return key[2] == engine and (runtime is None or str(key[3]).startswith(runtime))
 
@@ -113,19 +138,27 @@ def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str,
     return (*combine_log_ratios(pairs, runs.confidence), len(pairs))
 
 
-def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "") -> str:
-    """The sentence for one benchmark, or '' when either side is missing."""
+def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "", plain: bool = False) -> str:
+    """The sentence for one benchmark, or '' when either side is missing; `plain` names the two
+    configurations in words (`plain_name`), as the abstract does."""
     r = pair_ratio(runs, benchmark, a, b)
-    return ratio_sentence(a, b, *r, confidence=runs.confidence, what=what) if r else ""
+    if not r:
+        return ""
+    if plain:
+        return _sentence_case(ratio_sentence(plain_name(a), plain_name(b), *r, confidence=runs.confidence, what=what))
+    return ratio_sentence(a, b, *r, confidence=runs.confidence, what=what)
 
 
 def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,
-                   only: set[tuple[str, str]] | None = None) -> str:
+                   only: set[tuple[str, str]] | None = None, plain: bool = False) -> str:
     """The sentence for a family's geometric mean (over `only` when given), or '' when there is
-    nothing to compare."""
+    nothing to compare (`plain`: the configurations in words, as in `compare`)."""
     r, lo, hi, n = geomean_ratio(runs, prefix, a, b, only)
     if not n:
         return ""
+    if plain:
+        return _sentence_case(ratio_sentence(plain_name(a), plain_name(b), r, lo, hi, runs.confidence,
+                                             what=f"over the {n} {label}", note="geometric mean of the time ratios"))
     return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=f"over the {n} {label}",
                           note="geometric mean of the time ratios")
 

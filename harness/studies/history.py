@@ -49,6 +49,7 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
                "e7-history-table": to_markdown(shown) + "\n\n" + caption}
         pair = same_commit_pair(table)
         out.update({name: between_run_sentence(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
+        out["abstract-e7"] = abstract(pair)
         if fig is not None:
             out["e7-history-figure"] = figure_link(
                 f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked"
@@ -162,3 +163,12 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
     if compared.empty:
         parts.append("No cell was measured twice, so no change could be tested.")
     return "\n".join(f"- {p}" for p in parts)
+
+
+def abstract(pair: dict | None) -> str:
+    """The abstract's E7 sentence: how far two runs of one commit moved, beyond their intervals."""
+    if pair is None:
+        return "_No commit was run twice in these runs._"
+    return (f"Two runs of one commit, one right after the other, moved the medians of the same {pair['cells']} "
+            f"cells by up to {pair['largest_pct']:.0f}% ({pair['significant']} of {pair['cells']} moves significant "
+            "at alpha = 0.05).")

@@ -204,6 +204,22 @@ def gain_takeaway(gain: pd.DataFrame) -> str:
             f"{ratio_text(r['_transaction gain'])} as many rows per second as autocommit")
 
 
+def abstract(gain: pd.DataFrame) -> str:
+    """The abstract's E4 sentence: what one transaction buys sqlite3 (as `gain_takeaway`), in words."""
+    from harness.studies.findings import plain_name
+
+    if gain.empty or "_transaction gain" not in gain:
+        return "_No E4 transaction gain in these runs._"
+    rows = gain[gain["_transaction gain"].map(lambda r: isinstance(r, tuple) and np.isfinite(r[0]))]
+    if rows.empty:
+        return "_No E4 transaction gain in these runs._"
+    pick = rows[rows["engine"] == "sqlite/sqlite3"]
+    r = (pick if len(pick) else rows).iloc[0]
+    who = plain_name(f"{r['engine']}@{r['runtime']}")
+    return (f"Inserting {at_n(r, 'transaction gain')} rows in one transaction, {who} inserts "
+            f"{ratio_text(r['_transaction gain'])} as many rows per second as in autocommit (99% CI).")
+
+
 def time_takeaway(df: pd.DataFrame) -> str:
     """The time figure's point, unlike the rate figure's (`gain_takeaway`): at the largest N of
     sqlite/sqlite3 (or the first engine), which strategies got there and how long each took."""
@@ -572,7 +588,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         empty = "_No inserts.* cells in these runs._"
         return StudyResult(text={"empty": empty}, make_blocks=lambda p: {
             k: empty for k in ("e4-scaling", "e4-figures", "e4-gains", "e4-grid", "e4-versions", "e4-seed",
-                               "e4-storage")})
+                               "e4-storage", "abstract-e4")})
     sweep = default_settings(df)
     time_fig = plot_scaling(sweep, figures_dir / "e4_time_vs_n.png", "time", method)
     rate_fig = plot_scaling(sweep, figures_dir / "e4_inserts_per_s.png", "rate", method)
@@ -597,6 +613,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                 for w, f, says in (("time", time_fig, time_takeaway(df)), ("inserts/s", rate_fig, gain_takeaway(gain)))
                 if f is not None]
         return {
+            "abstract-e4": abstract(gain),
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
             + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}; bounds are N divided by the "
               "time bounds), SQLite's own journal_mode and synchronous.\n\n" + coverage + "\n\n" + excluded,

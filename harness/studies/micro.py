@@ -166,5 +166,5 @@ def findings_text(runs: RunSet, baseline: str = SLOW) -> str:
 def abstract(runs: RunSet, claim) -> str:
     """The abstract's E2 sentence: the family's geometric mean (the rank correlation with crossings is
     a contrast, not a finding of the seed's claim, and stays in Section 4)."""
-    s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks both ran")
+    s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks both ran", plain=True)
     return s.strip() or "_No E2 cells in these runs._"

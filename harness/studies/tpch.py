@@ -107,5 +107,6 @@ def abstract(runs: RunSet) -> str:
     indexes = {x for b, p in zip(runs.summary["benchmark"], runs.summary["params"].astype(str))
                if str(b).startswith(PREFIX) for x in p.split(",") if x.startswith("indexes=")}
     what = "TPC-H (query, index setting) pairs" if len(indexes) > 1 else "TPC-H queries"
-    out = [findings.compare_family(runs, PREFIX, spec, BASELINE, what) for spec in ("sqlite/sqlite3@pypy", "duckdb@cpython")]
+    out = [findings.compare_family(runs, PREFIX, spec, BASELINE, what, plain=True)
+           for spec in ("sqlite/sqlite3@pypy", "duckdb@cpython")]
     return " ".join(s for s in out if s) or "_No E3 cells in these runs._"

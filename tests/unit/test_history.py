@@ -164,7 +164,7 @@ def test_study_blocks_and_figure(step_runs, tmp_path):
     result = study.compute([step_runs], tmp_path / "figures", resamples=100)
     blocks = result.blocks(tmp_path / "paper.md")
     assert set(blocks) == {"e7-history-text", "e7-history-runs", "e7-history-table", "e7-history-figure",
-                           *study.CROSS_RUN_TABLES}
+                           "abstract-e7", *study.CROSS_RUN_TABLES}
     import re
 
     found = re.search(r"Between consecutive runs of different commits, 1 of 8 comparisons is significant at "
