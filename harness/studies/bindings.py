@@ -255,11 +255,12 @@ def builds_clause(runs: RunSet, a: str, b: str) -> str:
     """Whether a comparison of `a` with `b` is of one SQLite build or of two, said in the sentence:
     a ratio between two builds mixes the binding with the library's version."""
     va, vb = sqlite_build(runs, a), sqlite_build(runs, b)
+    na, nb = findings.plain_name(a), findings.plain_name(b)
     if "unrecorded" in (va, vb):
-        return f" The SQLite builds of {a} and {b} are not both recorded, so the ratio may include a library difference."
+        return f" The SQLite builds of {na} and {nb} are not both recorded, so the ratio may include a library difference."
     if va == vb:
         return f" Both link SQLite {va}."
-    return (f" The two link different SQLite builds ({a}: SQLite {va}; {b}: SQLite {vb}), so this ratio mixes the "
+    return (f" The two link different SQLite builds (SQLite {va} for {na}, {vb} for {nb}), so this ratio mixes the "
             "binding with the library's version.")
 
 

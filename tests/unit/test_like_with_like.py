@@ -118,6 +118,7 @@ def test_the_abstracts_binding_comparison_says_when_the_sqlite_builds_differ(mon
     monkeypatch.setattr(bindings, "sqlite_build", lambda runs, spec: builds[spec])
     differ = bindings.builds_clause(None, "sqlite/apsw@cpython", "sqlite/native-c@c")
     assert "different SQLite builds" in differ and "3.54.1" in differ and "3.40.1" in differ
+    assert "@" not in differ  # the configurations in words, as the rest of the abstract
     assert bindings.builds_clause(None, "sqlite/native-c@c", "sqlite/sqlite3@cpython") == " Both link SQLite 3.40.1."
 
 
