@@ -49,7 +49,7 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
                "e7-history-table": to_markdown(shown) + "\n\n" + caption}
         pair = same_commit_pair(table)
         out.update({name: between_run_sentence(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
-        out["abstract-e7"] = abstract(pair)
+        out["abstract-e7"] = abstract(pair, same_commit_all(table))
         if fig is not None:
             out["e7-history-figure"] = figure_link(
                 f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked"
@@ -165,10 +165,28 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
     return "\n".join(f"- {p}" for p in parts)
 
 
-def abstract(pair: dict | None) -> str:
-    """The abstract's E7 sentence: how far two runs of one commit moved, beyond their intervals."""
+def same_commit_all(table: pd.DataFrame) -> dict | None:
+    """Every comparison of two runs of one commit in the history (older runs included, whatever the
+    machine's state then): how many, how many significant, and the largest move in percent."""
+    compared = table[table["p_value"].notna()]
+    same = compared[compared["changed"].astype(str).str.startswith("same commit")]
+    if same.empty:
+        return None
+    return {"cells": len(same), "runs": int(same["run_id"].nunique()),
+            "significant": int(same["significant"].astype(bool).sum()),
+            "largest_pct": float(same["delta_pct"].abs().max())}
+
+
+def abstract(pair: dict | None, every: dict | None = None) -> str:
+    """The abstract's E7 sentence: how far two runs of one commit moved, beyond their intervals; with
+    `every` (`same_commit_all`), the largest move over all runs of one commit in the history too."""
     if pair is None:
         return "_No commit was run twice in these runs._"
-    return (f"Two runs of one commit, one right after the other, moved the medians of the same {pair['cells']} "
+    text = (f"Two runs of one commit, one right after the other, moved the medians of the same {pair['cells']} "
             f"cells by up to {pair['largest_pct']:.0f}% ({pair['significant']} of {pair['cells']} moves significant "
             "at alpha = 0.05).")
+    if every is not None and every["cells"] > pair["cells"]:
+        text += (f" Over every comparison of two runs of one commit in the history ({every['cells']} cell moves, "
+                 f"older runs included), the largest move was {every['largest_pct']:.0f}% "
+                 f"and {every['significant']} of {every['cells']} were significant.")
+    return text

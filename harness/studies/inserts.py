@@ -182,10 +182,14 @@ def one_n(gain: pd.DataFrame, label: str) -> str:
 def gains_at_text(gain: pd.DataFrame) -> str:
     """Where the gains table's columns compare, for its caption."""
     fixed = [(label, n) for label, _, _ in GAIN_PAIRS if (n := one_n(gain, label))]
-    text = " and ".join(f"the {label} at N = {n}" for label, n in fixed)
+    ns = {n for _, n in fixed}
+    if len(ns) == 1 and len(fixed) > 1:
+        text = f"both gains at N = {ns.pop()}"
+    else:
+        text = " and ".join(f"the {label} at N = {n}" for label, n in fixed)
     if fixed:
-        text += (", for each the largest N at which every engine here ran both strategies (Appendix B.5 has each "
-                 "strategy at every N it ran)")
+        text += (" (the largest N at which every engine here ran both strategies of a gain; Appendix B.5 has "
+                 "each strategy at every N it ran)")
     if len(fixed) < len(GAIN_PAIRS):
         text += ("; " if fixed else "") + "other pairs at the largest N both were measured at (column `at N`)"
     return text

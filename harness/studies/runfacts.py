@@ -216,7 +216,8 @@ def precision_block(runs: RunSet) -> str:
     if (t["protocol"] == "adaptive").any():
         notes.append("An adaptive run adds processes to each cell until its interval meets the target; a cell that "
                      "did not stopped for its time budget (`budget`), for lack of a steady state, for a process "
-                     "timeout, or because it could not run" + (f" ({'; '.join(stop_notes)})" if stop_notes else "")
+                     "timeout, or because it could not run (`not run`: a runtime without that driver or engine, such as "
+                     "DuckDB or psycopg on PyPy, or a component not built on the machine)" + (f" ({'; '.join(stop_notes)})" if stop_notes else "")
                      + ".")
     if (t["protocol"] == "fixed").any():
         notes.append("A fixed run used a set number of processes and iterations per cell; its half-widths are "
@@ -433,6 +434,8 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
         copied = (" the run directory was then copied to "
                   f"`data/reference/{Path(d).name}`" if reference else "")
         took = wall_text(m)
+        if took and m.imported:
+            took = took.replace(", in ", ", imported in ", 1)  # the import's time, not the producing tool's
         out.append(f"Run `{m.run_id}` was made at commit `{commit}`{took} by\n\n```sh\n"
                    f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
                    f"(`--out` only chooses where the run directory goes{';' + copied if copied else ''}.)")

@@ -95,7 +95,7 @@ def seed000_c_vs_python(runs: RunSet) -> Claim:
     # the seed's two programs: C stepped and folded; its bench.py called fetchall() and summed the list
     r = ratio_at(runs, "bindings.select_all", PY, C, "n=10000", benchmark_b="bindings.select_fold")
     vs = engine_versions(runs)
-    op = "fold over 10,000 rows of one integer column"
+    op = "read 10,000 rows of one integer column (C steps and sums; Python fetches all, then sums: the seed's two programs)"
     theirs = v.Setting("SQLite of 2013 (version unstated)", "Python's sqlite3 module against SQLite's C API",
                        "Python of 2013 (version unstated) and C (compiler unstated)", op, SEED000_MACHINE)
     ours = v.Setting(f"SQLite {version_of(vs, PY.split('@')[0], 'sqlite', 'cpython')} (Python's) and "
@@ -322,24 +322,29 @@ def claims(runs: RunSet) -> list[Claim]:
 def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap") -> str:
     """The verdict table (6 columns) and its caption. What we measured goes under "ours [CI]" only when
     it decided the verdict; for a claim untestable here it goes under "context", where it decides nothing."""
-    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict "
+             "| on today's stack |", "|---|---|---|---|---|---|---|"]
     for c in items:
         cell = str(c.verdict).replace("|", "\\|")
         ours, context = (("—", c.ours) if c.verdict.word == v.UNTESTABLE else (c.ours, "—"))
-        lines.append(f"| {CITE[c.seed]} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} |")
+        lines.append(f"| {CITE[c.seed]} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} "
+                     f"| {c.verdict.today or '—'} |")
     counts = v.counts(c.verdict for c in items)
     tally = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
+    today = {w: sum(c.verdict.today == w for c in items) for w in v.WORDS}
+    if any(today.values()):
+        tally += "; on today's stack " + ", ".join(f"{n} {w}" for w, n in today.items() if n)
     return ("\n".join(lines) + f"\n\nTable: The seeds' claims against these runs ({tally}). Seed columns quote the "
             f"seeds; ours are {confidence:.0%} intervals ({method} method, t on the log scale for ratios). Each "
-            "verdict is computed by `harness/studies/verdicts.py`, by one rule for every seed: a claim is decided "
+            "verdict is computed by one rule for every seed: a claim is decided "
             "only when what we measure is what the seed measured (the same engine, driver family, runtime and "
             "operation, each at the seed's version), and an absolute number (rows/s, µs) never decides, since it "
             "depends on the machine; otherwise it is untestable here, with the differences said, and what we "
             "measured is shown as context. A decided claim is supported or refuted only when the whole interval "
             "lies on one side of the claim's line, inconclusive when it straddles (with the smallest effect the "
             f"interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim about every "
-            "cell is refuted by one refuting cell.")
+            "cell is refuted by one refuting cell. Last column: what our interval says of the claim on today's "
+            "stack, by the same reading (a second tier, never the verdict).")
 
 
 def abstract_sentence(items: list[Claim]) -> str:
@@ -348,11 +353,18 @@ def abstract_sentence(items: list[Claim]) -> str:
         return "_No claim of the seeds could be tested against these runs._"
     counts = {w: sum(c.verdict.word == w for c in items) for w in v.WORDS}
     seeds = len({c.seed for c in items})
+    today = {w: sum(c.verdict.today == w for c in items) for w in v.WORDS}
+    read = sum(today.values())
+    tier = ""
+    if read:
+        parts = [f"{n} {w}" for w, n in today.items() if n]
+        tier = (f" Read against today's stack instead, {read} of them can be judged by our intervals: "
+                + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
     if counts[v.UNTESTABLE] == len(items):
-        return (f"None of the {len(items)} claims of the {seeds} seeds is tested here: each rests on a setting these "
-                "runs do not reproduce (another engine, driver or runtime version, or an absolute number from "
-                "another machine), so each is untestable here, and our numbers are given beside it as context "
-                "(Section 10).")
+        return (f"None of the {len(items)} claims of the {seeds} seeds is tested here as the seed measured it: each "
+                "rests on a setting these runs do not reproduce (another engine, driver or runtime version, or an "
+                "absolute number from another machine), so each is untestable here, and our numbers are given "
+                "beside it as context (Section 10)." + tier)
     parts = [f"{n} {'is' if n == 1 else 'are'} {w}" for w, n in counts.items() if n]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-    return f"Of the {len(items)} claims of the {seeds} seeds that our runs speak to, {listed} (Section 10)."
+    return f"Of the {len(items)} claims of the {seeds} seeds that our runs speak to, {listed} (Section 10)." + tier

@@ -34,6 +34,10 @@ class Verdict:
     why: str = ""
     #: for inconclusive: the factor from the line this interval could have detected (nan otherwise)
     detectable: float = math.nan
+    #: for a claim untestable only because our setting differs from the seed's (versions, a substitute
+    #: of the same kind): what the interval says of the claim on today's stack, a second tier that
+    #: never replaces the verdict ("" when there is none: an absolute number, or nothing measured)
+    today: str = ""
 
     def __str__(self) -> str:
         return f"**{self.word}**" + (f": {self.why}" if self.why else "")
@@ -221,4 +225,7 @@ def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], a
     if absolute:
         diffs.insert(0, f"an absolute number depends on the machine (the seed's {seed.hardware or 'unstated'}, "
                         f"ours {ours.hardware or 'unstated'}), so ours is context, not a test")
-    return untestable("; ".join(diffs)) if diffs else inner
+    if not diffs:
+        return inner
+    today = inner.word if not absolute and inner.word != UNTESTABLE else ""
+    return Verdict(UNTESTABLE, "; ".join(diffs), today=today)

@@ -215,3 +215,20 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
     assert "not measured" in study.between_run_sentence(study.same_commit_pair(table.iloc[[0, 2]]), "T")
     assert "1 of 1 moves between commits are significant" in study.figure_takeaway(table)
     assert set(study.CROSS_RUN_TABLES) >= {"between-run-seeds", "between-run-e4", "between-run-e6"}
+
+
+def test_the_abstract_reports_every_same_commit_pair_not_only_the_latest():
+    """The latest pair of one commit may be the calm one; the abstract also gives the largest move
+    over every same-commit comparison in the history."""
+    import pandas as pd
+
+    from harness.studies.history import abstract, same_commit_all, same_commit_pair
+
+    table = pd.DataFrame({"run_id": ["r2", "r2", "r9", "r9"], "commit": ["a", "a", "b", "b"],
+                          "changed": ["same commit"] * 4, "p_value": [0.01, 0.2, 0.3, 0.4],
+                          "significant": [True, False, False, False], "delta_pct": [192.0, -5.0, 7.0, 3.0]})
+    pair, every = same_commit_pair(table), same_commit_all(table)
+    assert pair["largest_pct"] == 7.0 and every["largest_pct"] == 192.0 and every["significant"] == 1
+    text = abstract(pair, every)
+    assert "up to 7%" in text and "192%" in text and "1 of 4" in text
+    assert "192%" not in abstract(pair)

@@ -52,3 +52,15 @@ def test_time_figure_says_which_strategies_reach_the_largest_n():
     assert "only 2 of 3 strategies reach" in text and "N = 1,000" in text
     assert text.index("multirow") < text.index("prepared")  # fastest first
     assert "transaction makes" not in text  # the rate figure's point, not this one's
+
+
+def test_the_gains_caption_names_one_n_once_when_both_gains_share_it():
+    import pandas as pd
+
+    from harness.studies.inserts import GAIN_PAIRS, gains_at_text
+
+    labels = [label for label, _, _ in GAIN_PAIRS]
+    same = pd.DataFrame({f"_{label} at N": [10] for label in labels})
+    assert gains_at_text(same).startswith("both gains at N = 10 (the largest N")
+    apart = pd.DataFrame({f"_{labels[0]} at N": [10], f"_{labels[1]} at N": [100]})
+    assert gains_at_text(apart).startswith(f"the {labels[0]} at N = 10 and the {labels[1]} at N = 100")

@@ -112,3 +112,19 @@ def test_a_claims_own_substitute_reason_is_kept_beside_the_setting_differences()
     out = v.like_for_like(_setting(), _setting(runtime="GHC 9"), lambda: v.untestable("FerretDB stands in"))
     assert out.word == v.UNTESTABLE and "runtime" in out.why and "FerretDB stands in" in out.why
     assert v.like_for_like(_setting(), _setting(), lambda: v.untestable("FerretDB")).why == "FerretDB"
+
+
+def test_an_untestable_claim_keeps_what_its_interval_says_on_todays_stack():
+    """A second tier: a claim untestable only because our versions differ from the seed's still
+    gets the word its interval gives against the claim's line (never replacing the verdict); an
+    absolute number gets none."""
+    from harness.studies import verdicts as v
+
+    seed = v.Setting("SQLite 3.6", "C API", "C", "insert")
+    ours = v.Setting("SQLite 3.40.1", "C API", "C", "insert")
+    refuted = lambda: v.Verdict(v.REFUTED, "the interval lies below the line")  # noqa: E731
+    got = v.like_for_like(seed, ours, refuted)
+    assert got.word == v.UNTESTABLE and got.today == v.REFUTED and "3.6" in got.why
+    assert v.like_for_like(seed, ours, refuted, absolute=True).today == ""
+    assert v.like_for_like(seed, seed, refuted) == v.Verdict(v.REFUTED, "the interval lies below the line")
+    assert v.like_for_like(seed, ours, lambda: v.untestable("FerretDB is not MongoDB")).today == ""
