@@ -125,6 +125,11 @@ def seed000_sqlite_simple(runs: RunSet | None) -> Claim:
 # --- seed 001 ---------------------------------------------------------------------------------
 
 
+#: a claim no number of ours reads (no SQPyte; not the seed's two RamSQL commits): no verdict on
+#: today's stack either, only the differences
+NOTHING_OF_OURS = v.untestable("no number of ours measures what the claim compares")
+
+
 def seed001_setting(runs: RunSet | None, operation: str) -> tuple[v.Setting, v.Setting]:
     """Seed 001's setting (SQPyte inside PyPy) and ours (PyPy's sqlite3 over stock SQLite)."""
     vs = engine_versions(runs)
@@ -140,14 +145,14 @@ def seed001_inlining(runs: RunSet | None) -> Claim:
     theirs, ours = seed001_setting(runs, "the paper's micro-benchmarks")
     return Claim("001", "programs that interact with SQLite \"can be significantly optimized – by a factor of 3.4 "
                  "in our benchmarks – by inlining across the PL / DBMS boundary\"", "3.367 ± 0.0648 (Figure 16)",
-                 "—", v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE)))
+                 "—", v.like_for_like(theirs, ours, lambda: NOTHING_OF_OURS))
 
 
 def seed001_tpch(runs: RunSet | None) -> Claim:
     """SQPyte is 2.2% faster than SQLite on TPC-H."""
     theirs, ours = seed001_setting(runs, "TPC-H")
     return Claim("001", "SQPyte \"is 2.2% faster than SQLite on the widely used TPC-H benchmark suite\"",
-                 "1.022 ± 0.0151 (Figure 11)", "—", v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE)))
+                 "1.022 ± 0.0151 (Figure 11)", "—", v.like_for_like(theirs, ours, lambda: NOTHING_OF_OURS))
 
 
 # --- seed 002 ---------------------------------------------------------------------------------
@@ -305,7 +310,7 @@ def seed004_change(runs: RunSet | None) -> Claim:
     ours = v.Setting(ours.engine.split(" against")[0] + " only, run in two `go test` sessions (an A/A comparison)",
                      ours.driver, ours.runtime, ours.operation)
     return Claim("004", "\"the change gains 10% on SELECT and INSERT\" (benchstat, two RamSQL commits)", "about 10%",
-                 "—", v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE)))
+                 "—", v.like_for_like(theirs, ours, lambda: NOTHING_OF_OURS))
 
 
 BEFORE_002: tuple[Callable[[RunSet], Claim], ...] = (seed000_c_vs_python, seed000_sqlite_simple, seed001_inlining,
@@ -324,8 +329,12 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
     it decided the verdict; for a claim untestable here it goes under "context", where it decides nothing."""
     lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict "
              "| on today's stack |", "|---|---|---|---|---|---|---|"]
+    notes: dict[str, int] = {}  # the differences of untestable claims, said once each under the table
     for c in items:
         cell = str(c.verdict).replace("|", "\\|")
+        if c.verdict.word == v.UNTESTABLE and c.verdict.why:
+            k = notes.setdefault(c.verdict.why, len(notes) + 1)
+            cell = f"**{v.UNTESTABLE}** (difference {k})"
         ours, context = (("—", c.ours) if c.verdict.word == v.UNTESTABLE else (c.ours, "—"))
         lines.append(f"| {CITE[c.seed]} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} "
                      f"| {c.verdict.today or '—'} |")
@@ -334,6 +343,8 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
     today = {w: sum(c.verdict.today == w for c in items) for w in v.WORDS}
     if any(today.values()):
         tally += "; on today's stack " + ", ".join(f"{n} {w}" for w, n in today.items() if n)
+    said = "".join(f"\n{k}. {why.replace('|', '/')}" for why, k in notes.items())
+    diffs = f"\n\nHow our setting differs from each seed's, for the claims untestable here:\n{said}" if notes else ""
     return ("\n".join(lines) + f"\n\nTable: The seeds' claims against these runs ({tally}). Seed columns quote the "
             f"seeds; ours are {confidence:.0%} intervals ({method} method, t on the log scale for ratios). Each "
             "verdict is computed by one rule for every seed: a claim is decided "
@@ -344,7 +355,7 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
             "lies on one side of the claim's line, inconclusive when it straddles (with the smallest effect the "
             f"interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim about every "
             "cell is refuted by one refuting cell. Last column: what our interval says of the claim on today's "
-            "stack, by the same reading (a second tier, never the verdict).")
+            "stack, by the same reading (a second tier, never the verdict).") + diffs
 
 
 def abstract_sentence(items: list[Claim]) -> str:
