@@ -70,6 +70,14 @@ class _Record:
         extra = {k: v for k, v in data.items() if k not in names}
         return cls(**values, extra=extra, keys=tuple(data))  # type: ignore[call-arg]
 
+    def _write_checked(self, path: Path) -> Path:
+        """`to_dict()` checked by the class's own `from_dict` (what a read would refuse is never
+        written), then written atomically to `path`, replacing it."""
+        data = self.to_dict()
+        type(self).from_dict(data, str(path))  # type: ignore[attr-defined]
+        write_json_atomic(path, data)
+        return path
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON object: the keys read, in their order (a record built here: its fields that
         differ from their defaults, then `extra`)."""
@@ -169,11 +177,7 @@ class Manifest(_Record):
 
     def write(self, run_dir: Path | str) -> Path:
         """`run_dir/manifest.json`, checked as a read checks it, written atomically (replacing it)."""
-        path = Path(run_dir) / "manifest.json"
-        data = self.to_dict()
-        Manifest.from_dict(data, str(path))
-        write_json_atomic(path, data)
-        return path
+        return self._write_checked(Path(run_dir) / "manifest.json")
 
     @property
     def commit(self) -> str | None:
@@ -273,11 +277,7 @@ class Plan(_Record):
 
     def write(self, run_dir: Path | str) -> Path:
         """`run_dir/plan.json`, checked as a read checks it, written atomically (replacing it)."""
-        path = Path(run_dir) / "plan.json"
-        data = self.to_dict()
-        Plan.from_dict(data, str(path))
-        write_json_atomic(path, data)
-        return path
+        return self._write_checked(Path(run_dir) / "plan.json")
 
     def cell_keys(self) -> set[tuple[str, str, str, str]]:
         """The keys (benchmark, canonical params, engine, runtime family) of the plan's cells."""

@@ -195,15 +195,23 @@ def gains_at_text(gain: pd.DataFrame) -> str:
     return text
 
 
-def gain_takeaway(gain: pd.DataFrame) -> str:
-    """The scaling figures' point, from the gains: what one transaction buys sqlite3 (or the first engine)."""
+def headline_gain(gain: pd.DataFrame) -> pd.Series | None:
+    """The gains row the E4 headline speaks of: sqlite3's (else the first engine's) with a finite
+    transaction gain; None when there is none."""
     if gain.empty or "_transaction gain" not in gain:
-        return ""
+        return None
     rows = gain[gain["_transaction gain"].map(lambda r: isinstance(r, tuple) and np.isfinite(r[0]))]
     if rows.empty:
-        return ""
+        return None
     pick = rows[rows["engine"] == "sqlite/sqlite3"]
-    r = (pick if len(pick) else rows).iloc[0]
+    return (pick if len(pick) else rows).iloc[0]
+
+
+def gain_takeaway(gain: pd.DataFrame) -> str:
+    """The scaling figures' point, from the gains: what one transaction buys sqlite3 (or the first engine)."""
+    r = headline_gain(gain)
+    if r is None:
+        return ""
     return (f": at N = {at_n(r, 'transaction gain')}, one transaction makes {r['engine']} ({r['runtime']}) insert "
             f"{ratio_text(r['_transaction gain'])} as many rows per second as autocommit")
 
@@ -212,13 +220,9 @@ def abstract(gain: pd.DataFrame) -> str:
     """The abstract's E4 sentence: what one transaction buys sqlite3 (as `gain_takeaway`), in words."""
     from harness.studies.findings import plain_name
 
-    if gain.empty or "_transaction gain" not in gain:
+    r = headline_gain(gain)
+    if r is None:
         return "_No E4 transaction gain in these runs._"
-    rows = gain[gain["_transaction gain"].map(lambda r: isinstance(r, tuple) and np.isfinite(r[0]))]
-    if rows.empty:
-        return "_No E4 transaction gain in these runs._"
-    pick = rows[rows["engine"] == "sqlite/sqlite3"]
-    r = (pick if len(pick) else rows).iloc[0]
     who = plain_name(f"{r['engine']}@{r['runtime']}")
     return (f"Inserting {at_n(r, 'transaction gain')} rows in one transaction, {who} inserts "
             f"{ratio_text(r['_transaction gain'])} as many rows per second as in autocommit (99% CI).")

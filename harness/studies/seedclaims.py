@@ -340,7 +340,7 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
                      f"| {c.verdict.today or '—'} |")
     counts = v.counts(c.verdict for c in items)
     tally = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
-    today = {w: sum(c.verdict.today == w for c in items) for w in v.WORDS}
+    today = v.counts(v.Verdict(c.verdict.today) for c in items if c.verdict.today)
     if any(today.values()):
         tally += "; on today's stack " + ", ".join(f"{n} {w}" for w, n in today.items() if n)
     said = "".join(f"\n{k}. {why.replace('|', '/')}" for why, k in notes.items())
@@ -364,7 +364,7 @@ def abstract_sentence(items: list[Claim]) -> str:
         return "_No claim of the seeds could be tested against these runs._"
     counts = {w: sum(c.verdict.word == w for c in items) for w in v.WORDS}
     seeds = len({c.seed for c in items})
-    today = {w: sum(c.verdict.today == w for c in items) for w in v.WORDS}
+    today = v.counts(v.Verdict(c.verdict.today) for c in items if c.verdict.today)
     read = sum(today.values())
     tier = ""
     if read:
