@@ -54,7 +54,24 @@ def aa_rows(runs: RunSet) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=AA_COLUMNS)
 
 
-FAMILY_COLUMNS = ["family", "pairs", "differs", "geomean", "low", "high"]
+FAMILY_COLUMNS = ["family", "pairs", "differs", "geomean", "low", "high", "detectable"]
+
+#: the power at which `detectable_effect` states the smallest difference a check would find
+POWER = 0.8
+
+
+def detectable_effect(low: float, high: float, confidence: float, power: float = POWER) -> float:
+    """The smallest true ratio difference (e.g. 0.12 = 12%) that a comparison with this interval
+    would call different with probability `power`: on the log scale the interval is estimate ±
+    z·se, so a true log-ratio of (z_conf + z_power)·se clears it that often (normal approximation).
+    NaN when the interval is missing or not positive."""
+    from scipy.stats import norm
+
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high <= low:
+        return math.nan
+    z = float(norm.ppf(0.5 + confidence / 2))
+    se = (math.log(high) - math.log(low)) / (2 * z)
+    return math.exp((z + float(norm.ppf(power))) * se) - 1
 
 
 def aa_by_family(runs: RunSet) -> pd.DataFrame:
@@ -71,11 +88,14 @@ def aa_by_family(runs: RunSet) -> pd.DataFrame:
     rows = []
     for family, bs in per.items():
         g, lo, hi = stats.combine_log_ratios(bs, runs.confidence)
-        differs = 0
+        differs, detectable = 0, []
         for b in bs:
             _, l1, h1 = stats.combine_log_ratios([b], runs.confidence)
             differs += bool(math.isfinite(l1) and math.isfinite(h1) and not l1 <= 1.0 <= h1)
-        rows.append((family, len(bs), differs, g, lo, hi))
+            detectable.append(detectable_effect(l1, h1, runs.confidence))
+        finite = [d for d in detectable if math.isfinite(d)]
+        # the median pair's: what one cell's A/A comparison could have seen
+        rows.append((family, len(bs), differs, g, lo, hi, float(pd.Series(finite).median()) if finite else math.nan))
     return pd.DataFrame(rows, columns=FAMILY_COLUMNS)
 
 

@@ -50,6 +50,7 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
         pair = same_commit_pair(table)
         out.update({name: between_run_sentence(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
         out["abstract-e7"] = abstract(pair, same_commit_all(table))
+        out["campaign-history-runs"] = campaign_runs_sentence(pair)
         if fig is not None:
             out["e7-history-figure"] = figure_link(
                 f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked"
@@ -58,6 +59,20 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
 
     return StudyResult(tables={"timeline": table, "runs": runs, "shown": shown}, text={"findings": text},
                        figures={"timeline": fig}, make_blocks=blocks)
+
+
+#: how `compare` (and so the timeline) calls a change significant
+TEST_NAME = "a two-sided Mann-Whitney U test on the processes' means"
+
+
+def campaign_runs_sentence(pair: dict | None) -> str:
+    """Section 2.5's line on E7: which two history runs the campaign made (the same-commit pair)."""
+    if pair is None:
+        return "E7 has no two runs of one commit in these runs."
+    a, b = pair["runs"]
+    return (f"E7's two points of the campaign, `{a}` and `{b}`, were made one right after the other at commit "
+            f"`{pair['commit']}` and are kept in data/reference-history/ with the older points of the timeline "
+            "(Appendix B.8), which earlier sessions made.")
 
 
 #: the tables whose intervals come from one run set beside numbers from elsewhere (a seed's, or
@@ -82,6 +97,7 @@ def same_commit_pair(table: pd.DataFrame) -> dict | None:
         return None
     pair = same[same["run_id"] == same["run_id"].max()]
     return {"commit": str(pair["commit"].iloc[0] or "?")[:7], "cells": len(pair),
+            "runs": (str(pair["previous_run_id"].iloc[0]) if "previous_run_id" in pair else "?", str(pair["run_id"].iloc[0])),
             "significant": int(pair["significant"].astype(bool).sum()),
             "largest_pct": float(pair["delta_pct"].abs().max())}
 
@@ -130,7 +146,7 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
     other = compared[~same]
     n_other = int(other["significant"].astype(bool).sum())
     parts.append(f"Between consecutive runs of different commits, {n_other} of {len(other)} comparisons "
-                 f"{'is' if n_other == 1 else 'are'} significant at alpha = {alpha:g} (largest: "
+                 f"{'is' if n_other == 1 else 'are'} significant at alpha = {alpha:g} ({TEST_NAME}; largest: "
                  + (", ".join(f"{r.benchmark} on {r.engine} {r.delta_pct:+.0f}% at {(r.commit or '?')[:7]}"
                               for r in other[other["significant"].astype(bool)]
                               .assign(a=lambda d: d["delta_pct"].abs()).nlargest(2, "a").itertuples())
@@ -184,7 +200,7 @@ def abstract(pair: dict | None, every: dict | None = None) -> str:
         return "_No commit was run twice in these runs._"
     text = (f"Two runs of one commit, one right after the other, moved the medians of the same {pair['cells']} "
             f"cells by up to {pair['largest_pct']:.0f}% ({pair['significant']} of {pair['cells']} moves significant "
-            "at alpha = 0.05).")
+            f"at alpha = 0.05, {TEST_NAME}).")
     if every is not None and every["cells"] > pair["cells"]:
         text += (f" Over every comparison of two runs of one commit in the history ({every['cells']} cell moves, "
                  f"older runs included), the largest move was {every['largest_pct']:.0f}% "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from harness.analysis.aa import POWER, detectable_effect
 from harness.analysis.runset import manifest_of, process_frame, runtime_family
 from harness.redaction import redact
 from harness.studies.common import BASELINE
@@ -263,7 +264,12 @@ def abstract_precision(runs: RunSet, aa_table: pd.DataFrame | None = None) -> st
         ok = int(sum(1 for r in a.to_dict("records") if r["low"] <= 1.0 <= r["high"]))
         text += (f" The A/A check called {differs} of {pairs} pairs of a cell and its twin different "
                  f"({differs / pairs:.1%}, where chance alone gives about {1 - runs.confidence:.0%}), and the "
-                 f"twin / cell interval includes 1 in {ok} of {len(a)} studies.")
+                 f"twin / cell interval includes 1 in {ok} of {len(a)} studies")
+        det = a["detectable"].dropna() if "detectable" in a else pd.Series(dtype=float)
+        if len(det):
+            text += (f"; a single pair could only have seen a bias of {det.min():.0%} to {det.max():.0%} "
+                     f"(the studies' median pairs, at {POWER:.0%} power)")
+        text += "."
     return text
 
 
@@ -277,22 +283,34 @@ def aa_block(runs: RunSet, aa: tuple[RunSet, pd.DataFrame] | None = None) -> str
     conf = f"{runs.confidence:.0%}"
     if t.empty:
         return "_No A/A twins in these runs (`harness run --aa`)._"
-    lines = [f"| study | family | A/A pairs | called different | twin / cell, geometric mean [{conf} CI] | includes 1 |",
-             "|---|---|---:|---:|---:|---|"]
+    lines = [f"| study | family | A/A pairs | called different | twin / cell, geometric mean [{conf} CI] | includes 1 "
+             f"| one pair detects ({POWER:.0%} power) |",
+             "|---|---|---:|---:|---:|---|---:|"]
     for r in t.to_dict("records"):
         ok = math.isfinite(r["low"]) and math.isfinite(r["high"])
         ci = f"{r['geomean']:.3f} [{r['low']:.3f}, {r['high']:.3f}]" if ok else f"{r['geomean']:.3f} (no interval)"
         inside = ("yes" if r["low"] <= 1.0 <= r["high"] else "**no**") if ok else "—"
-        lines.append(f"| {STUDIES.get(r['family'], '')} | {r['family']} | {r['pairs']} | {r['differs']} | {ci} | {inside} |")
+        det = f"±{r['detectable']:.0%}" if math.isfinite(r.get("detectable", math.nan)) else "—"
+        lines.append(f"| {STUDIES.get(r['family'], '')} | {r['family']} | {r['pairs']} | {r['differs']} | {ci} | {inside} "
+                     f"| {det} |")
     explain = [aa_drift_sentence(twins, r["family"], STUDIES.get(r["family"], r["family"])) for r in t.to_dict("records")
                if math.isfinite(r["low"]) and math.isfinite(r["high"]) and not r["low"] <= 1.0 <= r["high"]]
     pairs, differs = int(t["pairs"].sum()), int(t["differs"].sum())
     share = differs / pairs if pairs else math.nan
     total = (f"Across the studies, {differs} of {pairs} A/A pairs ({share:.1%}) were called different at {conf}; "
              f"by chance alone about {1 - runs.confidence:.0%} would be.")
+    pooled = [detectable_effect(r["low"], r["high"], runs.confidence) for r in t.to_dict("records")]
+    pooled = [d for d in pooled if math.isfinite(d)]
+    if pooled:
+        total += (f" Pooled over a study's pairs, the geometric mean would have found a bias shared by all its "
+                  f"twins of {min(pooled):.0%} to {max(pooled):.0%} ({POWER:.0%} power): the check rules out large "
+                  "protocol biases, not small ones.")
     caption = (f"Table: the within-run A/A check. Each study's run measured its baseline engine's cells twice, "
                f"the second time under the parameter `aa=twin`, interleaved with everything else; a pair is called "
                f"different when the {conf} interval of twin / cell ({runs.method} method, log scale) excludes 1. "
+               f"The last column is the check's power: the smallest true difference between twin and cell that one "
+               f"pair's interval would call different {POWER:.0%} of the time (the median pair's, normal "
+               "approximation on the log scale); a smaller bias of the protocol would pass unseen. "
                "The twins are left out of every other table.")
     why = ("\n\n" + " ".join(e for e in explain if e)) if any(explain) else ""
     return "\n".join(lines) + "\n\n" + total + why + "\n\n" + caption

@@ -164,11 +164,11 @@ def test_study_blocks_and_figure(step_runs, tmp_path):
     result = study.compute([step_runs], tmp_path / "figures", resamples=100)
     blocks = result.blocks(tmp_path / "paper.md")
     assert set(blocks) == {"e7-history-text", "e7-history-runs", "e7-history-table", "e7-history-figure",
-                           "abstract-e7", *study.CROSS_RUN_TABLES}
+                           "abstract-e7", "campaign-history-runs", *study.CROSS_RUN_TABLES}
     import re
 
     found = re.search(r"Between consecutive runs of different commits, 1 of 8 comparisons is significant at "
-                      r"alpha = 0\.05 \(largest: bench00 on e \+(\d+)% at ccccccc\)", blocks["e7-history-text"])
+                      r"alpha = 0\.05 \(a two-sided Mann-Whitney U test on the processes' means; largest: bench00 on e \+(\d+)% at ccccccc\)", blocks["e7-history-text"])
     assert found and 85 <= int(found.group(1)) <= 115  # the true step is +100%
     assert "(figures/e7_history.png)" in blocks["e7-history-figure"]
     assert (tmp_path / "figures" / "e7_history.svg").exists() and (tmp_path / "figures" / "e7_history.png").exists()
@@ -201,7 +201,7 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
 
     def row(run_id, commit, changed, delta, sig):
         return {"run_id": run_id, "commit": commit, "changed": changed, "delta_pct": delta, "significant": sig,
-                "p_value": 0.01 if sig else 0.5}
+                "p_value": 0.01 if sig else 0.5, "previous_run_id": "20260103-c" if run_id == "20260104-d" else ""}
 
     table = pd.DataFrame([row("20260101-a", "aaaaaaa1", "", math.nan, False) | {"p_value": math.nan},
                           row("20260102-b", "aaaaaaa1", "same commit", 150.0, True),  # an older, noisier pair
@@ -209,7 +209,9 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
                           row("20260104-d", "bbbbbbb2", "same commit", -7.4, True),
                           row("20260104-d", "bbbbbbb2", "same commit", 2.0, False)])
     pair = study.same_commit_pair(table)
-    assert pair == {"commit": "bbbbbbb", "cells": 2, "significant": 1, "largest_pct": 7.4}
+    assert pair == {"commit": "bbbbbbb", "cells": 2, "significant": 1, "largest_pct": 7.4,
+                    "runs": ("20260103-c", "20260104-d")}
+    assert "`20260103-c` and `20260104-d`" in study.campaign_runs_sentence(pair)
     text = study.between_run_sentence(pair, "This table sets ours beside the seed's")
     assert "within a run (processes and iterations) only" in text and "up to 7%" in text and "bbbbbbb" in text
     assert "not measured" in study.between_run_sentence(study.same_commit_pair(table.iloc[[0, 2]]), "T")

@@ -288,3 +288,25 @@ def test_a_study_leaves_the_twins_out_and_the_aa_table_counts_them_per_family(tm
     block = runfacts.aa_block(study)  # a study's RunSet without twins still finds them in its runs
     assert "| 2 | 0 |" in block and "0 of 2 A/A pairs (0.0%) were called different" in block
     assert "left out of every other table" in block
+    assert "80% power" in block and math.isfinite(float(fam["detectable"].iloc[0]))
+
+
+def test_the_aa_checks_detectable_effect_is_found_at_its_power_on_simulated_pairs():
+    """The power statement is checked, not assumed: a true bias of the stated size is called
+    different about 80% of the time by an interval of the stated width (normal log-ratios)."""
+    from scipy.stats import norm
+
+    from harness.analysis.aa import detectable_effect
+
+    # known value: a 99% interval [1/1.1, 1.1] has se = ln 1.1 / z_.995
+    assert detectable_effect(1 / 1.1, 1.1, 0.99) == pytest.approx(math.exp((2.5758 + 0.8416) * math.log(1.1) / 2.5758) - 1,
+                                                                   rel=1e-3)
+    assert math.isnan(detectable_effect(0.0, 1.2, 0.99)) and math.isnan(detectable_effect(1.0, math.inf, 0.99))
+    rng = np.random.default_rng(3)
+    se, z = 0.05, float(norm.ppf(0.995))
+    effect = detectable_effect(math.exp(-z * se), math.exp(z * se), 0.99)
+    est = rng.normal(math.log1p(effect), se, 20000)
+    called = np.mean((est - z * se > 0) | (est + z * se < 0))
+    assert 0.77 <= called <= 0.83
+    smaller = rng.normal(math.log1p(effect / 2), se, 20000)
+    assert np.mean(smaller - z * se > 0) < 0.5  # half the effect is mostly missed
