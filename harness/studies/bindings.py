@@ -19,7 +19,7 @@ from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
 from harness.studies import envtable, findings, runfacts, seedclaims, seeds
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
-from harness.studies.verdicts import rules_text as verdict_rules
+from harness.studies.verdicts import rules_text as verdict_rules, substitutions_markdown
 
 PREFIX = "bindings."
 NATIVE = "sqlite/native-c"
@@ -68,7 +68,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "campaign-commits": runfacts.campaign_commits_block(runs.run_dirs),
                "abstract-precision": runfacts.abstract_precision(runs, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
-               "verdict-rules": verdict_rules(),
+               "verdict-rules": verdict_rules() + "\n\n" + substitutions_markdown(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
                "environment": envtable.markdown(runs.manifests()),
                "method-interference": methodfacts.interference_constants(),

@@ -9,6 +9,7 @@ measured are *untestable here*, and the verdict says how it differs.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -102,10 +103,22 @@ def seed000_c_vs_python(runs: RunSet) -> Claim:
                      f"{version_of(vs, C.split('@')[0], 'sqlite')} (C's)", "Python's sqlite3 module against SQLite's C API",
                      f"{runtime_of(vs, PY.split('@')[0], 'cpython')} and C ({runtime_of(vs, C.split('@')[0], 'c-')})",
                      op, our_machine(runs))
+    fold = ratio_at(runs, "bindings.select_fold", PY, C, "n=10000")
     return Claim("000", "native sqlite (C) 6,891,798 rows/s; \"a Python reimplementation ... at 2.5M rows/s\"",
-                 f"{seed.shown} (C / Python)", show(r) + " (sqlite3@cpython select_all time, fetchall then a sum "
-                 "as the seed's bench.py / native-c select_fold time, step and column as the seed's C; "
-                 "N = 10,000)", v.like_for_like(theirs, ours, lambda: decide(r, lambda lo, hi: v.about(lo, hi, seed.value))))
+                 f"{seed.shown} (C / Python)", show(r) + " (sqlite3@cpython select_all time / native-c select_fold "
+                 f"time, N = 10,000). {own_pair_sentence(fold)}",
+                 v.on_todays_stack(theirs, ours, lambda: decide(r, lambda lo, hi: v.about(lo, hi, seed.value)),
+                                   uses=("S1",)))
+
+
+def own_pair_sentence(fold: Interval) -> str:
+    """Why seed 000's row compares two different programs, and what the like-for-like pair gives."""
+    said = ("This is the seed's own pair: its C program stepped through the rows and summed them, its bench.py "
+            "called fetchall() and summed the list")
+    if not math.isfinite(fold[0]):
+        return said + "; a pair folding on both sides is not in these runs."
+    return said + (f"; with both folding (sqlite3@cpython select_fold / native-c select_fold), ours is {show(fold)}, "
+                   "beside it, not the verdict.")
 
 
 def seed000_sqlite_simple(runs: RunSet | None) -> Claim:
@@ -119,7 +132,7 @@ def seed000_sqlite_simple(runs: RunSet | None) -> Claim:
                      runtime_of(vs, "sqlite/persistent", "haskell"), "fold over 10,000 rows (fold_)", our_machine(runs))
     return Claim("000", "sqlite-simple went \"from 53K to 750K rows/s\" and, after the direct-sqlite work, to "
                  "2,208,862 rows/s (fold_)", "2,208,862 rows/s", "—",
-                 v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), absolute=True))
+                 v.on_todays_stack(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), uses=("S1",), absolute=True))
 
 
 # --- seed 001 ---------------------------------------------------------------------------------
@@ -145,14 +158,14 @@ def seed001_inlining(runs: RunSet | None) -> Claim:
     theirs, ours = seed001_setting(runs, "the paper's micro-benchmarks")
     return Claim("001", "programs that interact with SQLite \"can be significantly optimized – by a factor of 3.4 "
                  "in our benchmarks – by inlining across the PL / DBMS boundary\"", "3.367 ± 0.0648 (Figure 16)",
-                 "—", v.like_for_like(theirs, ours, lambda: NOTHING_OF_OURS))
+                 "—", v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS))
 
 
 def seed001_tpch(runs: RunSet | None) -> Claim:
     """SQPyte is 2.2% faster than SQLite on TPC-H."""
     theirs, ours = seed001_setting(runs, "TPC-H")
     return Claim("001", "SQPyte \"is 2.2% faster than SQLite on the widely used TPC-H benchmark suite\"",
-                 "1.022 ± 0.0151 (Figure 11)", "—", v.like_for_like(theirs, ours, lambda: NOTHING_OF_OURS))
+                 "1.022 ± 0.0151 (Figure 11)", "—", v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS))
 
 
 # --- seed 002 ---------------------------------------------------------------------------------
@@ -209,7 +222,8 @@ def on_storage(verdict: v.Verdict, substitute: str, what: str = "") -> v.Verdict
     if not substitute:
         return verdict
     how = what + substitute
-    return v.untestable(f"{verdict.why}; and {how}" if verdict.word == v.UNTESTABLE and verdict.why else how)
+    return v.Verdict(v.UNTESTABLE, f"{verdict.why}; and {how}" if verdict.word == v.UNTESTABLE and verdict.why else how,
+                     as_seed=verdict.as_seed)
 
 
 def seed003_sync(runs: RunSet) -> Claim:
@@ -221,7 +235,7 @@ def seed003_sync(runs: RunSet) -> Claim:
                  "default synchronous counterparts\"", "no number (charts only)",
                  "delete+full time / delete+off time: " + ("; ".join(shown) or f"no grid cell above N = "
                                                           f"{above_rows:,}"),
-                 on_storage(v.like_for_like(theirs, ours, lambda: v.every_cell(vs)),
+                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.every_cell(vs), uses=("S1", "S3")),
                             inserts.sync_substitute(inserts.grid_storage(runs))))
 
 
@@ -251,7 +265,7 @@ def seed003_memory_off(runs: RunSet) -> Claim:
     return Claim("003", "\"Journal mode set to memory and synchronous off offered the best performance\"",
                  "no number (charts only)", "fastest other setting's time / memory+off's: " + ("; ".join(shown)
                                                                                              or "no grid"),
-                 on_storage(v.like_for_like(theirs, ours, lambda: v.every_cell(vs)),
+                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.every_cell(vs), uses=("S1", "S3")),
                             inserts.sync_substitute(inserts.grid_storage(runs)),
                             "the settings it ranks differ in what they sync, and "))
 
@@ -261,14 +275,14 @@ def seed003_versions(runs: RunSet | None) -> Claim:
     vs = engine_versions(runs)
     op = "prepared inserts"
     theirs = v.Setting(f"SQLite {a} against {b}", "SQLite's C API, one program for both versions",
-                       "C++ (compiler unstated, 2010)", op, "the seed's 2010 machine")
+                       "C++ (compiler unstated, 2010)", op, "a 2010 machine")
     ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/sqlite3', 'sqlite', 'cpython')} against "
                      f"{version_of(vs, 'sqlite/apsw', 'sqlite', 'cpython')}",
                      "Python's sqlite3 for one version, apsw for the other (the driver changes with the version)",
                      runtime_of(vs, "sqlite/sqlite3", "cpython"), op, our_machine(runs))
     return Claim("003", f"SQLite {b} is faster than {a} on prepared inserts: \"a speedup of about 3 seconds\"",
                  f"about {inserts.SEED['version_speedup_s']:g} s", "—",
-                 v.like_for_like(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), absolute=True))
+                 v.on_todays_stack(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), absolute=True))
 
 
 # --- seed 004 ---------------------------------------------------------------------------------
@@ -286,7 +300,8 @@ def seed004_setting(runs: RunSet | None, operation: str) -> tuple[v.Setting, v.S
 
 
 def seed004_select(runs: RunSet) -> Claim:
-    """RamSQL's select over 10,000 rows is about 100x slower than SQLite's."""
+    """RamSQL's select over 10,000 rows is about 100x slower than SQLite's. Two readings: the seed's own
+    code (its SQLite side reads no row) and the fixed benchmark (both read the same rows), which decides."""
     seed = ramsql.SEED_SEC_PER_OP["ramsql.select_10k"]
     seed_ratio = seed[ramsql.RAMSQL] / seed[ramsql.SQLITE]
     ratios = ramsql.engine_ratios(runs)
@@ -294,14 +309,38 @@ def seed004_select(runs: RunSet) -> Claim:
     r = tuple(float(x) for x in hit.iloc[0][["ratio", "low", "high"]]) if len(hit) else NONE
     as_seed = ratios[ratios["benchmark"] == "ramsql.select_10k"]
     r0 = tuple(float(x) for x in as_seed.iloc[0][["ratio", "low", "high"]]) if len(as_seed) else NONE
-    seed_code = (f"; with the seed's own code {show(r0)}, but there SQLite reads no row while RamSQL reads 29"
-                 if len(as_seed) else "")
     theirs, ours = seed004_setting(runs, "SELECT of one row by id from 10,000")
+    verdict = v.on_todays_stack(theirs, ours, lambda: decide(r, lambda lo, hi: v.about(lo, hi, 100.0)),
+                                uses=("S1", "S2"))
     return Claim("004", "\"RamSQL SELECT is 100x slower than SQLite (7479µs vs 11µs)\"",
                  f"100x as written ({num(seed_ratio)}x from its own 7,479 µs / 11.05 µs)",
-                 show(r) + " (select_10k_fixed: the seed's SQLite read no row, so the fixed select, 29 rows on both)"
-                 + seed_code,
-                 v.like_for_like(theirs, ours, lambda: decide(r, lambda lo, hi: v.about(lo, hi, 100.0))))
+                 ramsql_readings(r, r0, rows_read(runs)), verdict)
+
+
+def rows_read(runs: RunSet) -> dict[tuple[str, str], float]:
+    """Rows each select read per query, per (benchmark, engine), from the cells' crossings."""
+    ops = ramsql.per_op(runs)
+    return {(b, e): float(n) for b, e, n in zip(ops.get("benchmark", []), ops.get("engine", []),
+                                                  ops.get("rows_per_op", []))}
+
+
+def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], float]) -> str:
+    """Both readings of seed 004's select claim, and why the fixed one decides."""
+    def read(bench: str, engine: str) -> str:
+        n = rows.get((bench, engine), math.nan)
+        return f"{n:,.0f}" if math.isfinite(n) else "an unrecorded number of"
+
+    sq, rs = ramsql.SQLITE, ramsql.RAMSQL
+    text = (f"fixed benchmark (select_10k_fixed, {read('ramsql.select_10k_fixed', rs)} rows on RamSQL, "
+            f"{read('ramsql.select_10k_fixed', sq)} on SQLite): {show(fixed)}, the verdict's reading")
+    if math.isfinite(own[0]):
+        alone = decide(own, lambda lo, hi: v.about(lo, hi, 100.0))
+        text += (f". The seed's own code (select_10k): {show(own)}, which alone would be {alone.word}"
+                 + (f" ({alone.why})" if alone.why else "")
+                 + f"; but there SQLite reads {read('ramsql.select_10k', sq)} rows per query while RamSQL reads "
+                 f"{read('ramsql.select_10k', rs)}, so it compares a range scan with an empty probe, and the fixed "
+                 "benchmark is the fair one")
+    return text
 
 
 def seed004_change(runs: RunSet | None) -> Claim:
@@ -310,7 +349,7 @@ def seed004_change(runs: RunSet | None) -> Claim:
     ours = v.Setting(ours.engine.split(" against")[0] + " only, run in two `go test` sessions (an A/A comparison)",
                      ours.driver, ours.runtime, ours.operation)
     return Claim("004", "\"the change gains 10% on SELECT and INSERT\" (benchstat, two RamSQL commits)", "about 10%",
-                 "—", v.like_for_like(theirs, ours, lambda: NOTHING_OF_OURS))
+                 "—", v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS))
 
 
 BEFORE_002: tuple[Callable[[RunSet], Claim], ...] = (seed000_c_vs_python, seed000_sqlite_simple, seed001_inlining,
@@ -324,58 +363,80 @@ def claims(runs: RunSet) -> list[Claim]:
     return [f(runs) for f in BEFORE_002] + seed002(runs) + [f(runs) for f in AFTER_002]
 
 
+def verdict_cell(verdict: v.Verdict) -> str:
+    """The verdict as its cell shows it: the word, the substitution rules it rests on, and its why."""
+    rules = f" ({', '.join(verdict.rules)})" if verdict.rules else ""
+    return f"**{verdict.word}**{rules}" + (f": {verdict.why}" if verdict.why else "")
+
+
+def years(items: list[Claim]) -> str:
+    """The span of the seeds' years, from their citations: `2010–2023`."""
+    ys = sorted({int(y) for c in items for y in re.findall(r"\((\d{4})\)", CITE[c.seed])})
+    return "" if not ys else str(ys[0]) if ys[0] == ys[-1] else f"{ys[0]}–{ys[-1]}"
+
+
+def strict_sentence(items: list[Claim]) -> str:
+    """The strict tier ("as the seed measured it"), said once for the whole table."""
+    read = [c for c in items if c.verdict.as_seed]
+    if not read:
+        return ""
+    c = v.counts(v.Verdict(x.verdict.as_seed) for x in read)
+    if c[v.UNTESTABLE] == len(read):
+        return (f"Read strictly, as the seed measured it (the same engine, driver, runtime and operation, each at the "
+                f"seed's release, by `verdicts.like_for_like`), all {len(read)} claims are untestable here: every "
+                f"seed ({years(items)}) ran releases these runs do not reproduce, or does not name them.")
+    tally = ", ".join(f"{n} {w}" for w, n in c.items() if n)
+    return f"Read strictly, as the seed measured it (`verdicts.like_for_like`), the {len(read)} claims give: {tally}."
+
+
 def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap") -> str:
     """The verdict table (6 columns) and its caption. What we measured goes under "ours [CI]" only when
     it decided the verdict; for a claim untestable here it goes under "context", where it decides nothing."""
-    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict "
-             "| on today's stack |", "|---|---|---|---|---|---|---|"]
+    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict (rules) |",
+             "|---|---|---|---|---|---|"]
     notes: dict[str, int] = {}  # the differences of untestable claims, said once each under the table
     for c in items:
-        cell = str(c.verdict).replace("|", "\\|")
+        cell = verdict_cell(c.verdict).replace("|", "\\|")
         if c.verdict.word == v.UNTESTABLE and c.verdict.why:
             k = notes.setdefault(c.verdict.why, len(notes) + 1)
             cell = f"**{v.UNTESTABLE}** (difference {k})"
         ours, context = (("—", c.ours) if c.verdict.word == v.UNTESTABLE else (c.ours, "—"))
-        lines.append(f"| {CITE[c.seed]} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} "
-                     f"| {c.verdict.today or '—'} |")
+        lines.append(f"| {CITE[c.seed]} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} |")
     counts = v.counts(c.verdict for c in items)
     tally = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
-    today = v.counts(v.Verdict(c.verdict.today) for c in items if c.verdict.today)
-    if any(today.values()):
-        tally += "; on today's stack " + ", ".join(f"{n} {w}" for w, n in today.items() if n)
     said = "".join(f"\n{k}. {why.replace('|', '/')}" for why, k in notes.items())
-    diffs = f"\n\nHow our setting differs from each seed's, for the claims untestable here:\n{said}" if notes else ""
+    diffs = (f"\n\nWhat no declared substitution covers, for the claims untestable here:\n{said}" if notes else "")
+    strict = strict_sentence(items)
     return ("\n".join(lines) + f"\n\nTable: The seeds' claims against these runs ({tally}). Seed columns quote the "
             f"seeds; ours are {confidence:.0%} intervals ({method} method, t on the log scale for ratios). Each "
-            "verdict is computed by one rule for every seed: a claim is decided "
-            "only when what we measure is what the seed measured (the same engine, driver family, runtime and "
-            "operation, each at the seed's version), and an absolute number (rows/s, µs) never decides, since it "
-            "depends on the machine; otherwise it is untestable here, with the differences said, and what we "
-            "measured is shown as context. A decided claim is supported or refuted only when the whole interval "
-            "lies on one side of the claim's line, inconclusive when it straddles (with the smallest effect the "
-            f"interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim about every "
-            "cell is refuted by one refuting cell. Last column: what our interval says of the claim on today's "
-            "stack, by the same reading (a second tier, never the verdict).") + diffs
+            "verdict is on today's stack: a claim is decided when every way our setting differs from the seed's "
+            "is covered by a substitution rule of the table above (named in the verdict cell), and an absolute "
+            "number (rows/s, µs) never decides; otherwise it is untestable here, what no rule covers is said, and "
+            "what we measured is shown as context. A decided claim is supported or refuted only when the whole "
+            "interval lies on one side of the claim's line, inconclusive when it straddles (with the smallest "
+            f"effect the interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim "
+            "about every cell is refuted by one refuting cell." + (f" {strict}" if strict else "")) + diffs
 
 
 def abstract_sentence(items: list[Claim]) -> str:
-    """One sentence for the abstract: how many of the seeds' claims got each verdict."""
+    """One sentence for the abstract: how many of the seeds' claims got each verdict on today's stack."""
     if not items:
         return "_No claim of the seeds could be tested against these runs._"
-    counts = {w: sum(c.verdict.word == w for c in items) for w in v.WORDS}
+    counts = v.counts(c.verdict for c in items)
     seeds = len({c.seed for c in items})
-    today = v.counts(v.Verdict(c.verdict.today) for c in items if c.verdict.today)
-    read = sum(today.values())
-    tier = ""
-    if read:
-        parts = [f"{n} {w}" for w, n in today.items() if n]
-        tier = (f" Read against today's stack instead, {read} of them can be judged by our intervals: "
-                + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
-    if counts[v.UNTESTABLE] == len(items):
-        return (f"None of the {len(items)} claims of the {seeds} seeds is tested here as the seed measured it: each "
-                "rests on a setting these runs do not reproduce (another engine, driver or runtime version, or an "
-                "absolute number from another machine), so each is untestable here, and our numbers are given "
-                "beside it as context (Section 10)." + tier)
-    parts = [f"{n} {'is' if n == 1 else 'are'} {w}" for w, n in counts.items() if n]
-    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-    return f"Of the {len(items)} claims of the {seeds} seeds that our runs speak to, {listed} (Section 10)." + tier
+    decided = [w for w in (v.SUPPORTED, v.REFUTED, v.INCONCLUSIVE) if counts[w]]
+    parts = [f"{counts[w]} {w}" for w in decided]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + (parts[-1] if parts else "")
+    n_decided = sum(counts[w] for w in decided)
+    rules = sorted({r for c in items for r in c.verdict.rules})
+    strict = [c for c in items if c.verdict.as_seed]
+    tail = (f" Read strictly as each seed measured it, none of the {len(strict)} could be decided, since no seed's "
+            "releases are reproduced here." if strict and all(c.verdict.as_seed == v.UNTESTABLE for c in strict)
+            else "")
+    if not n_decided:
+        return (f"None of the {len(items)} claims of the {seeds} seeds can be decided here, even through the "
+                f"declared substitutions: each is untestable here, what differs said (Section 10).{tail}")
+    return (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} are decided on today's stack through "
+            f"substitution rules declared in code before any interval was read ({', '.join(rules)}): {listed}; "
+            f"the other {counts[v.UNTESTABLE]} are untestable here, "
+            f"each with what no substitution covers (Section 10).{tail}")

@@ -38,6 +38,10 @@ class Verdict:
     #: of the same kind): what the interval says of the claim on today's stack, a second tier that
     #: never replaces the verdict ("" when there is none: an absolute number, or nothing measured)
     today: str = ""
+    #: the keys of the declared substitutions (`SUBSTITUTIONS`) this verdict rests on, when it is decided
+    rules: tuple[str, ...] = ()
+    #: the strict reading "as the seed measured it" (`like_for_like`), a secondary tier ("" when not read)
+    as_seed: str = ""
 
     def __str__(self) -> str:
         return f"**{self.word}**" + (f": {self.why}" if self.why else "")
@@ -161,11 +165,11 @@ def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
 def rules_text() -> str:
     """The rules for claims worded loosely ("about", "most", "every"), as the paper states them: fixed
     before any number was looked at, and the same for every seed."""
-    return ("Before any interval is read, every claim passes one rule: it is decided only when what we measure is "
-            "what the seed measured (the same engine, driver family, runtime and operation, each at the seed's "
-            "version; a version the seed does not state cannot be shown to match), and a claim that is an absolute "
-            "number (rows/s, µs) is never decided, since it depends on the machine; otherwise it is untestable "
-            "here, with the differences said. "
+    return ("Before any interval is read, every claim passes one rule: it is decided on today's stack when every "
+            "part of our setting (engine, driver, runtime, operation) that differs from the seed's is covered by a "
+            "substitution the table below declares and the claim names; a difference no substitution covers makes "
+            "it untestable here, with the difference said, and a claim that is an absolute number (rows/s, µs) is "
+            "never decided, since it depends on the machine. "
             f"\"About X\" is read as within a factor of {ABOUT:g} of X either way: supported when the whole "
             f"interval lies in [X / {ABOUT:g}, X x {ABOUT:g}], refuted when it lies wholly outside. \"Most\" "
             "is read as more than half of the cells: supported when more than half support the claim, refuted when "
@@ -229,3 +233,83 @@ def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], a
         return inner
     today = inner.word if not absolute and inner.word != UNTESTABLE else ""
     return Verdict(UNTESTABLE, "; ".join(diffs), today=today)
+
+
+# --- the verdict: on today's stack, through declared substitutions ---------------------------------
+
+@dataclass(frozen=True)
+class Substitution:
+    """One substitution the verdict allows, declared before any interval was read: what may differ
+    from the seed's setting (`parts`, among LIKE_FOR_LIKE), and why that does not change what a claim
+    is about."""
+
+    key: str
+    what: str
+    parts: tuple[str, ...]
+    why: str
+
+
+#: every substitution a verdict may rest on; a difference no substitution of the claim covers makes the
+#: claim untestable here, the difference named. Each claim lists the substitutions it uses.
+SUBSTITUTIONS: tuple[Substitution, ...] = (
+    Substitution("S1", "a newer release of the same engine, driver and runtime, or a release where the seed names "
+                 "none (SQLite 3.40.1 for the SQLite of 2013, HDBC-sqlite3 2.3.3.1 for the seed's HDBC-sqlite3, "
+                 "acid-state 0.16 for the acid-state of 2013, GHC 9.0.2 for GHC 7.4, CPython 3.11 for the Python of "
+                 "2013, RamSQL v0.1.5 for RamSQL before v0.1.0)", ("engine", "driver", "runtime"),
+                 "the claim names products, not releases: it says how two of them compare, and the same products, "
+                 "later, are what a reader of the claim uses today; a release that changed the answer is a finding "
+                 "about the claim, not a different question"),
+    Substitution("S2", "the same engine through another driver of the same family: SQLite's C library through cgo "
+                 "(mattn/go-sqlite3) for glebarez/go-sqlite, a pure-Go translation of the same C source, both behind "
+                 "Go's database/sql", ("engine", "driver"),
+                 "the claim compares two engines reached through one API; both sides still cross that API the same "
+                 "way, and the SQL engine is the same source, compiled another way"),
+    Substitution("S3", "C for C++ as the language of a program that calls SQLite's C API", ("runtime",),
+                 "the calls, the library and the work are the same; only the caller's language differs, which the "
+                 "claim does not mention"),
+)
+RULES = {s.key: s for s in SUBSTITUTIONS}
+
+
+def differing_parts(seed: Setting, ours: Setting) -> list[tuple[str, str]]:
+    """(part, phrase) for each part of the setting in which ours differs from the seed's."""
+    return [(part, f"{part}: the seed's {getattr(seed, part)}, ours {getattr(ours, part)}") for part in LIKE_FOR_LIKE
+            if getattr(seed, part).strip().lower() != getattr(ours, part).strip().lower()]
+
+
+def on_todays_stack(seed: Setting, ours: Setting, decide: Callable[[], Verdict], uses: Iterable[str] = (),
+                    absolute: bool = False) -> Verdict:
+    """THE verdict: `decide()` when every part in which our setting differs from the seed's is covered by a
+    substitution the claim uses (`uses`: keys of SUBSTITUTIONS; an unknown key is an error); otherwise
+    *untestable here*, the uncovered differences named. An absolute number (rows/s, µs) is never decided
+    (no substitution makes another machine's time comparable). The strict reading (`like_for_like`) is
+    kept as `as_seed`."""
+    uses = tuple(uses)
+    allowed = {part for k in uses for part in RULES[k].parts}
+    strict = like_for_like(seed, ours, decide, absolute).word
+    diffs = differing_parts(seed, ours)
+    reasons = [phrase for part, phrase in diffs if part not in allowed]
+    if absolute:
+        reasons.insert(0, f"an absolute number depends on the machine (the seed's {seed.hardware or 'unstated'}, "
+                          f"ours {ours.hardware or 'unstated'}), and no substitution makes another machine's time "
+                          "comparable")
+    inner = decide()
+    if inner.word == UNTESTABLE:
+        reasons.append(inner.why or "no number of ours measures it")
+    if reasons:
+        return Verdict(UNTESTABLE, "; ".join(reasons), as_seed=strict)
+    used = tuple(k for k in uses if any(part in RULES[k].parts for part, _ in diffs))
+    return Verdict(inner.word, inner.why, inner.detectable, rules=used, as_seed=strict)
+
+
+def substitutions_markdown() -> str:
+    """The substitution rules as the paper prints them, before the verdict table."""
+    lines = ["| rule | what may differ from the seed's setting | parts | why the claim is still the same claim |",
+             "|---|---|---|---|"]
+    lines += [f"| {s.key} | {s.what} | {', '.join(s.parts)} | {s.why} |" for s in SUBSTITUTIONS]
+    return ("\n".join(lines) + "\n\nTable: The substitutions a verdict may rest on, declared in "
+            "`harness/studies/verdicts.py` (`SUBSTITUTIONS`) before any interval was read. Each claim names the "
+            "rules it uses; a part of its setting (engine, driver, runtime, operation) that differs from the "
+            "seed's and is covered by none of them makes the claim untestable here, the difference named. No rule "
+            "covers another operation, another engine (FerretDB for MongoDB, stock SQLite for SQPyte), another "
+            "storage device for a claim about syncing, or an absolute number from another machine.")

@@ -23,7 +23,7 @@ def test_acid_margin_straddles_are_inconclusive_and_one_refutation_refutes():
         ("app.query_user", "corpus=SM", "acidstate/acid-state", "haskell-O2", "app.query_user", "SM", 1e-5),
         ("app.query_user", "corpus=SM", "sqlite/hdbc", "haskell-O2", "app.query_user", "SM", 1e-4),
         ("app.list_users", "corpus=SM", "acidstate/acid-state", "haskell-O2", "app.list_users", "SM", 1e-5),
-        ("app.list_users", "corpus=SM", "postgresql/simple", "haskell-O2", "app.list_users", "SM", 2e-5),
+        ("app.list_users", "corpus=SM", "sqlite/hdbc", "haskell-O2", "app.list_users", "SM", 2e-5),
         ("app.list_users", "corpus=SM", "duckdb", "cpython", "app.list_users", "SM", 1.1e-5),  # not a Haskell contender
     ])
     straddle = _ratio({(1, 0): (10.0, 5.0, 20.0), (3, 2): (9.0, 4.0, 16.0)})
@@ -124,8 +124,8 @@ def test_a_claim_these_runs_do_not_measure_is_untestable_not_inconclusive():
 
 
 def test_every_seeds_claim_passes_the_like_for_like_rule():
-    """Issue 23: no seed's claim is refuted or supported on a setting other than the seed's. Without
-    runs our versions are unrecorded, so none matches the seed's and every claim is untestable."""
+    """Without runs nothing is measured and our versions are unrecorded: every claim is untestable, each
+    saying what differs from the seed's setting (no substitution rule decides a claim with no number)."""
     for f in (sc.seed000_sqlite_simple, sc.seed001_inlining, sc.seed001_tpch, sc.seed003_versions,
               sc.seed004_change):
         c = f(None)
@@ -162,3 +162,88 @@ def test_an_untestable_claims_numbers_go_to_context_not_ours():
     decided = sc.Claim("004", "q", "100x", "99x [90, 110]", v.Verdict(v.SUPPORTED))
     row = sc.markdown([decided]).splitlines()[2].split(" | ")
     assert row[3] == "99x [90, 110]" and row[4] == "—"
+
+
+def test_the_8x_claim_is_decided_only_over_hdbc_sqlite3_on_corpora_sm_and_md():
+    """Issue "every verdict earned": AcidState's margin is over the seed's contender run the seed's way
+    (HDBC-sqlite3 on AcidState's runtime), on SM and MD; a faster PostgreSQL through HDBC, a Python driver
+    or an LG cell never enters, and the evidence names what was left out."""
+    cells = _cells([
+        ("app.query_user", "corpus=SM", "acidstate/acid-state", "haskell-O2", "app.query_user", "SM", 1e-5),
+        ("app.query_user", "corpus=SM", "sqlite/hdbc", "haskell-O2", "app.query_user", "SM", 1e-4),
+        ("app.query_user", "corpus=SM", "postgresql/hdbc", "haskell-O2", "app.query_user", "SM", 2e-5),
+        ("app.query_user", "corpus=SM", "sqlite/sqlite3", "cpython", "app.query_user", "SM", 1.1e-5),
+        ("app.query_user", "corpus=LG", "acidstate/acid-state", "haskell-O2", "app.query_user", "LG", 1e-5),
+        ("app.query_user", "corpus=LG", "sqlite/hdbc", "haskell-O2", "app.query_user", "LG", 1e-5),
+    ])
+    ratio = _ratio({(1, 0): (10.0, 9.0, 11.0), (2, 0): (2.0, 1.5, 2.5), (3, 0): (1.1, 1.0, 1.2),
+                    (5, 4): (1.0, 0.9, 1.1)})
+    assert app.acid_margins(cells, ratio) == [(10.0, 9.0, 11.0)]
+    out = app.claim_acid(cells, ratio)
+    assert out["verdict"].word == v.SUPPORTED
+    assert "the other 2 engines of E5" in out["evidence"] and "never ran PostgreSQL" in out["evidence"]
+    assert "corpora LG, LG2" in out["evidence"] and "corpora SM and MD" in out["evidence"]
+
+
+def test_the_push_claim_is_about_item_insertion_and_never_read_from_user_insertion():
+    cells = _cells([("app.insert_user", "corpus=SM", "ferretdb/pymongo", "cpython", "app.insert_user", "SM", 1e-3),
+                    ("app.insert_user", "corpus=SM", "sqlite/hdbc", "haskell-O0", "app.insert_user", "SM", 3e-3)])
+    push = app.claim_push(cells, _ratio({(0, 1): (0.33, 0.3, 0.36)}))
+    assert push["verdict"].word == v.UNTESTABLE and "item insertion" in push["verdict"].why
+    assert "not user insertion" in push["verdict"].why and "no item-insertion cell" in push["verdict"].why
+    items = app.claims(cells, _ratio({}), None)
+    pushed = next(c for c in items if "$push" in c["claim"])
+    assert pushed["verdict"].word == v.UNTESTABLE and pushed["verdict"].rules == ()
+
+
+def test_seed_002s_claims_rest_on_s1_and_the_mongodb_claims_on_no_rule():
+    cells = _cells([("app.query_user", "corpus=SM", "acidstate/acid-state", "haskell-O2", "app.query_user", "SM",
+                     1e-5),
+                    ("app.query_user", "corpus=SM", "sqlite/hdbc", "haskell-O2", "app.query_user", "SM", 1e-3)])
+    cells["ci_low_s"], cells["ci_high_s"] = cells["mean_s"] * 0.9, cells["mean_s"] * 1.1
+    items = app.claims(cells, _ratio({(1, 0): (100.0, 90.0, 110.0)}), None)
+    acid = items[0]["verdict"]
+    assert acid.word == v.SUPPORTED and acid.rules == ("S1",) and acid.as_seed == v.UNTESTABLE
+    mongo = items[2]["verdict"]
+    assert mongo.word == v.UNTESTABLE and "engine: the seed's" in mongo.why and "FerretDB" in mongo.why
+
+
+def test_ramsql_shows_both_readings_and_the_fixed_one_decides():
+    rows = {("ramsql.select_10k_fixed", "ramsql/go"): 29.0, ("ramsql.select_10k_fixed", "sqlite/go"): 29.0,
+            ("ramsql.select_10k", "ramsql/go"): 29.0, ("ramsql.select_10k", "sqlite/go"): 0.0}
+    text = sc.ramsql_readings((16.3, 10.5, 25.3), (65.4, 44.3, 96.5), rows)
+    assert "16.3x [10.5, 25.3], the verdict's reading" in text
+    assert "65.4x [44.3, 96.5], which alone would be inconclusive" in text and "away from the line" in text
+    assert "SQLite reads 0 rows per query while RamSQL reads 29" in text and "fair one" in text
+    assert v.about(10.5, 25.3, 100.0).word == v.REFUTED
+    assert "seed's own code" not in sc.ramsql_readings((16.3, 10.5, 25.3), sc.NONE, rows)
+
+
+def test_hellstens_row_says_it_is_the_seeds_own_pair_and_gives_the_folding_pair_beside_it():
+    text = sc.own_pair_sentence((4.8, 4.47, 5.16))
+    assert "seed's own pair" in text and "fetchall()" in text and "stepped" in text
+    assert "both folding" in text and "4.80x [4.47, 5.16]" in text
+    assert "not in these runs" in sc.own_pair_sentence(sc.NONE)
+
+
+def test_the_table_names_the_rules_a_verdict_rests_on_and_says_the_strict_tier_once():
+    decided = sc.Claim("004", "q", "100x", "16.3x [10.5, 25.3]", v.Verdict(v.REFUTED, rules=("S1", "S2"),
+                                                                            as_seed=v.UNTESTABLE))
+    other = sc.Claim("000", "q", "x", "—", v.Verdict(v.UNTESTABLE, "engine: the seed's SQPyte", as_seed=v.UNTESTABLE))
+    md = sc.markdown([decided, other])
+    assert "**refuted** (S1, S2)" in md
+    assert md.count("untestable here: every seed") == 1 and "all 2 claims" in md
+    assert "on today's stack" not in md.splitlines()[0]
+    sentence = sc.abstract_sentence([decided, other])
+    assert "1 are decided on today's stack" in sentence or "1 is decided" in sentence
+    assert "(S1, S2)" in sentence and "1 refuted" in sentence and "none of the 2" in sentence
+
+
+def test_sqlite_slower_than_acidstate_everywhere_is_not_yet_losing_to_every_contender():
+    cells = _cells([
+        ("app.query_user", "corpus=SM", "sqlite/hdbc", "haskell-O0", "app.query_user", "SM", 2e-4),
+        ("app.query_user", "corpus=SM", "acidstate/acid-state", "haskell-O0", "app.query_user", "SM", 1e-4),
+    ])
+    out = app.claim_sqlite(cells, _ratio({(0, 1): (2.0, 1.5, 2.5)}))["verdict"]
+    assert out.word == v.INCONCLUSIVE and "MongoDB and MySQL" in out.why and "MD, LG, LG2 not measured" in out.why
+    assert app.claim_sqlite(cells, _ratio({(0, 1): (0.5, 0.4, 0.6)}))["verdict"].word == v.REFUTED

@@ -128,3 +128,70 @@ def test_an_untestable_claim_keeps_what_its_interval_says_on_todays_stack():
     assert v.like_for_like(seed, ours, refuted, absolute=True).today == ""
     assert v.like_for_like(seed, seed, refuted) == v.Verdict(v.REFUTED, "the interval lies below the line")
     assert v.like_for_like(seed, ours, lambda: v.untestable("FerretDB is not MongoDB")).today == ""
+
+
+# --- the verdict on today's stack: declared substitutions ("every verdict earned") ------------------
+
+def test_every_declared_substitution_says_what_may_differ_and_why():
+    keys = [s.key for s in v.SUBSTITUTIONS]
+    assert len(keys) == len(set(keys)) and set(v.RULES) == set(keys)
+    for s in v.SUBSTITUTIONS:
+        assert s.what and s.why and s.parts and set(s.parts) <= set(v.LIKE_FOR_LIKE), s.key
+        assert "operation" not in s.parts, s.key  # no rule lets a claim be tested on another operation
+    md = v.substitutions_markdown()
+    assert all(f"| {k} |" in md for k in keys) and "declared" in md
+
+
+def _covered_and_not(key):
+    """A claim differing from the seed only in the parts rule `key` allows is decided through it; the same
+    difference without the rule, or one more part the rule does not allow, is untestable, the part named."""
+    refuted = lambda: v.Verdict(v.REFUTED)  # noqa: E731
+    rule = v.RULES[key]
+    seed = _setting()
+    ours = _setting(**{p: getattr(seed, p) + " (another)" for p in rule.parts})
+    got = v.on_todays_stack(seed, ours, refuted, uses=(key,))
+    assert got.word == v.REFUTED and got.rules == (key,) and got.as_seed == v.UNTESTABLE
+    without = v.on_todays_stack(seed, ours, refuted)
+    assert without.word == v.UNTESTABLE and all(f"{p}: the seed's" in without.why for p in rule.parts)
+    extra = next(p for p in v.LIKE_FOR_LIKE if p not in rule.parts)
+    beyond = v.on_todays_stack(seed, _setting(**{p: getattr(ours, p) for p in rule.parts}, **{extra: "other"}),
+                               refuted, uses=(key,))
+    assert beyond.word == v.UNTESTABLE and f"{extra}: the seed's" in beyond.why
+    assert not any(f"{p}: the seed's" in beyond.why for p in rule.parts)
+
+
+def test_rule_s1_newer_releases_of_the_same_products():
+    assert set(v.RULES["S1"].parts) == {"engine", "driver", "runtime"}
+    _covered_and_not("S1")
+    got = v.on_todays_stack(_setting(engine="SQLite of 2013 (version unstated)"), _setting(),
+                            lambda: v.Verdict(v.REFUTED), uses=("S1",))
+    assert got.word == v.REFUTED and got.rules == ("S1",)
+
+
+def test_rule_s2_the_same_engine_through_another_driver_of_its_family():
+    assert set(v.RULES["S2"].parts) == {"engine", "driver"} and "database/sql" in v.RULES["S2"].what
+    _covered_and_not("S2")
+
+
+def test_rule_s3_c_for_cpp_calling_the_same_c_api():
+    assert v.RULES["S3"].parts == ("runtime",) and "C++" in v.RULES["S3"].what
+    _covered_and_not("S3")
+
+
+def test_no_substitution_decides_an_absolute_number_a_claims_own_reason_or_an_unknown_rule():
+    import pytest
+
+    ok = lambda: v.Verdict(v.SUPPORTED)  # noqa: E731
+    out = v.on_todays_stack(_setting(hardware="a Core i3"), _setting(hardware="a Xeon"), ok, uses=("S1",),
+                            absolute=True)
+    assert out.word == v.UNTESTABLE and "a Core i3" in out.why
+    out = v.on_todays_stack(_setting(), _setting(), lambda: v.untestable("FerretDB stands in"), uses=("S1",))
+    assert out.word == v.UNTESTABLE and out.why == "FerretDB stands in"
+    with pytest.raises(KeyError):
+        v.on_todays_stack(_setting(), _setting(engine="x"), ok, uses=("S9",))
+
+
+def test_a_matching_setting_is_decided_with_no_rule_and_the_power_statement_kept():
+    got = v.on_todays_stack(_setting(), _setting(), lambda: v.about(50.0, 120.0, 100.0), uses=("S1",))
+    assert got.word == v.INCONCLUSIVE and got.rules == () and got.as_seed == v.INCONCLUSIVE
+    assert "away from the line" in got.why and got.detectable > 1
