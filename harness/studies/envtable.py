@@ -94,6 +94,7 @@ def _label(ids: list[str], studies: dict[str, str]) -> str:
         for part in str(studies.get(i, "")).split(", "):
             if part and part not in what:
                 what.append(part)
+    what.sort(key=lambda w: (not w.startswith("E"), w))
     n = f"{len(ids)} run{'s' if len(ids) != 1 else ''}"
     return f"{', '.join(what)} ({n})" if what else n
 

@@ -117,7 +117,7 @@ def directions(tables: dict[str, Any], engine: str = ENGINE) -> str:
     head = ("The gap between H2 and SQLite moved in opposite directions from the seed's" if opposite
             else "The gap between H2 and SQLite moved from the seed's")
     return (f"{head}: over TPC-H ours is {tside} the seed's ({t['ratio']:.2f}x [{t['low']:.2f}, {t['high']:.2f}] "
-            f"against {ts:.2f}x, {t['ratio'] / ts:.2f} times the seed's), over the micro-benchmarks {mside} it "
+            f"against {ts:.2f}x, {t['ratio'] / ts:.2f} times the seed's), over the micro-benchmarks ours is {mside} the seed's "
             f"({m['ratio']:.2f}x [{m['low']:.2f}, {m['high']:.2f}] against {ms:.2f}x, {m['ratio'] / ms:.2f} times). "
             "A hypothesis we did not test: at our smaller scale factor a TPC-H query does little work, so H2's "
             "fixed cost per query (parsing, planning, building JDBC results) weighs more than at the seed's, "
