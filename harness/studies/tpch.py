@@ -73,7 +73,9 @@ def findings_text(runs: RunSet, baseline: str = BASELINE) -> str:
         if not s:
             continue
         v = findings.count_verdicts(runs, PREFIX, spec, baseline)
-        out.append(s + f" Query by query it is faster on {v['faster']}, slower on {v['slower']} and cannot be "
+        both = sum(v.values())  # every query both ran, the censored ones aside: may exceed the mean's subset
+        out.append(s + f" Query by query, over the {both} queries both ran, it is faster on {v['faster']}, slower on "
+                       f"{v['slower']} and cannot be "
                        f"told apart on {v['same']}" + (f" (no interval on {v['unknown']})" if v["unknown"] else "")
                    + ".")
     if not out:
