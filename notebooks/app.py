@@ -45,12 +45,12 @@ result.tables["e5"]
 # %% [markdown]
 # ## Time per operation, corpus and engine
 #
-# Markers: mean time per operation; bars: its 99% CI (log scale). Insertions with the scrypt hash are in the
+# Markers: mean time per operation; bars: its 99% CI (log scale), measured corpora only. Insertions with the scrypt hash are in the
 # table only (the hash, not the database, dominates them).
 
 # %%
-if result.figures["app"] is not None:
-    display(Image(filename=str(result.figures["app"])))
+for fig in result.figures.values():  # one figure per group of at most six series
+    display(Image(filename=str(fig)))
 
 # %% [markdown]
 # ## The seed's headline claims, tested

@@ -385,25 +385,89 @@ def claims_markdown(items: list[dict[str, Any]], method: str) -> str:
             "2013).")
 
 
-def app_takeaway(cells: pd.DataFrame) -> str:
-    """The figure's point, from the cells: the fastest store for each operation at the largest corpus."""
+def series_labels(cells: pd.DataFrame) -> dict[str, str]:
+    """series -> its plain name (`findings.plain_name` of engine@runtime), for figures and captions."""
+    from harness.studies.findings import plain_name
+
+    if cells.empty or "engine" not in cells or "runtime" not in cells:
+        return {}
+    return {s: plain_name(f"{e}@{r}") for s, e, r in zip(cells["series"], cells["engine"], cells["runtime"])}
+
+
+def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[str] | None = None) -> str:
+    """The figure's point, from the cells: per operation at the largest measured corpus, the store
+    with the lowest mean among `members` (all series when None) against the runner-up, by the ratio
+    runner-up / fastest with its interval (`ratio`): "fastest" only when that interval excludes 1.
+    Overlapping bars are never read as a test. Without `ratio`, only the estimates are said."""
     if cells.empty:
         return ""
     c = cells[(cells["hash"] != "on") & cells["mean_s"].notna()] if "hash" in cells else cells[cells["mean_s"].notna()]
+    if members is not None:
+        c = c[c["series"].isin(members)]
     present = [k for k in CORPORA if k in set(c["corpus"])]
     if not present:
         return ""
     big = c[c["corpus"] == present[-1]]
+    names = series_labels(cells)
     parts = []
-    from harness.studies.findings import extreme_phrase
-
     for op in OPERATIONS:
-        d = big[big["operation"] == op]
-        if len(d):
-            items = [(str(r["series"]), float(r["mean_s"]), float(r["ci_low_s"]), float(r["ci_high_s"]))
-                     for _, r in d.iterrows()]
-            parts.append(f"{op.replace('app.', '')}: {extreme_phrase(items, 'fastest')}")
-    return f"; at corpus {present[-1]}, " + "; ".join(parts) if parts else ""
+        d = big[big["operation"] == op].sort_values("mean_s")
+        if d.empty:
+            continue
+        name = op.replace("app.", "")
+        first = names.get(d["series"].iloc[0], d["series"].iloc[0])
+        if len(d) == 1:
+            parts.append(f"{name}: only {first} measured")
+            continue
+        second = names.get(d["series"].iloc[1], d["series"].iloc[1])
+        r = ratio(d.index[1], d.index[0]) if ratio is not None else (
+            float(d["mean_s"].iloc[1] / d["mean_s"].iloc[0]), math.nan, math.nan)
+        if not (math.isfinite(r[1]) and math.isfinite(r[2])):
+            parts.append(f"{name}: {first} has the lowest mean, {second} next ({r[0]:.3g}x; no interval)")
+        elif r[1] > 1:
+            parts.append(f"{name}: {first} is fastest, {second} next at {r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]")
+        else:
+            parts.append(f"{name}: {first} and {second} cannot be told apart ({r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}] "
+                         "includes 1)")
+    among = "Among these, at" if members is not None else "At"
+    return f"{among} corpus {present[-1]}, " + "; ".join(parts) + "." if parts else ""
+
+
+def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members: list[str], method: str,
+                   corpora: tuple[str, ...] = CORPORA) -> str:
+    """A figure's caption: which group, its takeaway (ratio-based), the method, the corpora not drawn."""
+    have, missing = corpora_of(cells)
+    not_drawn = f" Corpora {', '.join(missing)} were not measured and are not drawn." if missing else ""
+    return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, members)} "
+            f"Markers are means and bars 99% CIs ({method}); a difference is called only where the 99% interval "
+            f"of the ratio of two means (runner-up / fastest) excludes 1, never from overlapping bars."
+            f"{not_drawn}")
+
+
+def ratios_summary(ratio_table: pd.DataFrame | None, baseline: str, method: str) -> str:
+    """The paper's short form of the E5 ratio table: each engine's geometric mean of its cells' time
+    ratios to `baseline`, with how many cells; the per-cell table (which divides the means table by
+    one column) stays in the notebook."""
+    from harness.studies.findings import plain_name
+
+    if ratio_table is None or ratio_table.empty or "benchmark" not in ratio_table:
+        return "_no valid app.* cells with the baseline in these runs_"
+    geo = ratio_table[ratio_table["benchmark"] == "geomean"]
+    cells = ratio_table[ratio_table["benchmark"] != "geomean"]
+    lines = ["| engine | runtime | time / baseline's, geometric mean [99% CI] | cells |", "|---|---|---|---|"]
+    from harness.analysis.stats import is_baseline
+
+    for r in geo.sort_values("ratio").itertuples():
+        if not math.isfinite(float(r.ratio)) or is_baseline(r.engine, r.runtime, baseline):
+            continue
+        n = int(((cells["engine"] == r.engine) & (cells["runtime"].astype(str) == str(r.runtime))).sum())
+        lines.append(f"| {r.engine} | {r.runtime} | {float(r.ratio):.3g} [{float(r.ratio_ci_low):.3g}, "
+                     f"{float(r.ratio_ci_high):.3g}] | {n} |")
+    return ("\n".join(lines) + f"\n\nTable: E5, each engine's time relative to {plain_name(baseline)}, geometric "
+            f"mean over the app.* cells it ran (99% CI, {method}); not comparable across rows where the cells "
+            "differ. The per-cell ratios, with the warm-up marks, are the E5 notebook's ratio table "
+            "(`notebooks/app.ipynb`, regenerated by `make paper`); they divide the means of the table above by "
+            "one column, so they are not repeated here.")
 
 
 def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:
@@ -414,30 +478,32 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     table = e5_table(cells)
     ratio = _Ratios(runs, cells) if not cells.empty else None
     items = claims(cells, ratio, runs) if ratio is not None else []
-    fig = plot_app(cells[cells["hash"] != "on"] if not cells.empty else cells, figures_dir / "e5_app.png",
-                   CORPORA, method)
+    drawn = cells[cells["hash"] != "on"] if not cells.empty else cells
+    figs = plot_app(drawn, figures_dir / "e5_app.png", CORPORA, method, series_labels(cells))
     excluded = excluded_cells(summary, PREFIX)
     from harness.analysis.markdown import to_markdown
 
     table_md = (to_markdown(table, keep=2, max_columns=9) if not table.empty  # operation, corpus repeated
                 else "_no valid app.* cells in these runs_") + (
         f"\n\nTable: E5, mean time per operation with its 99% CI ({method} method) per corpus and engine "
-        "(SM: user #42 alone; MD: 1,000 users, #789; LG: 50,000, #42; LG2: 50,000, #45678); "
+        "(SM: user #42 alone; MD: 1,000 users, #789; LG: 50,000, #42; LG2: 50,000, #45678"
+        + (f"; {', '.join(corpora_of(cells)[1])} not measured" if corpora_of(cells)[1] else "") + "); "
         f"\"(scrypt)\": the password hashed in the timed region. {excluded}")
     claims_md = claims_markdown(items, method) if items else "_no valid app.* cells in these runs_"
-    ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
+    ratio_table, ratio_md = family_table(runs, PREFIX, baseline, exclusions="The app.* cells excluded are listed once, "
+                                         "under the E5 table of mean times above.")
     raw = runs.raw_of(PREFIX + "*")
     app_runs = set(raw["run_id"]) if "run_id" in raw else set()
     protocol = protocol_text([d for d in runs.run_dirs if Path(d).name in app_runs] or runs.run_dirs)
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        out = {"e5-protocol": protocol, "e5-table": table_md, "e5-claims": claims_md, "e5-ratios": ratio_md}
-        if fig is not None:
-            out["e5-figure"] = figure_link(f"E5 time per operation per corpus and engine, 99% CI ({method}){app_takeaway(cells)}",
-                                           fig,
-                                           paper_path)
+        out = {"e5-protocol": protocol, "e5-table": table_md, "e5-claims": claims_md,
+               "e5-ratios": ratios_summary(ratio_table, baseline, method)}
+        if figs:
+            out["e5-figure"] = "\n\n".join(figure_link(figure_caption(drawn, ratio, title, members, method), f,
+                                                         paper_path) for title, members, f in figs)
         return out
 
     return StudyResult(tables={"cells": cells, "e5": table, "claims": pd.DataFrame(items), "ratios": ratio_table},
-                       text={"claims": claims_md, "table": table_md, "ratios": ratio_md}, figures={"app": fig},
+                       text={"claims": claims_md, "table": table_md, "ratios": ratio_md}, figures={f"app_{Path(f).stem.replace('e5_app_', '')}": f for _, _, f in figs},
                        make_blocks=blocks)

@@ -56,7 +56,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                             rates_fig, paper_path)]
         if native_fig is not None:
             native_says = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", BASELINE,
-                                           "folding over the rows")
+                                           "folding over the rows", plain=True)
             figs.insert(0, figure_link(f"E1 native C against the bindings, rows/s, 99% CI ({method})"
                                        + (f": {native_says}" if native_says else ""), native_fig, paper_path))
         aa = runfacts.aa_of(runs)  # the twins' run set and A/A table, for the A/A block and the abstract
@@ -70,7 +70,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "verdict-rules": verdict_rules() + "\n\n" + substitutions_markdown(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
-               "environment": envtable.markdown(runs.manifests()),
+               "environment": envtable.markdown(runs.manifests(), envtable.run_studies(runs)),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
         if seq_fig is not None:
@@ -108,7 +108,7 @@ def rates_takeaway(summary: pd.DataFrame, benchmark: str = "bindings.select_fold
     if df.empty:
         return "no fold measured"
     fast, slow = df.loc[df["rows_per_s"].idxmax()], df.loc[df["rows_per_s"].idxmin()]
-    items = [(f"{r['engine']} on {r['runtime']}", float(r["rows_per_s"]), float(r["rows_per_s_low"]),
+    items = [(findings.plain_name(f"{r['engine']}@{r['runtime']}"), float(r["rows_per_s"]), float(r["rows_per_s_low"]),
               float(r["rows_per_s_high"])) for _, r in df.iterrows()]
     # "fastest" / "slowest" only where the rate's interval is apart from every other's
     return (f"folding over the rows, {findings.extreme_phrase(items, 'fastest', higher_wins=True)} "

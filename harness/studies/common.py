@@ -160,9 +160,17 @@ def excluded_cells(summary: pd.DataFrame, prefix: str, shown_censored: bool = Fa
         df = df[df["status"] != "timeout"]
     skipped = df[df["status"] == "skipped"]
     df = df[df["status"] != "skipped"]
-    text = "No cell was excluded." if df.empty else "Excluded from the table:\n\n" + "\n".join(
-        f"- {r.benchmark} on {r.engine} ({r.status}: {shorten(str(r.reason).replace('not applicable: ', ''), 160)})"
-        for r in df.itertuples())
+    # one line per (benchmark, engine, status, reason): the same exclusion on several runtimes or
+    # parameter settings is said once, with how many cells it covers and on which runtimes
+    lines = []
+    if not df.empty:
+        reasons = df["reason"].astype(str).map(lambda x: shorten(x.replace("not applicable: ", ""), 160))
+        for (bench, engine, status, reason), g in df.assign(_r=reasons).groupby(
+                ["benchmark", "engine", "status", "_r"], sort=False):
+            rts = sorted({str(x) for x in g["runtime"]}) if "runtime" in g else []
+            many = f"; {len(g)} cells" + (f", on {', '.join(rts)}" if len(rts) > 1 else "") if len(g) > 1 else ""
+            lines.append(f"- {bench} on {engine} ({status}: {reason}{many})")
+    text = "No cell was excluded." if df.empty else "Excluded from the table:\n\n" + "\n".join(lines)
     if len(skipped):
         reasons = sorted(set(skipped["reason"].astype(str)))
         text += ("\n\n" if len(df) else " ") + f"{len(skipped)} cells were skipped ({shorten('; '.join(reasons), 400)})."

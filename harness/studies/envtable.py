@@ -87,16 +87,40 @@ def _runs(ids: list[str], total: int) -> str:
     return "all" if len(ids) == total else ", ".join(f"`{i}`" for i in ids)
 
 
-def machine_table(manifests: list[Manifest]) -> str:
-    """item | value | runs: every distinct value of each machine fact."""
-    seen: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+def _label(ids: list[str], studies: dict[str, str]) -> str:
+    """A column's head: the studies its runs measured and how many runs (`studies`: run id -> label)."""
+    what: list[str] = []
+    for i in ids:
+        for part in str(studies.get(i, "")).split(", "):
+            if part and part not in what:
+                what.append(part)
+    what.sort(key=lambda w: (not w.startswith("E"), w))
+    n = f"{len(ids)} run{'s' if len(ids) != 1 else ''}"
+    return f"{', '.join(what)} ({n})" if what else n
+
+
+def machine_table(manifests: list[Manifest], studies: dict[str, str] | None = None) -> str:
+    """item | value (one column per distinct machine, headed by the studies and runs that ran on it):
+    a value is never said of every run when another run recorded another. With one machine, one
+    value column (`all N runs`)."""
+    studies = studies or {}
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    facts = {}
     for m in manifests:
-        for item, value in machine_facts(m).items():
-            seen[item][value].append(str(m.run_id))
-    lines = ["| item | value | runs |", "|---|---|---|"]
-    for item, values in seen.items():
-        for value, ids in values.items():
-            lines.append(f"| {item} | {value.replace('|', '/')} | {_runs(ids, len(manifests))} |")
+        f = machine_facts(m)
+        if m.imported:
+            f["harness Python"] = "not used (imported: the tool's own output)"
+        key = tuple(f.items())
+        facts[key] = f
+        groups[key].append(str(m.run_id))
+    keys = list(groups)
+    heads = ([f"all {len(manifests)} runs"] if len(keys) == 1 else [_label(groups[k], studies) for k in keys])
+    lines = ["| item | " + " | ".join(h.replace("|", "/") for h in heads) + " |",
+             "|---|" + "---|" * len(keys)]
+    for item in facts[keys[0]]:
+        lines.append(f"| {item} | " + " | ".join(facts[k][item].replace("|", "/") for k in keys) + " |")
+    if len(keys) > 1:
+        lines.append("| runs | " + " | ".join(", ".join(f"`{i}`" for i in groups[k]) for k in keys) + " |")
     return "\n".join(lines)
 
 
@@ -113,15 +137,37 @@ def engine_table(manifests: list[Manifest]) -> str:
     return "\n".join(lines)
 
 
-def markdown(manifests: Iterable[Manifest]) -> str:
-    """Both tables with their captions, from the runs' manifests (`RunSet.manifests()`; imported
-    runs: machine only)."""
+def run_studies(runs: Any) -> dict[str, str]:
+    """run id -> the studies it measured (`E1, E4`), or `E6, imported go test` for an imported run."""
+    from pathlib import Path
+
+    from harness.studies import STUDIES
+    from harness.studies.common import measured_families
+
+    out = {}
+    for d, m in zip(runs.run_dirs, runs.manifests()):
+        if m.imported:
+            out[str(m.run_id)] = "E6, imported go test"
+        else:
+            fams = measured_families(Path(d))
+            out[str(m.run_id)] = ", ".join(STUDIES.get(f, f) for f in fams)
+    return out
+
+
+def markdown(manifests: Iterable[Manifest], studies: dict[str, str] | None = None) -> str:
+    """Both tables with their captions, from the runs' manifests (`RunSet.manifests()`): the machine of
+    every run, imported ones too (they may have run on another machine), per run when they differ;
+    the engines of the measured runs (an imported run records none). `studies`: run id -> label."""
     manifests = list(manifests)
     if not manifests:
         return "_no runs_"
     measured = [m for m in manifests if not m.imported] or manifests
-    return (machine_table(measured) + f"\n\nTable: The machine, as the manifests of the {len(measured)} measured "
-            "runs recorded it (`runs`: which runs had a value, when they differ).\n\n" + engine_table(measured)
+    imported = len(manifests) - len(measured) if len(measured) < len(manifests) else 0
+    which = (f"{len(manifests)} runs ({len(measured)} measured by the harness, {imported} imported)" if imported
+             else f"{len(manifests)} measured runs")
+    return (machine_table(manifests, studies) + f"\n\nTable: The machine, as the manifests of the {which} recorded "
+            "it, one column per machine when they differ (headed by the studies that ran on it).\n\n"
+            + engine_table(measured)
             + f"\n\nTable: Engines and runtimes of the {len(measured)} measured runs (imported `go test` runs "
             "record no engine): versions as each engine's probe reported them, configuration as built or "
             "started by the harness (server settings read back from the server; the manifest has all of "

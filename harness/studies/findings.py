@@ -71,12 +71,51 @@ PLAIN_NAMES = {
 }
 
 
+#: an engine/driver in words, for `plain_name`'s fallback (main-text captions carry no identifiers)
+DRIVER_WORDS = {
+    "sqlite/sqlite3": "Python's sqlite3 module",
+    "sqlite/apsw": "apsw (SQLite)",
+    "sqlite/native-c": "SQLite from C",
+    "sqlite/hdbc": "HDBC-sqlite3 (SQLite)",
+    "sqlite/persistent": "persistent-sqlite (SQLite)",
+    "sqlite/go": "SQLite from Go",
+    "duckdb": "DuckDB",
+    "mariadb/mysqlclient": "mysqlclient (MariaDB)",
+    "mariadb/pymysql": "PyMySQL (MariaDB)",
+    "postgresql/psycopg": "psycopg (PostgreSQL)",
+    "postgresql/hdbc": "HDBC-postgresql (PostgreSQL)",
+    "postgresql/simple": "postgresql-simple (PostgreSQL)",
+    "h2/jdbc": "H2 over JDBC",
+    "acidstate/acid-state": "acid-state",
+    "ferretdb/pymongo": "pymongo to FerretDB",
+    "ramsql/go": "RamSQL",
+}
+
+
+def runtime_words(runtime: str) -> str:
+    """`cpython3.11.7` -> CPython, `haskell-O2-ghc9.0.2` -> GHC 9.0.2 -O2, `jvm-17` -> the JVM."""
+    r = str(runtime)
+    if r.startswith("haskell"):
+        opt = r.split("-")[1] if r.count("-") >= 2 else ""
+        ghc = r.rsplit("ghc", 1)[-1] if "ghc" in r else ""
+        return " ".join(x for x in ("GHC", ghc, f"-{opt}" if opt else "") if x)
+    for prefix, word in (("cpython", "CPython"), ("pypy", "PyPy"), ("jvm", "the JVM"), ("go", "Go"), ("c", "C")):
+        if r.startswith(prefix):
+            return word
+    return r
+
+
 def plain_name(spec: str) -> str:
-    """A configuration in words (`PLAIN_NAMES`), else `driver on runtime` from `engine/driver@runtime`."""
+    """A configuration in words (`PLAIN_NAMES`), else `driver on runtime` from `engine/driver@runtime`
+    (`DRIVER_WORDS`, `runtime_words`)."""
     if spec in PLAIN_NAMES:
         return PLAIN_NAMES[spec]
     engine, _, runtime = spec.partition("@")
-    return f"{engine.split('/')[-1]} on {runtime}" if runtime else engine
+    family = runtime_words(runtime) if runtime else ""
+    if family in ("CPython", "PyPy", "C", "Go") and f"{engine}@{family.lower()}" in PLAIN_NAMES:
+        return PLAIN_NAMES[f"{engine}@{family.lower()}"]
+    words = DRIVER_WORDS.get(engine, engine.split("/")[-1])
+    return f"{words} on {family}" if runtime else words
 
 
 def _sentence_case(s: str) -> str:

@@ -42,6 +42,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         blocks[f"{name}-h2-table"] = table_md
         cut = sorted({k[0] for k in censored_cells(runs.summary, prefix, engines)})
         blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix, censored=cut)
+    blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
+                                                      "micro.": tables.get("e2-like-for-like")})
     fig = None
     like = tables.get("e3-like-for-like")
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}

@@ -28,6 +28,19 @@ def default_runs() -> list[Path]:
     return runs_under(REFERENCE_HISTORY)
 
 
+def wide_table(shown: pd.DataFrame) -> pd.DataFrame:
+    """`history.display_table`'s long table (a row per cell and run) as one row per run and one
+    column per cell, each value `mean [CI]; change`: the same numbers in about a quarter of the rows."""
+    if shown.empty:
+        return shown
+    mean = next(c for c in shown.columns if c.startswith("mean ["))
+    val = [f"{m}; {c}" if c else str(m) for m, c in zip(shown[mean], shown["change vs previous"])]
+    keys = ["#", "commit", "commit date (UTC)"]
+    wide = shown.assign(_v=val).pivot_table(index=keys, columns="cell", values="_v", aggfunc="first", sort=False)
+    cells = list(dict.fromkeys(shown["cell"]))
+    return wide.reindex(columns=cells).fillna("").reset_index().sort_values("#").reset_index(drop=True)
+
+
 def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks: str | None = None,
             engines: str | None = None, method: str | None = None, confidence: float = 0.99,
             resamples: int = 10000, alpha: float = 0.05) -> StudyResult:
@@ -46,7 +59,8 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
                                   "during which other programs used more than their threshold of CPU; load: median "
                                   "1-minute load average before each process; not measured: the run's code did "
                                   "not record them).",
-               "e7-history-table": to_markdown(shown) + "\n\n" + caption}
+               "e7-history-table": to_markdown(wide_table(shown)) + "\n\n" + caption
+                                   + " One row per run, one column per cell (each cell: mean [CI]; change)."}
         pair = same_commit_pair(table)
         out.update({name: between_run_sentence(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
         out["abstract-e7"] = abstract(pair, same_commit_all(table))

@@ -212,7 +212,10 @@ def gain_takeaway(gain: pd.DataFrame) -> str:
     r = headline_gain(gain)
     if r is None:
         return ""
-    return (f": at N = {at_n(r, 'transaction gain')}, one transaction makes {r['engine']} ({r['runtime']}) insert "
+    from harness.studies.findings import plain_name
+
+    who = plain_name(f"{r['engine']}@{r['runtime']}")
+    return (f": at N = {at_n(r, 'transaction gain')}, one transaction makes {who} insert "
             f"{ratio_text(r['_transaction gain'])} as many rows per second as autocommit")
 
 
@@ -244,7 +247,10 @@ def time_takeaway(df: pd.DataFrame) -> str:
                       for r in at.itertuples())
     k = d["strategy"].nunique()
     reach = f"all {k} strategies reach" if len(at) == k else f"only {len(at)} of {k} strategies reach"
-    return f": {reach} {at.iloc[0]['engine']}'s ({at.iloc[0]['runtime_family']}) largest N = {n:,}, where {times}"
+    from harness.studies.findings import plain_name
+
+    who = plain_name(f"{at.iloc[0]['engine']}@{at.iloc[0]['runtime_family']}")
+    return f": {reach} the largest N = {n:,} of {who}, where {times}"
 
 
 def grid_takeaway(df: pd.DataFrame) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.analysis.figures.crossings import plot_ratio_vs_crossings
+from harness.studies.findings import plain_name
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.studies import findings, seeds
@@ -41,7 +42,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "e2-table": table_md, "e2-claim": claim, "e2-findings": found,
                "abstract-e2": abstract(runs, claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
         if fig is not None:
-            out["e2-figure"] = figure_link(f"E2: time relative to {baseline} against crossings, one point per benchmark and "
+            out["e2-figure"] = figure_link(f"E2: time relative to {plain_name(baseline)} against crossings, one point per "
+                                           "benchmark and "
                                            f"engine, error bars {runs.confidence:.0%} CI ({runs.method} method)"
                                            + figure_takeaway(r), fig, paper_path)
         return out
@@ -110,7 +112,9 @@ def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
     # "rises" / "falls" only when the rank correlation's interval excludes 0
     side = {"supported": "rises with crossings", "contradicted": "falls with crossings",
             "not supported": "does not show a trend with crossings (its interval includes 0)"}[r.verdict]
-    return (f"; the speedup of {fast} over {slow} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
+    from harness.studies.findings import plain_name
+
+    return (f"; the speedup of {plain_name(fast)} over {plain_name(slow)} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
             f"{r.confidence:.0%})")
 
 

@@ -10,11 +10,13 @@ def _md(*run_dirs):
     return envtable.markdown(manifest_of(d) for d in run_dirs)
 
 
-def _run(tmp_path, run_id, kernel="6.1", governor=None, socket="/tmp/crossings-pg-abc/.s.PGSQL.5432"):
+def _run(tmp_path, run_id, kernel="6.1", governor=None, socket="/tmp/crossings-pg-abc/.s.PGSQL.5432",
+         cpu="AMD EPYC", imported=False):
     d = tmp_path / run_id
     d.mkdir()
     m = {"schema_version": 2, "run_id": run_id,
-         "machine": {"cpu": {"model": "AMD EPYC", "cores": 2, "governor": governor, "turbo": None},
+         "imported": imported,
+         "machine": {"cpu": {"model": cpu, "cores": 2, "governor": governor, "turbo": None},
                      "kernel": kernel, "os": "Linux", "memory_bytes": 2**31},
          "cpu_clock": {"hz": 2.4e9, "source": "proc-cpuinfo", "notes": ["perf stat -e cycles:u: <not supported>"]},
          "doctor": [{"check": "governor", "advice": "no cpufreq interface (a VM?): the host sets the frequency; "
@@ -32,8 +34,8 @@ def _run(tmp_path, run_id, kernel="6.1", governor=None, socket="/tmp/crossings-p
 def test_differing_values_name_their_runs_and_equal_ones_say_all(tmp_path):
     a, b = _run(tmp_path, "r1", kernel="6.1"), _run(tmp_path, "r2", kernel="6.2", socket="/tmp/other/.s.PGSQL")
     md = _md(a, b)
-    assert "| kernel | 6.1 | `r1` |" in md and "| kernel | 6.2 | `r2` |" in md
-    assert "| CPU | AMD EPYC, 2 cores | all |" in md
+    assert "| kernel | 6.1 | 6.2 |" in md and "| runs | `r1` | `r2` |" in md  # one column per machine
+    assert "| CPU | AMD EPYC, 2 cores | AMD EPYC, 2 cores |" in md
     assert "not readable (no cpufreq interface (a VM?): the host sets the frequency)" in md
     assert "2.400 GHz" in md and "<not supported>" in md
 
@@ -44,3 +46,17 @@ def test_engine_rows_merge_across_runs_without_temp_paths(tmp_path):
     assert len(rows) == 1 and "2 of 2" in rows[0]
     assert "fsync=on" in rows[0] and "port" not in rows[0] and "/tmp" not in rows[0]
     assert "duckdb" not in md  # unavailable engines are not part of the environment
+
+
+def test_an_imported_run_on_another_cpu_is_never_all_runs(tmp_path):
+    a = _run(tmp_path, "r1", cpu="Intel Xeon")
+    b = _run(tmp_path, "r2", cpu="AMD EPYC", imported=True)
+    md = envtable.markdown([manifest_of(a), manifest_of(b)], {"r1": "E1", "r2": "E6, imported go test"})
+    assert "| item | E1 (1 run) | E6, imported go test (1 run) |" in md
+    assert "| CPU | Intel Xeon, 2 cores | AMD EPYC, 2 cores |" in md
+    assert "all 2 runs" not in md and "1 measured by the harness, 1 imported" in md
+
+
+def test_one_machine_is_one_column(tmp_path):
+    md = _md(_run(tmp_path, "r1"), _run(tmp_path, "r2"))
+    assert "| item | all 2 runs |" in md and "| CPU | AMD EPYC, 2 cores |" in md

@@ -161,15 +161,18 @@ def test_captions_word_fastest_from_intervals():
                         "runtime": ["cpython3.11", "jvm-17", "cpython3.11"], "ratio": [0.3, 20.0, 0.32],
                         "ratio_ci_low": [0.28, 18.0, 0.29], "ratio_ci_high": [0.33, 22.0, 0.35]})
     cap = tpch.figure_takeaway(geo, "sqlite/sqlite3@cpython")
-    assert "duckdb (cpython), sqlite/apsw (cpython) are among the fastest" in cap and "h2/jdbc (jvm) is slowest" in cap
+    assert "DuckDB from CPython, the apsw driver on CPython are among the fastest" in cap
+    assert "H2 over JDBC on the JVM is slowest" in cap and "sqlite/" not in cap  # plain names in captions
     cells = pd.DataFrame({"corpus": ["SM"] * 2, "operation": ["app.query_user"] * 2, "series": ["x", "y"],
                           "mean_s": [1.0, 1.05], "ci_low_s": [0.9, 0.95], "ci_high_s": [1.1, 1.15], "hash": ["off"] * 2})
-    assert "among the fastest" in app.app_takeaway(cells)
+    # a difference is called from the ratio's interval (runner-up / fastest), never from overlapping bars
+    assert "cannot be told apart (1.05x [0.9, 1.2] includes 1)" in app.app_takeaway(cells, lambda a, b: (1.05, 0.9, 1.2))
+    assert "x is fastest, y next at 1.05x [1.01, 1.1]" in app.app_takeaway(cells, lambda a, b: (1.05, 1.01, 1.1))
     summary = pd.DataFrame({"benchmark": ["bindings.select_fold"] * 2, "engine": ["a", "b"], "runtime": ["c", "c"],
                             "mean_s": [1.0, 3.0], "ci_low_s": [0.9, 2.8], "ci_high_s": [1.1, 3.2],
                             "rows_per_s": [10.0, 3.333]})
     text = bindings.rates_takeaway(summary)
-    assert "a on c is fastest" in text and "b on c is slowest" in text
+    assert "a on C is fastest" in text and "b on C is slowest" in text
 
 
 def test_a_long_tie_is_counted_not_listed():

@@ -54,5 +54,5 @@ def plot_per_op(side: pd.DataFrame, path: Path | str, method: str = "") -> Path:
                 for i, s in enumerate(SESSIONS)]
     ax.legend(handles=handles, loc="lower right", fontsize=6)
     ci = f"99% CI ({method})" if method else "99% CI"
-    ax.set_title(f"E6: RamSQL vs SQLite in Go, per operation; error bars {ci}")
+    ax.set_title(f"E6: RamSQL vs SQLite in Go, per operation;\nerror bars {ci}")
     return save(fig, path)

@@ -51,7 +51,7 @@ def plot_family(table: pd.DataFrame, path: Path | str, baseline: str, what: str,
     ax.grid(axis="y", visible=False)
     ax.set_xlabel(f"time / time of {baseline} (log scale; < 1 is faster)")
     conf = float(t["confidence"].iloc[0]) if "confidence" in t and len(t) else 0.99
-    ax.set_title(f"{what}: dots, each benchmark; diamond, geometric mean with {conf:.0%} CI"
+    ax.set_title(f"{what}: dots, each benchmark;\ndiamond, geometric mean with {conf:.0%} CI"
                  + (f" ({method})" if method else ""), loc="left")
     return save(fig, path)
 

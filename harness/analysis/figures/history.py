@@ -77,7 +77,7 @@ def plot_history(history: pd.DataFrame, path: Path | str, alpha: float = 0.05) -
             ax.tick_params(axis="x", labelbottom=True)
     conf = float(history["confidence"].dropna().iloc[0]) if history["confidence"].notna().any() else 0.99
     method = str(history["method"].dropna().iloc[0]) if history["method"].notna().any() else ""
-    fig.suptitle(f"History: mean and {conf:.0%} CI per run ({method}), runs in commit order; "
+    fig.suptitle(f"History: mean and {conf:.0%} CI per run ({method}), runs in commit order;\n"
                  f"▲ slower / ▼ faster than the previous run (Mann-Whitney U, p <= {alpha:g})",
                  x=0.01, ha="left", fontsize=8)
     fig.tight_layout()

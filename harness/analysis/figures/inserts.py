@@ -120,7 +120,7 @@ def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") ->
         row[0].set_ylabel("journal_mode")
     if image is not None:
         fig.colorbar(image, ax=list(axes.flat), shrink=0.8, label="inserts/s (mean)")
-    fig.suptitle(f"E4: inserts.prepared, journal_mode x synchronous (means, ± half-width of the 99% CI; {method})"
+    fig.suptitle(f"E4: inserts.prepared, journal_mode x synchronous\n(means, ± half-width of the 99% CI; {method})"
                  if method else
-                 "E4: journal_mode x synchronous", y=1.03)
+                 "E4: journal_mode x synchronous", y=1.1)
     return save(fig, path)

@@ -60,7 +60,7 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
         ax.set_title(bench.replace("bindings.", "E1 "), fontsize=9)
         ax.grid(axis="x", alpha=0.3)
     ci = f"99% CI ({method})" if method else "99% CI"
-    fig.suptitle(f"{title}; error bars {ci}", fontsize=9)
+    fig.suptitle(f"{title};\nerror bars {ci}", fontsize=9)
     return save(fig, path)
 
 
