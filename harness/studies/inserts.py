@@ -195,6 +195,27 @@ def gains_at_text(gain: pd.DataFrame) -> str:
     return text
 
 
+def iterations_note(runs: RunSet) -> str:
+    """How many iterations an E4 process timed and what that means for its mean (the profile keeps
+    them few so that slow strategies fit the slot)."""
+    from harness.analysis.stats.warmup import MIN_SERIES
+
+    raw = runs.raw
+    if raw.empty or "iteration" not in raw:
+        return ""
+    mine = raw[raw["benchmark"].astype(str).str.startswith(PREFIX)]
+    per = mine.groupby(["run_id", "benchmark", "params", "engine", "runtime", "process"]).size()
+    if per.empty:
+        return ""
+    typical, processes = int(per.median()), per.groupby(level=[0, 1, 2, 3, 4]).size()
+    text = f" Each E4 process timed {typical} iterations (median over {len(per)} processes)"
+    if typical < MIN_SERIES:
+        text += (f"; a series under {MIN_SERIES} iterations is taken whole, with no warm-up analysis, so the first "
+                 "iteration of every process is in its mean")
+    return text + (f", and a cell's interval rests on the spread of its {int(processes.median())} process means "
+                   "(the median cell's).")
+
+
 def headline_gain(gain: pd.DataFrame) -> pd.Series | None:
     """The gains row the E4 headline speaks of: sqlite3's (else the first engine's) with a finite
     transaction gain; None when there is none."""
@@ -636,7 +657,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
               "prepared statement (`prepared` over `transaction`), "
             + gains_at_text(gain)
-            + ", ratio [99% CI] (t on the log scale, each cell's variance from its process bootstrap).",
+            + ", ratio [99% CI] (t on the log scale, each cell's variance from its process bootstrap)."
+            + iterations_note(runs),
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
                          f"synchronous, inserts/s mean [99% CI] ({method}).")
                         if len(gtable) else "_No journal_mode x synchronous grid in these runs._")

@@ -64,3 +64,20 @@ def test_the_gains_caption_names_one_n_once_when_both_gains_share_it():
     assert gains_at_text(same).startswith("both gains at N = 10 (the largest N")
     apart = pd.DataFrame({f"_{labels[0]} at N": [10], f"_{labels[1]} at N": [100]})
     assert gains_at_text(apart).startswith(f"the {labels[0]} at N = 10 and the {labels[1]} at N = 100")
+
+
+def test_the_gains_caption_says_how_few_iterations_a_process_timed(tmp_path):
+    from harness import store
+    from harness.analysis import simdata
+    from harness.analysis.runset import RunSet
+
+    def note(iterations: int) -> str:
+        df = simdata.simulate_run(benchmarks=["inserts.autocommit"], engines=("sqlite/sqlite3",), processes=6,
+                                  iterations=iterations, seed=1, params="rows=10")
+        run = store.write_imported_run(tmp_path / str(iterations), df, {"source": "test"})
+        return inserts.iterations_note(RunSet([run], resamples=200))
+
+    short = note(3)
+    assert "timed 3 iterations (median over 6 processes)" in short and "taken whole" in short
+    assert "spread of its 6 process means" in short
+    assert "taken whole" not in note(12)  # long enough for the warm-up analysis

@@ -351,6 +351,9 @@ def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_
 
 #: values per batch of equal-length series in `steady_states`: the working memory's bound
 BATCH_VALUES = 1_000_000
+#: a series shorter than this is taken whole ("flat" from its first iteration): too few points
+#: to tell a warm-up from noise
+MIN_SERIES = 4
 
 
 def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_tol: float = 0.01,
@@ -360,7 +363,7 @@ def steady_states(series: Sequence[np.ndarray], *, pen_scale: float = 4.0, rel_t
     by_len: dict[int, list[int]] = {}
     xs = [np.asarray(x, dtype=float) for x in series]
     for i, x in enumerate(xs):
-        if len(x) < 4:
+        if len(x) < MIN_SERIES:
             out[i] = (0, "flat")
         else:
             by_len.setdefault(len(x), []).append(i)
