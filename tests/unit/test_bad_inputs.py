@@ -51,8 +51,8 @@ def _existing_run(sandbox: Path) -> Path:
     plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/sqlite3"],
                                  processes=2, iterations=3), "run1")
     run_dir = store.create_run_dir(sandbox / "out", "run1")
-    store.write_json_atomic(run_dir / "plan.json", plan)
-    store.write_json_atomic(run_dir / "manifest.json", base_manifest("run1", None))
+    plan.write(run_dir)
+    base_manifest("run1", None).write(run_dir)
     return run_dir
 
 

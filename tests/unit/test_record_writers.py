@@ -7,18 +7,19 @@ import json
 from harness import store
 from harness.record import Manifest
 from harness.run import runner
+from harness.run.plan import LivePlan
 from helpers_shards import write_shard
 
 
 def test_record_writers_finish_manifest_writes_the_segment_end(tmp_path):
     run_dir = write_shard(tmp_path, "r1", 0, 1, processes=2, iterations=3)
-    plan = store.read_plan(run_dir)
+    plan = LivePlan.from_record(store.plan_of(run_dir))
     before = store.manifest_of(run_dir).with_(status="running")
     segment = {"started": "2026-11-26T12:00:00+0000", "command": None}
     runner._finish_manifest(run_dir, plan, before, segment, "complete", None)
     m = store.manifest_of(run_dir)
     assert m.status == "complete" and m.ended is not None
-    assert m.process_counts == {"ok": len(plan["order"])} and m.processes_planned == len(plan["order"])
+    assert m.process_counts == {"ok": len(plan.order)} and m.processes_planned == len(plan.order)
     assert [s["status"] for s in m.segments] == ["complete"] and m.segments[0]["processes_recorded"] == 2
     assert len(m.machine["loadavg_after"]) == 3 and m.machine["hostname"] == before.machine["hostname"]
     assert "servers" not in m.to_dict() and "datasets" not in m.to_dict()
@@ -30,7 +31,7 @@ def test_record_writers_finish_manifest_never_writes_what_a_read_refuses(tmp_pat
     run_dir = write_shard(tmp_path, "r1", 0, 1, processes=2, iterations=3)
     text = (run_dir / "manifest.json").read_bytes()
     bad = store.manifest_of(run_dir).with_(run_id=12)
-    runner._finish_manifest(run_dir, store.read_plan(run_dir), bad, {}, "complete", None)
+    runner._finish_manifest(run_dir, LivePlan.from_record(store.plan_of(run_dir)), bad, {}, "complete", None)
     err = capsys.readouterr().err
     assert "could not update" in err and "field 'run_id' is 12" in err
     assert (run_dir / "manifest.json").read_bytes() == text
