@@ -47,3 +47,31 @@ def test_record_writers_collect_writes_typed_records(tmp_path):
     assert plan is not None and plan.shard is None and plan.shards["count"] == 2
     assert sorted(store.records_of(run)) == sorted(seq for seq, _, _ in plan.order)
     assert m.process_counts == {"ok": len(plan.order)} and m.processes_planned == len(plan.order)
+
+
+def test_record_writers_live_plan_keeps_the_keys_it_was_given(tmp_path):
+    """The runner's `LivePlan` writes the keys it was built or read with, those assigned since and
+    containers filled in place; nothing else (no nulls for what a run never set)."""
+    from harness.run.plan import LiveCell, RunRequest, build_plan
+
+    plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/sqlite3"],
+                                 processes=2, iterations=3), "r1")
+    d = plan.to_dict()
+    assert not {"datasets", "reruns", "adaptive", "shard", "run_dir", "noise_threshold_cpus"} & set(d)
+    assert d["pin"] is True and "budget_s" in d and plan.dir_name == "r1"
+    back = LivePlan.from_record(plan.to_record())
+    assert back.to_dict() == d
+    back.reruns.append({"cell": 0, "seq": 0, "rerun_seq": 4})  # filled in place: written
+    back.cells[0].iterations = 7
+    back.write(tmp_path)
+    stored = json.loads((tmp_path / "plan.json").read_text())
+    assert stored["reruns"] == [{"cell": 0, "seq": 0, "rerun_seq": 4}]
+    assert stored["cells"][0]["iterations"] == 7 and "grown_to" not in stored["cells"][0]
+    # a key no field names is kept, a field the stored plan lacks is not added
+    old = {k: v for k, v in stored.items() if k not in ("pin", "max_wait_s")} | {"from_the_future": [1]}
+    again = LivePlan.from_dict(old)
+    assert again.pin is True and again.to_dict() == {**old, "order": [tuple(t) for t in old["order"]]}
+    again.max_wait_s = again.max_wait_s  # assigned, even its default: written (a resume's --max-wait)
+    assert "max_wait_s" in again.to_dict() and "pin" not in again.to_dict()
+    assert LiveCell(benchmark="b", engine="e", runtime="r").to_dict() == {
+        "benchmark": "b", "params": {}, "engine": "e", "runtime": "r"}
