@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             df = read_import(f, "gobench", engine=f"gotest-{i + 1}")
             df["wall_ns"] = df["wall_ns"].to_numpy(dtype=float)
             df["cpu_ns"] = df["cpu_ns"].fillna(0).astype(np.int64)
-            extra = base_manifest("", command=None)
+            extra = base_manifest("", command=None).to_dict()
             extra["source"] = {"file": f.name, "format": "gobench", "engine": f"gotest-{i + 1}",
                                "go_test": meta["command"], "go_version": version}
             run_dir = store.write_imported_run(out, df.drop(columns=["run_id", "seq"]), extra)

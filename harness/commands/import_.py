@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     df["cpu_ns"] = df["cpu_ns"].fillna(0).astype(np.int64)
     from harness.run.manifest import base_manifest
 
-    extra = base_manifest("", command=None)
+    extra = base_manifest("", command=None).to_dict()
     extra["source"] = {"file": str(args.file), "format": args.format, "engine": args.engine}
     run_dir = store.write_imported_run(out, df.drop(columns=["run_id", "seq"]), extra)
     cells = df.groupby(["benchmark", "params", "engine", "runtime"]).ngroups

@@ -278,13 +278,13 @@ def check_sweep_size(request) -> None:
     if not any(isinstance(v, list) for v in (request.params or {}).values()):
         return
     plan = build_plan(request, "preview")
-    n = len(plan["order"])
+    n = len(plan.order)
     if n <= SWEEP_CONFIRM:
         return
-    timeout = plan.get("timeout_s")
+    timeout = plan.timeout_s
     bound = f"; up to {n * timeout / 3600:.1f} h at the per-process timeout of {timeout:g} s" if timeout else ""
-    raise UserError(f"the --param sweep plans {n} processes ({len(plan['cells'])} cells x {plan['processes']} "
-                    f"processes x {plan['iterations']} iterations{bound}); add --yes to start it, or sweep fewer values")
+    raise UserError(f"the --param sweep plans {n} processes ({len(plan.cells)} cells x {plan.processes} "
+                    f"processes x {plan.iterations} iterations{bound}); add --yes to start it, or sweep fewer values")
 
 
 def recorded_command(argv: list[str], dsn_args: list[str], dsns: dict[str, str]) -> list[str]:

@@ -45,9 +45,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from harness.fsutil import write_json_atomic
 from harness.protocol import canonical_params
-from harness.run.plan import AA_PARAM, in_rounds
+from harness.run.plan import AA_PARAM, LiveCell, LivePlan, in_rounds
 
 #: (run_dir, target, confidence, resamples) -> {(benchmark, params, engine, runtime family): assessment};
 #: resamples None = the statistics' default (for the record), a number = fewer for the rounds
@@ -68,15 +67,11 @@ class Settings:
     balanced: bool = True
 
 
-def _key(cell: dict[str, Any]) -> tuple:
-    return (cell["benchmark"], canonical_params(cell["params"]), cell["engine"], cell["runtime"])
-
-
-def group_of(cell: dict[str, Any]) -> tuple:
+def group_of(cell: LiveCell) -> tuple:
     """The cells a study compares with each other: one benchmark and its parameters, every engine
     and runtime, the A/A twin included (its `aa` parameter left out)."""
-    params = {k: v for k, v in cell["params"].items() if k != AA_PARAM}
-    return (cell["benchmark"], canonical_params(params))
+    params = {k: v for k, v in cell.params.items() if k != AA_PARAM}
+    return (cell.benchmark, canonical_params(params))
 
 
 #: a cell is unsettled when at least this share of its longest processes end slower than they ran
@@ -84,10 +79,6 @@ def group_of(cell: dict[str, Any]) -> tuple:
 #: re-trace, PyPy's at its 7th-10th iteration) from a lasting slowdown (Barrett et al. 2017 saw
 #: both), and its "steady state" would be the transient; it gets processes twice as long
 UNSETTLED_SHARE = 0.5
-
-
-#: the plan's record of the length an unsettled cell's processes were grown to
-GROWN = "grown_to"
 
 
 def unsettled(a: dict[str, Any]) -> bool:
@@ -114,36 +105,36 @@ def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float, floor: 
     return max(2, min(n, settings.max_iterations))
 
 
-def _twins_run_alike(cells: list[dict[str, Any]], running: list[int]) -> None:
+def _twins_run_alike(cells: list[LiveCell], running: list[int]) -> None:
     """A cell and its A/A twin run the same iterations per process (the longer of their plans):
     the A/A check asks whether one protocol, run twice, gives one number; where a runtime is
     still changing speed, the mean of a process depends on how long it ran."""
     pairs: dict[tuple, list[int]] = {}
     for i in running:
         c = cells[i]
-        pairs.setdefault((*group_of(c), c["engine"], c["runtime"]), []).append(i)
+        pairs.setdefault((*group_of(c), c.engine, c.runtime), []).append(i)
     for members in pairs.values():
         if len(members) > 1:
-            n = max(cells[i]["iterations"] for i in members)
+            n = max(cells[i].iterations or 0 for i in members)
             for i in members:
-                cells[i]["iterations"] = n
+                cells[i].iterations = n
 
 
 def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[str], None] | None = None) -> dict:
     """Run `runner`'s pilot, then rounds until every cell has stopped; return the per-cell record
-    (also stored as plan["adaptive"], which the runner copies into the manifest)."""
-    plan = runner.plan
+    (also stored as the plan's `adaptive`, which the runner copies into the manifest)."""
+    plan: LivePlan = runner.plan
     t0 = time.monotonic()
-    cells = plan["cells"]
+    cells = plan.cells
     stopped: dict[int, dict[str, Any]] = {}
     planned: set[int] = set()  # cells that have run processes of the planned length
     last: dict[int, dict[str, Any]] = {}
-    rng = random.Random(plan["seed"])
+    rng = random.Random(plan.seed)
     if settings.max_run_time_s is not None:  # the run's budget bounds the pilot too
         runner.deadline = t0 + settings.max_run_time_s
     _keep_partial(runner, settings, stopped, last, 0)
     runner.execute()
-    plan["budget_s"] = None  # after the pilot, processes run the planned iterations, no per-process cut
+    plan.budget_s = None  # after the pilot, processes run the planned iterations, no per-process cut
     for round_no in range(1, settings.max_rounds + 1):
         found = assess(runner.run_dir, settings.target, settings.confidence, ROUND_RESAMPLES)
         run_spent = time.monotonic() - t0 - getattr(runner, "waited_total", 0.0)  # waiting for a quiet CPU is not measuring
@@ -155,15 +146,15 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         for i, cell in enumerate(cells):
             if i in stopped:
                 continue
-            a = found.get(_key(cell))
+            a = found.get(cell.key)
             if a is not None:
                 last[i] = a
             # re-planned every round: the variance components sharpen as processes accumulate
-            iterations = (_iterations(a, settings, plan["timeout_s"], cell.get(GROWN, 0))
+            iterations = (_iterations(a, settings, plan.timeout_s, cell.grown_to or 0)
                           if a is not None else None)
             grows = a is not None and unsettled(a) and iterations > int(a.get("longest", 0))
             if grows:
-                cell[GROWN] = iterations  # it settled (if it does) at this length: never plan it shorter
+                cell.grown_to = iterations  # it settled (if it does) at this length: never plan it shorter
             # a short pilot is no proof of a missing steady state, nor is a series that can still grow
             reason = _stop_reason(i, a, plan, runner, settings, run_spent, planned=i in planned and not grows)
             if reason == "met" and grows:
@@ -173,13 +164,13 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             elif reason:
                 stopped[i] = {"stop": reason, "round": round_no}
                 continue
-            cell["iterations"] = iterations
+            cell.iterations = iterations
             planned.add(i)
             running.append(i)
         _twins_run_alike(cells, running)
         for i in running:
             a, cell = last[i], cells[i]
-            per_process = a["c_proc_s"] + cell["iterations"] * a["c_iter_s"]
+            per_process = a["c_proc_s"] + (cell.iterations or 0) * a["c_iter_s"]
             need = 0 if i in met else max(1, min(_processes_needed(a, settings.target) - a["processes"], a["processes"]))
             afford = math.inf
             if settings.max_time_s is not None and per_process > 0:
@@ -197,15 +188,15 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         if not new:
             break
         counts: dict[int, int] = {}
-        for _, c, p in plan["order"]:
+        for _, c, p in plan.order:
             counts[c] = max(counts.get(c, 0), p + 1)
-        seq = max((t[0] for t in plan["order"]), default=-1) + 1
+        seq = max((t[0] for t in plan.order), default=-1) + 1
         wanted: dict[int, int] = {}
         for c in new:
             wanted[c] = wanted.get(c, 0) + 1
         # in rounds (every unfinished cell once per round, shuffled), as the pilot's order
         for c, p in in_rounds(wanted, rng, first=counts):
-            plan["order"].append((seq, c, p))
+            plan.order.append((seq, c, p))
             seq += 1
         _keep_partial(runner, settings, stopped, last, round_no)  # writes the plan with its new order
         if progress:
@@ -216,19 +207,19 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             stopped.setdefault(i, {"stop": "rounds", "round": settings.max_rounds})
     final = assess(runner.run_dir, settings.target, settings.confidence, None)  # the numbers summary shows
     for i, cell in enumerate(cells):
-        if _key(cell) in final:
-            last[i] = final[_key(cell)]
+        if cell.key in final:
+            last[i] = final[cell.key]
     record = {"settings": asdict(settings), "run_time_s": round(time.monotonic() - t0, 3),
               "waited_s": round(getattr(runner, "waited_total", 0.0), 3),
               "cells": [_cell_record(cells[i], stopped.get(i, {"stop": "rounds"}), last.get(i), settings)
                         for i in range(len(cells))]}
     record["segments"] = [_segment(settings, record["cells"])]
-    plan["adaptive"] = record
-    write_json_atomic(runner.run_dir / "plan.json", plan)
+    plan.adaptive = record
+    plan.write(runner.run_dir)
     return record
 
 
-def _balance(wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any]], settings: Settings,
+def _balance(wants: dict[int, tuple[int, int, float]], cells: list[LiveCell], settings: Settings,
              spent: dict[int, float]) -> dict[int, int]:
     """New processes per cell this round. Unbalanced: each cell what it needs, within its own budget.
     Balanced: every running cell of a group gets the most any of them still needs, within the
@@ -253,7 +244,7 @@ def _balance(wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any
     return adds
 
 
-def _share_run_budget(adds: dict[int, int], wants: dict[int, tuple[int, int, float]], cells: list[dict[str, Any]],
+def _share_run_budget(adds: dict[int, int], wants: dict[int, tuple[int, int, float]], cells: list[LiveCell],
                       run_left: float, rng: random.Random, balanced: bool) -> dict[int, int]:
     """Shrink a round the run's budget cannot buy: each group's (or cell's) processes in proportion
     to what it asked, then what is left one process per cell of a group, groups in a random order."""
@@ -305,19 +296,19 @@ def _keep_partial(runner: Any, settings: Settings, stopped: dict[int, dict[str, 
                   last: dict[int, dict[str, Any]], round_no: int) -> None:
     """Store the record as it stands before round `round_no` runs (0: the pilot) in plan.json, so
     a run killed mid-round keeps it through a resume: every cell still running says `cut`."""
-    plan = runner.plan
+    plan: LivePlan = runner.plan
     cut = {"stop": CUT, "round": round_no,
            "note": f"interrupted in round {round_no}; a resume finishes its processes without assessing again"}
-    cells = [_cell_record(c, stopped.get(i, cut), last.get(i), settings) for i, c in enumerate(plan["cells"])]
-    plan["adaptive"] = {"settings": asdict(settings), "partial": True, "cells": cells,
-                        "segments": [_segment(settings, cells)]}
-    write_json_atomic(runner.run_dir / "plan.json", plan)
+    cells = [_cell_record(c, stopped.get(i, cut), last.get(i), settings) for i, c in enumerate(plan.cells)]
+    plan.adaptive = {"settings": asdict(settings), "partial": True, "cells": cells,
+                     "segments": [_segment(settings, cells)]}
+    plan.write(runner.run_dir)
 
 
-def note_resume(plan: dict[str, Any]) -> None:
+def note_resume(plan: LivePlan) -> None:
     """A resume of an adaptive run that was cut: its record (kept in the plan) gains a segment
     saying the resume ran no rounds; its cut cells keep saying so. A finished record is left alone."""
-    record = plan.get("adaptive")
+    record = plan.adaptive
     if not isinstance(record, dict) or not record.get("partial"):
         return
     settings = Settings(**{k: v for k, v in (record.get("settings") or {}).items()
@@ -335,11 +326,11 @@ def _processes_needed(a: dict[str, Any], target: float) -> int:
     return p
 
 
-def _stop_reason(i: int, a: dict[str, Any] | None, plan: dict[str, Any], runner: Any, settings: Settings,
+def _stop_reason(i: int, a: dict[str, Any] | None, plan: LivePlan, runner: Any, settings: Settings,
                  run_spent: float, planned: bool) -> str | None:
     if i in runner.dead_cells and runner.dead_cells[i][0] == "timeout":
         return "timeout"  # a process exceeded the per-process timeout: the cell is too slow for it
-    if str(i) in plan["unavailable"] or i in runner.dead_cells:
+    if str(i) in plan.unavailable or i in runner.dead_cells:
         return "not run"
     if a is None:
         if settings.max_run_time_s is not None and run_spent >= settings.max_run_time_s:
@@ -356,12 +347,12 @@ def _stop_reason(i: int, a: dict[str, Any] | None, plan: dict[str, Any], runner:
     return None
 
 
-def _cell_record(cell: dict[str, Any], stop: dict[str, Any], a: dict[str, Any] | None,
+def _cell_record(cell: LiveCell, stop: dict[str, Any], a: dict[str, Any] | None,
                  settings: Settings) -> dict[str, Any]:
-    out = {"benchmark": cell["benchmark"], "params": canonical_params(cell["params"]), "engine": cell["engine"],
-           "runtime": cell["runtime"], "target": settings.target, **stop}
+    out = {"benchmark": cell.benchmark, "params": canonical_params(cell.params), "engine": cell.engine,
+           "runtime": cell.runtime, "target": settings.target, **stop}
     if a is not None:
-        out.update({"achieved": a["half_width"], "processes": a["processes"], "iterations": cell.get("iterations"),
+        out.update({"achieved": a["half_width"], "processes": a["processes"], "iterations": cell.iterations,
                     "mean_s": a["mean_s"], "s2_between": a["s2_between"], "s2_within": a["s2_within"],
                     "c_proc_s": a["c_proc_s"], "c_iter_s": a["c_iter_s"], "warmup": a["warmup"],
                     "unsettled": a.get("unsettled", 0.0),

@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.fsutil import PROJECT_ROOT
 from harness.protocol import SCHEMA_VERSION
+from harness.record import Manifest
 from harness.redaction import redact
 from harness.run.cpuclock import cpu_clock
 
@@ -114,8 +115,10 @@ def library_versions() -> dict[str, str | None]:
     return out
 
 
-def base_manifest(run_id: str, command: list[str] | None) -> dict[str, Any]:
-    return {
+def base_manifest(run_id: str, command: list[str] | None) -> Manifest:
+    """The manifest a run starts with: what it is, where and with which versions (a record
+    built in code: these keys, in this order)."""
+    return Manifest.from_dict({
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -127,4 +130,4 @@ def base_manifest(run_id: str, command: list[str] | None) -> dict[str, Any]:
         "cpu_clock": cpu_clock(),
         "python": {"version": sys.version, "executable": sys.executable},
         "libraries": library_versions(),
-    }
+    })

@@ -2,29 +2,32 @@
 
 A request (profile, globs, counts) is resolved against the registries (engines, workloads,
 runtimes, profiles); an unknown name is a `UserError` listing what exists, raised before any
-run directory, server or worker exists. The plan is a plain dict, stored as `plan.json`, so a
-run can be resumed from it.
+run directory, server or worker exists. The plan is a `LivePlan`: typed, mutable (the runner
+adds reruns and data sets, the adaptive protocol rounds), stored as `plan.json` through the
+record's `Plan` (`LivePlan.write`), so a run can be resumed from it.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Mapping
 
 from harness import engines as engine_registry
 from harness import workloads
 from harness.errors import UserError, did_you_mean
 from harness.fsutil import PROJECT_ROOT
 from harness.protocol import canonical_params
+from harness.record import Plan
+from harness.run.interference import MAX_WAIT_S
+from harness.run.noise import NOISE_THRESHOLD_CPUS
 from harness.run.profiles import PROFILES, Profile, params_for
 from harness.run.runtimes import RUNTIMES
-
-if TYPE_CHECKING:
-    from harness.run.shard import Shard
+from harness.run.shard import Shard, dir_name, order_digest
 
 
 @dataclass(frozen=True)
@@ -286,7 +289,140 @@ def in_rounds(counts: dict[int, int], rng: random.Random, first: dict[int, int] 
     return out
 
 
-def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
+class _Live:
+    """What LivePlan and LiveCell share: a key of the JSON object is written when the object
+    read held it, or it was assigned since, or it differs from its field's default (a list or
+    dict filled in place); the keys no field names are kept in `extra`. So a plan read and
+    written back holds the keys it held, and one built in code the keys it was given."""
+
+    extra: dict[str, Any]
+    #: keys the JSON object always holds
+    _always: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_present", set(self._always))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        present = self.__dict__.get("_present")
+        if present is not None and name != "extra":
+            present.add(name)
+
+    @classmethod
+    def _names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name != "extra")  # type: ignore[arg-type]
+
+    @classmethod
+    def _from(cls, data: Mapping[str, Any], **values: Any) -> Any:
+        names = cls._names()
+        kwargs = {k: data[k] for k in names if k in data}
+        kwargs.update(values)
+        obj = cls(**kwargs, extra={k: v for k, v in data.items() if k not in names})
+        object.__setattr__(obj, "_present", {k for k in names if k in data} | set(cls._always))
+        return obj
+
+    def _emits(self, f: dataclasses.Field) -> bool:
+        if f.name in self.__dict__["_present"]:
+            return True
+        default = (f.default_factory() if f.default_factory is not dataclasses.MISSING  # type: ignore[misc]
+                   else f.default)
+        return getattr(self, f.name) != default
+
+    def _dict(self, **values: Any) -> dict[str, Any]:
+        out = {f.name: values.get(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
+               if f.name != "extra" and self._emits(f)}
+        out.update(self.extra)
+        return out
+
+
+@dataclass(eq=False)
+class LiveCell(_Live):
+    """A cell of the live plan; the adaptive protocol sets its iterations per process and the
+    length an unsettled cell's processes were grown to."""
+
+    benchmark: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    engine: str = ""
+    runtime: str = ""
+    iterations: int | None = None  # the adaptive protocol's count (None: the plan's)
+    grown_to: int | None = None  # an unsettled cell's length: never planned shorter
+    extra: dict[str, Any] = field(default_factory=dict)
+    _always = ("benchmark", "params", "engine", "runtime")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LiveCell:
+        return cls._from(data, params=dict(data["params"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._dict()
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.benchmark, canonical_params(self.params), self.engine, self.runtime)
+
+
+@dataclass(eq=False)
+class LivePlan(_Live):
+    """The plan a run is executing: `build_plan`'s, or a stored plan read back for a resume.
+    Mutable where a run adds to it (the order, reruns, data sets, the adaptive record); written
+    as the record's `Plan` (checked, the bytes `plan.json` always had)."""
+
+    run_id: str | None = None
+    cells: list[LiveCell] = field(default_factory=list)
+    order: list[tuple[int, int, int]] = field(default_factory=list)
+    profile: str | None = None
+    processes: int | None = None
+    iterations: int | None = None
+    seed: Any = 0
+    timeout_s: float | None = None
+    budget_s: float | None = None  # per process; None: no cut (the adaptive protocol lifts it after the pilot)
+    min_iterations: int = 2
+    benchmarks: list[str] = field(default_factory=list)
+    engines: list[str] = field(default_factory=list)
+    runtimes: list[str] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)  # cell index (a string) -> why it is skipped
+    pin: bool = True
+    interference: bool = True
+    rerun: bool = True
+    max_wait_s: float = MAX_WAIT_S
+    noise_threshold_cpus: float = NOISE_THRESHOLD_CPUS
+    run_dir: str | None = None  # a shard's directory name (default: the run id)
+    shard: dict[str, Any] | None = None  # a shard's: index, count, planned, order_digest
+    datasets: dict[str, Any] | None = None  # data set key -> how it was prepared
+    reruns: list[dict[str, Any]] = field(default_factory=list)  # {cell, seq, rerun_seq} per disturbed process
+    adaptive: dict[str, Any] | None = None  # the adaptive protocol's record
+    extra: dict[str, Any] = field(default_factory=dict)
+    _always = ("cells", "order")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LivePlan:
+        return cls._from(data, cells=[LiveCell.from_dict(c) for c in data.get("cells", [])],
+                         order=[(int(s), int(c), int(p)) for s, c, p in data.get("order", [])])
+
+    @classmethod
+    def from_record(cls, plan: Plan) -> LivePlan:
+        """A stored plan, to run on (a resume)."""
+        return cls.from_dict(plan.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object `plan.json` holds."""
+        return self._dict(cells=[c.to_dict() for c in self.cells])
+
+    def to_record(self, where: str = "plan") -> Plan:
+        """The record's `Plan` (checked as a read checks it)."""
+        return Plan.from_dict(self.to_dict(), where)
+
+    def write(self, run_dir: Path) -> Path:
+        """`run_dir/plan.json`, checked, written atomically (replacing it)."""
+        return self.to_record(str(Path(run_dir) / "plan.json")).write(run_dir)
+
+    @property
+    def dir_name(self) -> str:
+        """The run directory's name: a shard's own, else the run id."""
+        return self.run_dir or str(self.run_id)
+
+
+def build_plan(request: RunRequest, run_id: str) -> LivePlan:
     profile: Profile = PROFILES[request.profile]
     engine_patterns = split_globs(request.engines) or list(profile.engines)
     engines = resolve_engines(engine_patterns)
@@ -337,13 +473,27 @@ def build_plan(request: RunRequest, run_id: str) -> dict[str, Any]:
         "max_wait_s": request.max_wait_s if request.max_wait_s is not None else _env_max_wait(profile.max_wait_s),
     }
     if request.shard is not None:
-        from harness.run.shard import shard_plan
-
         # a rerun takes the next seq and process number, which another shard of the plan owns:
         # disturbed processes of a shard are flagged and left out, not rerun
         plan["rerun"] = False
-        return shard_plan(plan, request.shard)
+        return shard_plan(LivePlan.from_dict(plan), request.shard)
+    return LivePlan.from_dict(plan)
+
+
+def shard_plan(plan: LivePlan, shard: Shard) -> LivePlan:
+    """The plan restricted to `shard`'s processes (global seqs kept), with what it is a part of
+    (`plan` itself, changed)."""
+    if (plan.processes or 0) < shard.count:
+        raise UserError(f"--shard {shard.index}/{shard.count} spreads each cell's processes over {shard.count} "
+                        f"machines: give --processes of at least {shard.count} (the plan has {plan.processes})")
+    order = plan.order
+    plan.order = [t for t in order if shard.owns(int(t[2]))]
+    plan.run_dir = dir_name(str(plan.run_id), shard)
+    plan.shard = {"index": shard.index, "count": shard.count, "planned": len(order),
+                  "order_digest": order_digest(order)}
     return plan
+
+    return LivePlan.from_dict(plan)
 
 
 def _env_rerun() -> bool:
@@ -395,5 +545,5 @@ def worker_params(params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k != AA_PARAM}
 
 
-def plan_cells(plan: dict[str, Any]) -> list[Cell]:
-    return [Cell(c["benchmark"], c["params"], c["engine"], c["runtime"]) for c in plan["cells"]]
+def plan_cells(plan: LivePlan) -> list[Cell]:
+    return [Cell(c.benchmark, c.params, c.engine, c.runtime) for c in plan.cells]

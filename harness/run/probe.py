@@ -11,12 +11,15 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import engines as engine_registry
 from harness.fsutil import PROJECT_ROOT
 from harness.redaction import redact
 from harness.run.runtimes import RUNTIMES, worker_env
+
+if TYPE_CHECKING:
+    from harness.run.plan import LivePlan
 
 
 def probe(engine: str, runtime: str, timeout: float = 120.0, config: dict[str, Any] | None = None,
@@ -82,19 +85,19 @@ def _run_probe(rt: Any, runtime: str, engine: str, config_path: str | None, time
     return rt.annotate_probe(engine, info)
 
 
-def probe_all(plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],
+def probe_all(plan: LivePlan, engine_configs: dict[str, dict[str, Any]],
               tmpdir: Path | None = None) -> dict[str, dict[str, Any]]:
     """Probe every (engine, runtime) pair of the plan once; mark cells of unusable pairs unavailable.
     Server engines are probed with the run's engine_config (they connect to the server)."""
     probes: dict[str, dict[str, Any]] = {}
-    for e in plan["engines"]:
+    for e in plan.engines:
         config = engine_configs.get(e)
         if config is None and engine_registry.get(e).server_family:
             config = {"unavailable": f"no server for {e} in this run: `harness run` starts one, or give --dsn"}
-        for r in plan["runtimes"]:
+        for r in plan.runtimes:
             probes[f"{e}@{r}"] = probe(e, r, config=config, tmpdir=tmpdir)
-    for i, c in enumerate(plan["cells"]):
-        info = probes[f"{c['engine']}@{c['runtime']}"]
+    for i, c in enumerate(plan.cells):
+        info = probes[f"{c.engine}@{c.runtime}"]
         if not info.get("available"):
-            plan["unavailable"][str(i)] = info.get("reason") or "unavailable"
+            plan.unavailable[str(i)] = info.get("reason") or "unavailable"
     return probes

@@ -27,11 +27,11 @@ from harness import store, workloads
 from harness.errors import DataError, RunInterrupted, RunStopped, UserError
 from harness.fsutil import PROJECT_ROOT, Busy, try_locked
 from harness.protocol import canonical_params, timing_rows
-from harness.record import Manifest, Plan
+from harness.record import Manifest
 from harness.redaction import redact
 from harness.run import doctor, interference, noise, shard
 from harness.run.manifest import base_manifest, git_commit
-from harness.run.plan import Cell, RunRequest, build_plan, plan_cells, worker_params
+from harness.run.plan import Cell, LivePlan, RunRequest, build_plan, plan_cells, worker_params
 from harness.run.probe import probe_all
 from harness.run.runtimes import RUNTIMES, worker_env
 from harness.run.tempdir import run_tempdir
@@ -92,7 +92,7 @@ def _tail(path: Path) -> str:
 class Runner:
     """Executes a plan in a run directory; each finished process is stored at once."""
 
-    def __init__(self, run_dir: Path, plan: dict[str, Any], engine_configs: dict[str, dict[str, Any]],
+    def __init__(self, run_dir: Path, plan: LivePlan, engine_configs: dict[str, dict[str, Any]],
                  progress: bool = True, tmpdir: Path | None = None, cpus: dict[str, Any] | None = None) -> None:
         self.run_dir = run_dir
         self.tmpdir = tmpdir
@@ -136,7 +136,8 @@ class Runner:
 
             self.datasets[key] = prepare_for(workload.dataset, cell.engine, params, progress=self.progress,
                                              engine_config=self.engine_configs.get(cell.engine))
-            self.plan.setdefault("datasets", {})[key] = {k: v for k, v in self.datasets[key].items() if k != "path"}
+            self.plan.datasets = {**(self.plan.datasets or {}),
+                                  key: {k: v for k, v in self.datasets[key].items() if k != "path"}}
         return self.datasets[key]
 
     def _record(self, seq: int, index: int, process: int, status: str, reason: str, **extra: Any) -> None:
@@ -146,8 +147,7 @@ class Runner:
         extra.setdefault("ended", now)
         if self._before is not None:  # the worker has exited: what else ran meanwhile
             end, after = self._reaped or (interference.mark(), noise.snapshot())
-            extra.setdefault("noise", noise.load_during(self._before, after,
-                                                        self.plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)))
+            extra.setdefault("noise", noise.load_during(self._before, after, self.plan.noise_threshold_cpus))
             extra.setdefault("cpu", self.worker_cpu)
             if self._mark is not None:
                 facts = self._worker_facts
@@ -160,7 +160,7 @@ class Runner:
                 self._last_end = end
             self._before = self._mark = self._reaped = None
             self._worker_facts = {}
-        rerun_of = {r["rerun_seq"]: r["seq"] for r in self.plan.get("reruns", [])}.get(seq)
+        rerun_of = {r["rerun_seq"]: r["seq"] for r in self.plan.reruns}.get(seq)
         if rerun_of is not None:
             extra.setdefault("rerun_of", rerun_of)
         rec = {"benchmark": cell.benchmark, "params": canonical_params(cell.params), "engine": cell.engine,
@@ -175,7 +175,7 @@ class Runner:
             status, reason = self.dead_cells[index]
             self._record(seq, index, process, status, reason)
             return status
-        skip = self.plan["unavailable"].get(str(index))
+        skip = self.plan.unavailable.get(str(index))
         if skip:
             self._record(seq, index, process, "skipped", skip)
             return "skipped"
@@ -197,11 +197,11 @@ class Runner:
 
     def _execute(self, seq: int, index: int, process: int, cell: Cell, data: dict[str, Any], workdir: Path) -> str:
         # a cell may carry its own count (the adaptive protocol sets it after the pilot)
-        iterations = self.plan["cells"][index].get("iterations") or self.plan["iterations"]
+        iterations = self.plan.cells[index].iterations or self.plan.iterations
         spec = {"benchmark": cell.benchmark, "params": worker_params(cell.params), "engine": cell.engine,
                 "engine_config": self.engine_configs.get(cell.engine, {}), "iterations": iterations,
-                "budget_s": self.plan.get("budget_s"), "min_iterations": self.plan.get("min_iterations", 2),
-                "process": process, "seed": self.plan["seed"] * 1_000_003 + seq, "workdir": str(workdir), "data": data}
+                "budget_s": self.plan.budget_s, "min_iterations": self.plan.min_iterations,
+                "process": process, "seed": self.plan.seed * 1_000_003 + seq, "workdir": str(workdir), "data": data}
         spec_path = workdir / "spec.json"
         fd = os.open(spec_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
@@ -224,18 +224,18 @@ class Runner:
                                                     preexec_fn=self._worker_setup)
                 finally:
                     signal.pthread_sigmask(signal.SIG_SETMASK, held)
-                returncode = wait_exit(self.current, self.plan["timeout_s"])
+                returncode = wait_exit(self.current, self.plan.timeout_s)
                 self._reaped = (interference.mark(), noise.snapshot())
             except subprocess.TimeoutExpired:
                 self._kill_current()
                 self._reaped = (interference.mark(), noise.snapshot())
                 self._record(seq, index, process, "timeout",
-                             f"process exceeded the {self.plan['timeout_s']:.0f} s timeout and was killed",
+                             f"process exceeded the {self.plan.timeout_s:.0f} s timeout and was killed",
                              pid=self.current.pid, stderr_tail=_tail(log_path), started=started, ended=time.time())
                 # its other processes would time out too: a cell too slow for the timeout costs one
                 # timeout, not one per process (at SF 0.1 an unindexed SQLite q17 takes minutes)
                 self.dead_cells[index] = ("timeout", f"not started: process {process} of this cell exceeded the "
-                                                     f"{self.plan['timeout_s']:.0f} s timeout")
+                                                     f"{self.plan.timeout_s:.0f} s timeout")
                 self.current = None
                 return "timeout"
             except BaseException:
@@ -273,7 +273,7 @@ class Runner:
         n = len(result.get("wall_ns") or [])
         if n:
             eng = engine_registry.get(cell.engine)
-            rows = timing_rows(result, {"run_id": self.plan["run_id"], "seq": seq, "benchmark": cell.benchmark,
+            rows = timing_rows(result, {"run_id": self.plan.run_id, "seq": seq, "benchmark": cell.benchmark,
                                         "params": canonical_params(cell.params), "engine": cell.engine,
                                         "driver": eng.driver, "runtime": result.get("runtime") or cell.runtime,
                                         "process": process, "pid": int(extra["pid"])})
@@ -292,13 +292,13 @@ class Runner:
     def _wait_for_quiet(self) -> float:
         """Before a process: when the previous one was disturbed, or others used the worker's CPU
         in the gap since it ended, wait (bounded, said) until the CPU is quiet. Seconds waited."""
-        if not self.plan.get("interference", True):
+        if not self.plan.interference:
             return 0.0
         busy = self.last_contaminated
         if not busy and self._last_end is not None:
             span, share = interference.others_share_since(self._last_end, self.worker_cpu)
             busy = span >= 0.05 and share > 0.25
-        max_wait = float(self.plan.get("max_wait_s", interference.MAX_WAIT_S))
+        max_wait = float(self.plan.max_wait_s)
         left = 10 * max_wait - self.waited_total
         if not busy or max_wait <= 0:
             return 0.0
@@ -320,27 +320,27 @@ class Runner:
         entry is stored in plan.json before it runs, so `resume` and the store's checks know it."""
         if self.said_wait_spent:  # the machine stays busy: a rerun would meet the same neighbours
             return False
-        reruns = self.plan.setdefault("reruns", [])
+        reruns = self.plan.reruns
         cap = self.rerun_cap(index)
         if sum(1 for r in reruns if r["cell"] == index) >= cap:
             return False
-        order = self.plan["order"]
+        order = self.plan.order
         new_seq = max(t[0] for t in order) + 1
         process = max((t[2] for t in order if t[1] == index), default=-1) + 1
         entry = (new_seq, index, process)
         order.append(entry)
         reruns.append({"cell": index, "seq": seq, "rerun_seq": new_seq})
-        Plan.from_dict(self.plan, str(self.run_dir / "plan.json")).write(self.run_dir)
-        rng = random.Random(self.plan["seed"] * 7_919 + new_seq)
+        self.plan.write(self.run_dir)
+        rng = random.Random(self.plan.seed * 7_919 + new_seq)
         todo.insert(rng.randint(pos + 1, len(todo)), entry)
         return True
 
     def rerun_cap(self, index: int) -> int:
         """How many disturbed processes of a cell are rerun: half its planned processes, at least 2."""
-        if not self.plan.get("rerun", True):
+        if not self.plan.rerun:
             return 0
-        planned = sum(1 for t in self.plan["order"] if t[1] == index) - sum(
-            1 for r in self.plan.get("reruns", []) if r["cell"] == index)
+        planned = sum(1 for t in self.plan.order if t[1] == index) - sum(
+            1 for r in self.plan.reruns if r["cell"] == index)
         return max(2, planned // 2)
 
     def _worker_setup(self) -> None:
@@ -361,12 +361,12 @@ class Runner:
 
     def execute(self, on_progress: Callable[[str], None] | None = None) -> dict[str, int]:
         done = {int(p.stem) for p in (self.run_dir / "processes").glob("*.json")}
-        todo = [t for t in self.plan["order"] if t[0] not in done]
+        todo = [t for t in self.plan.order if t[0] not in done]
         bar = None
         if self.progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(self.plan["order"]), initial=len(self.plan["order"]) - len(todo), unit="proc",
+            bar = tqdm(total=len(self.plan.order), initial=len(self.plan.order) - len(todo), unit="proc",
                        file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
             self.say = lambda line: bar.write(line, file=sys.stderr)
         try:
@@ -417,12 +417,12 @@ def start_run(request: RunRequest, drive: Callable[[Runner], Any] | None = None)
         base = pool.submit(base_manifest, run_id, request.command)
         store.preload_writer()
         plan = build_plan(request, run_id)
-        manifest = Manifest.from_dict(base.result()).with_(
-            configuration={k: plan[k] for k in ("profile", "processes", "iterations", "seed", "timeout_s",
-                                                "budget_s", "benchmarks", "engines", "runtimes")},
+        manifest = base.result().with_(
+            configuration={k: getattr(plan, k) for k in ("profile", "processes", "iterations", "seed", "timeout_s",
+                                                         "budget_s", "benchmarks", "engines", "runtimes")},
             doctor=found.result())
-        if plan.get("shard"):
-            manifest = manifest.with_(shard=plan["shard"])
+        if plan.shard:
+            manifest = manifest.with_(shard=plan.shard)
     if request.shard is None:  # shards share a folder: another machine's directory may be starting
         sweep_unstarted_run_dirs(Path(request.out))
     return _execute_with_servers(Path(request.out), plan, manifest, request.dsns, request.progress, first=True,
@@ -443,10 +443,10 @@ def resume_run(run_dir: Path, dsns: dict[str, str] | None = None, progress: bool
         store.verify_records(run_dir, read, stored, store.records_of(run_dir))
     except KeyboardInterrupt:
         raise RunInterrupted(run_dir) from None
-    # the segment ahead adds to the plan: the dict this runner and the adaptive protocol fill
-    plan, manifest = stored.to_dict(), read.with_(command=read.command)
+    # the segment ahead adds to the plan: the live plan this runner and the adaptive protocol fill
+    plan, manifest = LivePlan.from_record(stored), read.with_(command=read.command)
     if max_wait_s is not None:
-        plan["max_wait_s"] = max_wait_s
+        plan.max_wait_s = max_wait_s
     from harness.run.adaptive import note_resume
 
     note_resume(plan)  # an adaptive run cut mid-round keeps its record, saying so
@@ -477,19 +477,18 @@ def _io_message(exc: OSError, run_dir: Path) -> str:
             f"after fixing it, finish the run with: python -m harness run --resume {run_dir}")
 
 
-def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: Manifest, dsns: dict[str, str] | None,
+def _execute_with_servers(target: Path, plan: LivePlan, manifest: Manifest, dsns: dict[str, str] | None,
                           progress: bool, first: bool, drive: Callable[[Runner], Any] | None = None) -> Path:
     """Run (first=True: `target` is the parent of a new run directory) or resume (`target` is the
     run directory) under the run directory's lock, in one private temp directory."""
     from harness.run.servers import run_servers
 
-    run_dir = target / plan.get("run_dir", plan["run_id"]) if first else target
+    run_dir = target / plan.dir_name if first else target
     servers = None
     status = "complete"
-    cpus = noise.choose_cpus(plan.get("pin", True))
+    cpus = noise.choose_cpus(plan.pin)
     manifest = manifest.with_(noise_control=[
-        *manifest.noise_control,
-        {"cpus": cpus, "threshold_cpus": plan.get("noise_threshold_cpus", noise.NOISE_THRESHOLD_CPUS)}])
+        *manifest.noise_control, {"cpus": cpus, "threshold_cpus": plan.noise_threshold_cpus}])
     # each segment (the first run, every resume) names the machine it ran on: a campaign stopped
     # and resumed elsewhere says so
     segment = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_commit(), "command": manifest.command,
@@ -503,10 +502,10 @@ def _execute_with_servers(target: Path, plan: dict[str, Any], manifest: Manifest
                     locked = True
                 tmpdir = stack.enter_context(run_tempdir())
                 stack.enter_context(noise.runner_pinned(cpus))
-                servers = stack.enter_context(run_servers(plan["engines"], dsns, progress=progress))
+                servers = stack.enter_context(run_servers(plan.engines, dsns, progress=progress))
                 if first:
                     manifest = manifest.with_(engines=probe_all(plan, servers, tmpdir))
-                    for reason in sorted(set(plan["unavailable"].values())):
+                    for reason in sorted(set(plan.unavailable.values())):
                         print(f"skipping cells: {reason}", file=sys.stderr)
                     _make_run_dir(run_dir, plan, manifest)
                     lock.enter_context(_lock_run_dir(run_dir))
@@ -543,18 +542,18 @@ def _lock_run_dir(run_dir: Path) -> Iterator[None]:
                         "wait for it to finish") from None
 
 
-def _make_run_dir(run_dir: Path, plan: dict[str, Any], manifest: Manifest) -> None:
+def _make_run_dir(run_dir: Path, plan: LivePlan, manifest: Manifest) -> None:
     """The run directory with its plan and manifest, or nothing (a failure removes what was made)."""
     store.create_run_dir(run_dir.parent, run_dir.name)
     try:
-        Plan.from_dict(plan, str(run_dir / "plan.json")).write(run_dir)
+        plan.write(run_dir)
         manifest.write(run_dir)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
 
 
-def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: Manifest, segment: dict[str, Any],
+def _finish_manifest(run_dir: Path, plan: LivePlan, manifest: Manifest, segment: dict[str, Any],
                      status: str, servers: Any) -> None:
     """End the segment in the manifest: status, counts recounted from the records on disk (never
     added across segments), the segment's commit, dirty flag and times. A manifest that cannot
@@ -563,16 +562,16 @@ def _finish_manifest(run_dir: Path, plan: dict[str, Any], manifest: Manifest, se
         counts = store.count_statuses(run_dir)
     except UserError:
         counts = dict(manifest.process_counts or {})
-    planned = len(plan["order"])
+    planned = len(plan.order)
     if status == "complete" and sum(counts.values()) < planned:
         status = "incomplete"
     now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     manifest = manifest.with_(ended=now, status=status,
                               machine={**(manifest.machine or {}), "loadavg_after": os.getloadavg()})
-    if plan.get("datasets"):
-        manifest = manifest.with_(datasets={**(manifest.datasets or {}), **plan["datasets"]})
-    if plan.get("adaptive"):
-        manifest = manifest.with_(adaptive=plan["adaptive"])
+    if plan.datasets:
+        manifest = manifest.with_(datasets={**(manifest.datasets or {}), **plan.datasets})
+    if plan.adaptive:
+        manifest = manifest.with_(adaptive=plan.adaptive)
     segment.update(ended=now, status=status, processes_recorded=sum(counts.values()))
     manifest = manifest.with_(process_counts=counts, processes_planned=planned,
                               segments=[*manifest.segments, segment])

@@ -15,10 +15,9 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping, Protocol
 
 from harness.errors import UserError
-from harness.record import Plan
 
 #: more shards than this is a typo, not a cluster
 MAX_SHARDS = 10_000
@@ -71,28 +70,23 @@ def dir_pattern(run_id: str, index: str, count: int) -> str:
     return f"{run_id}-shard-{index}-of-{count}"
 
 
-def shard_plan(plan: dict[str, Any], shard: Shard) -> dict[str, Any]:
-    """The plan restricted to `shard`'s processes (global seqs kept), with what it is a part of."""
-    if plan.get("processes", 0) < shard.count:
-        raise UserError(f"--shard {shard.index}/{shard.count} spreads each cell's processes over {shard.count} "
-                        f"machines: give --processes of at least {shard.count} (the plan has {plan.get('processes')})")
-    order = plan["order"]
-    mine = [t for t in order if shard.owns(int(t[2]))]
-    return {**plan, "order": mine, "run_dir": dir_name(plan["run_id"], shard),
-            "shard": {"index": shard.index, "count": shard.count, "planned": len(order),
-                      "order_digest": order_digest(order)}}
+class Sharded(Protocol):
+    """A plan as these functions read it: a stored `record.Plan` or the runner's `LivePlan`."""
+
+    @property
+    def shard(self) -> Mapping[str, Any] | None: ...
 
 
-def shard_of(plan: Plan | dict[str, Any]) -> Shard | None:
-    """The shard a stored plan is (a `record.Plan`, or the plan a run is writing), or None for a whole run."""
-    s = plan.shard if isinstance(plan, Plan) else plan.get("shard")
+def shard_of(plan: Sharded) -> Shard | None:
+    """The shard a plan is (a stored `record.Plan`, or the plan a run is writing), or None for a whole run."""
+    s = plan.shard
     return Shard(int(s["index"]), int(s["count"])) if isinstance(s, dict) else None
 
 
-def record_fields(plan: dict[str, Any], machine: dict[str, Any]) -> dict[str, Any]:
+def record_fields(plan: Sharded, machine: dict[str, Any]) -> dict[str, Any]:
     """What each process record says about where it ran: the machine and, in a shard, which."""
     out: dict[str, Any] = {"machine": machine}
-    s = plan.get("shard")
+    s = plan.shard
     if isinstance(s, dict):
         out["shard"] = {"index": int(s["index"]), "count": int(s["count"])}
     return out

@@ -66,3 +66,35 @@ def test_reference_classes_do_not_change_with_block_changepoints(monkeypatch):
     exact = stats.steady_states(xs)
     monkeypatch.setattr(warmup, "EXACT_MAX", 0)
     assert stats.steady_states(xs) == exact
+
+
+def test_record_every_reference_run_writes_back_byte_for_byte(tmp_path):
+    """The runs the paper is made of load and write back unchanged (a sample of their records),
+    and so does each plan as the runner's live plan (`LivePlan`, what a resume runs on). Here
+    rather than in tests/unit: it reads every reference run."""
+    from harness import store
+    from harness.fsutil import PROJECT_ROOT
+    from harness.run.plan import LivePlan
+
+    runs = sorted(PROJECT_ROOT.glob("data/reference*/*/manifest.json"))
+    if not runs:
+        pytest.skip("no reference runs in this checkout")
+    for manifest in runs:
+        run = manifest.parent
+        out = tmp_path / run.parent.name / run.name
+        out.mkdir(parents=True)
+        store.manifest_of(run).write(out)
+        plan = store.plan_of(run)
+        if plan is not None:
+            plan.write(out)
+            live = out / "live"
+            live.mkdir()
+            LivePlan.from_record(plan).write(live)
+            assert (live / "plan.json").read_bytes() == (run / "plan.json").read_bytes(), run / "plan.json"
+        for seq, rec in sorted(store.records_of(run).items())[:5]:
+            rec.write(out)
+            assert (out / "processes" / f"{seq:06d}.json").read_bytes() == (
+                run / "processes" / f"{seq:06d}.json").read_bytes()
+        for name in ("manifest.json", "plan.json"):
+            if (run / name).exists():
+                assert (out / name).read_bytes() == (run / name).read_bytes(), run / name

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 
 from harness import store
-from harness.fsutil import write_json_atomic
 from harness.protocol import canonical_params
 from harness.run.manifest import base_manifest
 from harness.run.plan import RunRequest, build_plan
@@ -26,29 +25,28 @@ def write_shard(out: Path, run_id: str, k: int, n: int, processes: int = 6, iter
     req = RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/sqlite3"],
                      processes=processes, iterations=iterations, shard=Shard(k, n), run_id=run_id, out=out)
     plan = build_plan(req, run_id)
-    run_dir = store.create_run_dir(out, plan["run_dir"])
-    manifest = base_manifest(run_id, None)
-    manifest["status"] = "complete"
-    write_json_atomic(run_dir / "plan.json", plan)
+    run_dir = store.create_run_dir(out, plan.dir_name)
+    manifest = base_manifest(run_id, None).with_(status="complete")
+    plan.write(run_dir)
     rng = np.random.default_rng([seed, k])
     where = record_fields(plan, machine(k))
-    for seq, c, p in plan["order"]:
+    for seq, c, p in plan.order:
         if seq in skip_seqs:
             continue
-        cell = plan["cells"][c]
+        cell = plan.cells[c]
         proc = machine_factor * np.exp(rng.normal(0, 0.02))
         wall = (1e6 * proc * np.exp(rng.normal(0, 0.01, iterations))).tolist()
-        params = canonical_params(cell["params"])
-        rows = {"run_id": [run_id] * iterations, "seq": [seq] * iterations, "benchmark": [cell["benchmark"]] * iterations,
-                "params": [params] * iterations, "engine": [cell["engine"]] * iterations,
+        params = canonical_params(cell.params)
+        rows = {"run_id": [run_id] * iterations, "seq": [seq] * iterations, "benchmark": [cell.benchmark] * iterations,
+                "params": [params] * iterations, "engine": [cell.engine] * iterations,
                 "driver": ["sqlite3"] * iterations, "runtime": ["cpython3.11"] * iterations,
                 "process": [p] * iterations, "iteration": list(range(iterations)), "pid": [1] * iterations,
                 "wall_ns": wall, "cpu_ns": [int(w) for w in wall], "check_ok": [True] * iterations,
                 "crossings": [1] * iterations, "values_converted": [1] * iterations}
         store.write_timings(run_dir, seq, rows)
         store.write_process_record(run_dir, seq, {
-            "benchmark": cell["benchmark"], "params": params, "engine": cell["engine"], "runtime": "cpython3.11",
+            "benchmark": cell.benchmark, "params": params, "engine": cell.engine, "runtime": "cpython3.11",
             "runtime_family": "cpython", "process": p, "status": "ok", "reason": "", **where,
             "timings_file": f"timings/{seq:06d}.parquet", "rows": iterations})
-    write_json_atomic(run_dir / "manifest.json", manifest)
+    manifest.write(run_dir)
     return run_dir

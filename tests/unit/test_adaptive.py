@@ -5,6 +5,7 @@ import json
 import math
 
 from harness.run.adaptive import Settings, drive
+from harness.run.plan import LiveCell, LivePlan
 
 
 class FakeRunner:
@@ -12,30 +13,30 @@ class FakeRunner:
 
     def __init__(self, tmp_path, n_cells):
         self.run_dir = tmp_path
-        self.plan = {"seed": 0, "timeout_s": 300.0, "budget_s": 2.0, "unavailable": {}, "iterations": 10,
-                     "cells": [{"benchmark": f"b{i}", "params": {}, "engine": "e", "runtime": "cpython"}
-                               for i in range(n_cells)],
-                     "order": [[i * 2 + p, i, p] for i in range(n_cells) for p in range(2)]}
+        self.plan = LivePlan.from_dict(
+            {"seed": 0, "timeout_s": 300.0, "budget_s": 2.0, "unavailable": {}, "iterations": 10,
+             "cells": [{"benchmark": f"b{i}", "params": {}, "engine": "e", "runtime": "cpython"} for i in range(n_cells)],
+             "order": [[i * 2 + p, i, p] for i in range(n_cells) for p in range(2)]})
         self.dead_cells = {}
         self.done = 0
         self.rounds = []
 
     def execute(self):
-        self.rounds.append([tuple(t) for t in self.plan["order"][self.done:]])
-        self.done = len(self.plan["order"])
+        self.rounds.append([tuple(t) for t in self.plan.order[self.done:]])
+        self.done = len(self.plan.order)
 
     def processes(self, cell):
-        return sum(1 for t in self.plan["order"][:self.done] if t[1] == cell)
+        return sum(1 for t in self.plan.order[:self.done] if t[1] == cell)
 
 
 def scripted(runner, behaviour):
     """assess() from per-cell functions of the processes run so far: (half_width, steady)."""
     def assess(run_dir, target, confidence, resamples):
         out = {}
-        for i, cell in enumerate(runner.plan["cells"]):
+        for i, cell in enumerate(runner.plan.cells):
             P = runner.processes(i)
             h, steady = behaviour[i](P)
-            out[(cell["benchmark"], "", "e", "cpython")] = {
+            out[(cell.benchmark, "", "e", "cpython")] = {
                 "half_width": h, "mean_s": 1.0, "s2_between": 0.01, "s2_within": 0.04, "c_proc_s": 0.5,
                 "c_iter_s": 0.01, "warmup": 1, "steady": steady, "processes": P, "spent_s": P * 1.0,
                 "plan": {"processes": 8, "iterations": 50, "machine_s": 8.0, "half_width": 0.03, "note": ""}}
@@ -54,18 +55,18 @@ def test_cells_stop_when_met_on_budget_or_without_steady_state(tmp_path):
     assert stops["b1"]["stop"] == "budget" and stops["b1"]["processes"] == 20
     assert stops["b2"]["stop"] == "no steady state" and stops["b2"]["processes"] == 4
     # after the pilot, cells run the planner's iterations; the per-process budget is lifted
-    assert r.plan["cells"][0]["iterations"] == 50 and r.plan["budget_s"] is None
-    assert r.plan["cells"][2]["iterations"] == 50
+    assert r.plan.cells[0].iterations == 50 and r.plan.budget_s is None
+    assert r.plan.cells[2].iterations == 50
     # processes at most double per round, and each round's new processes are interleaved
     assert [sum(1 for t in rnd if t[1] == 0) for rnd in r.rounds] == [2, 2, 4, 8, 0]
     mixed = r.rounds[1]
     assert {t[1] for t in mixed} == {0, 1, 2}
-    seqs = [t[0] for t in r.plan["order"]]
+    seqs = [t[0] for t in r.plan.order]
     assert seqs == list(range(len(seqs)))
     for cell in range(3):
-        assert [t[2] for t in r.plan["order"] if t[1] == cell] == list(range(r.processes(cell)))
+        assert [t[2] for t in r.plan.order if t[1] == cell] == list(range(r.processes(cell)))
     stored = json.loads((tmp_path / "plan.json").read_text())
-    assert stored["adaptive"] == rec and len(stored["order"]) == len(r.plan["order"])
+    assert stored["adaptive"] == rec and len(stored["order"]) == len(r.plan.order)
     assert stops["b0"]["target"] == 0.05 and {"s2_between", "s2_within", "c_proc_s", "c_iter_s"} <= set(stops["b0"])
 
 
@@ -81,7 +82,7 @@ def test_run_budget_stops_everything(tmp_path, monkeypatch):
 
 def test_skipped_cells_are_not_run(tmp_path):
     r = FakeRunner(tmp_path, 2)
-    r.plan["unavailable"] = {"1": "no server"}
+    r.plan.unavailable = {"1": "no server"}
     rec = drive(r, Settings(target=0.5), scripted(r, [lambda P: (0.1, True), lambda P: (math.nan, True)]))
     assert [c["stop"] for c in rec["cells"]] == ["met", "not run"]
 
@@ -125,7 +126,7 @@ def test_the_run_budget_bounds_the_pilot(tmp_path):
 def _group_runner(tmp_path, cells):
     """A FakeRunner over (benchmark, engine, params) cells, two pilot processes each."""
     r = FakeRunner(tmp_path, len(cells))
-    r.plan["cells"] = [{"benchmark": b, "params": dict(p), "engine": e, "runtime": "cpython"} for b, e, p in cells]
+    r.plan.cells = [LiveCell(benchmark=b, params=dict(p), engine=e, runtime="cpython") for b, e, p in cells]
     return r
 
 
@@ -135,10 +136,10 @@ def _assess_by_cell(runner, behaviour, c_proc=0.5, costs=None):
 
     def assess(run_dir, target, confidence, resamples):
         out = {}
-        for i, cell in enumerate(runner.plan["cells"]):
+        for i, cell in enumerate(runner.plan.cells):
             P = runner.processes(i)
             cp = costs[i] if costs else c_proc
-            out[(cell["benchmark"], canonical_params(cell["params"]), cell["engine"], "cpython")] = {
+            out[(cell.benchmark, canonical_params(cell.params), cell.engine, "cpython")] = {
                 "half_width": behaviour[i](P), "mean_s": 1.0, "s2_between": 0.01, "s2_within": 0.04,
                 "c_proc_s": cp, "c_iter_s": 0.0 if costs else 0.01, "warmup": 1, "steady": True, "processes": P,
                 "spent_s": P * (cp if costs else 1.0), "plan": {"processes": 8, "iterations": 50, "machine_s": 8.0,
@@ -192,7 +193,7 @@ def test_the_run_budget_is_shared_by_every_group_not_spent_in_cell_order():
 
     from harness.run.adaptive import _share_run_budget
 
-    cells = [{"benchmark": f"q{g}", "params": {}, "engine": e, "runtime": "cpython"}
+    cells = [LiveCell(benchmark=f"q{g}", params={}, engine=e, runtime="cpython")
              for g in range(4) for e in ("sqlite", "duckdb")]
     wants = {i: (4, math.inf, 1.0) for i in range(8)}
     adds = {i: 4 for i in range(8)}
@@ -212,10 +213,10 @@ def _assess_unsettled(runner, unsettled_until, plan_iterations=10):
 
     def assess(run_dir, target, confidence, resamples):
         out = {}
-        for i, cell in enumerate(runner.plan["cells"]):
+        for i, cell in enumerate(runner.plan.cells):
             P = runner.processes(i)
-            longest = cell.get("iterations") or runner.plan["iterations"]
-            out[(cell["benchmark"], canonical_params(cell["params"]), cell["engine"], "cpython")] = {
+            longest = cell.iterations or runner.plan.iterations
+            out[(cell.benchmark, canonical_params(cell.params), cell.engine, "cpython")] = {
                 "half_width": 0.01, "mean_s": 1.0, "s2_between": 0.01, "s2_within": 0.04, "c_proc_s": 0.5,
                 "c_iter_s": 0.01, "warmup": 1, "steady": True, "processes": P, "spent_s": P * 1.0,
                 "unsettled": 1.0 if longest < unsettled_until[i] else 0.0, "longest": longest,
@@ -233,8 +234,8 @@ def test_an_unsettled_cell_runs_longer_processes_before_its_interval_counts(tmp_
     r = _group_runner(tmp_path, cells)
     rec = drive(r, Settings(target=0.05, max_time_s=None), _assess_unsettled(r, [40, 0]))
     stops = {c["benchmark"]: c for c in rec["cells"]}
-    assert stops["q1"]["stop"] == "met" and r.plan["cells"][0]["iterations"] == 40
-    assert stops["q2"]["stop"] == "met" and r.plan["cells"][1]["iterations"] == 10
+    assert stops["q1"]["stop"] == "met" and r.plan.cells[0].iterations == 40
+    assert stops["q2"]["stop"] == "met" and r.plan.cells[1].iterations == 10
     assert r.processes(1) == 2 and r.processes(0) > 2
 
 
@@ -250,7 +251,7 @@ def test_an_unsettled_cell_stops_without_steady_state_only_when_it_cannot_grow(t
         return a
     rec = drive(r, Settings(target=0.05, max_time_s=20.0), assess)
     assert rec["cells"][0]["stop"] in ("no steady state", "budget")
-    assert r.plan["cells"][0]["iterations"] <= (20.0 / 4 - 0.5) / 0.01
+    assert r.plan.cells[0].iterations <= (20.0 / 4 - 0.5) / 0.01
 
 
 def test_a_cell_and_its_twin_run_the_same_iterations(tmp_path):
@@ -265,5 +266,5 @@ def test_a_cell_and_its_twin_run_the_same_iterations(tmp_path):
             v["plan"] = dict(v["plan"], iterations=80 if "aa=twin" in params else 20 if e == "sqlite" else 5)
         return a
     drive(r, Settings(target=0.05, max_time_s=None), assess)
-    its = [c["iterations"] for c in r.plan["cells"]]
+    its = [c.iterations for c in r.plan.cells]
     assert its[0] == its[1] == 80 and its[2] == 5

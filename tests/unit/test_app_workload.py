@@ -81,7 +81,7 @@ def test_scrypt_hash_verifies_only_its_password():
 
 
 def _plan(**kw):
-    return build_plan(RunRequest(profile="smoke", **kw), "test")
+    return build_plan(RunRequest(profile="smoke", **kw), "test").to_dict()
 
 
 def test_a_run_sweeps_the_corpora_unless_told():

@@ -24,6 +24,12 @@ def sandbox(tmp_path, monkeypatch):
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     monkeypatch.delenv("CROSSINGS_SERVER_TRANSPORT", raising=False)
+    # `run` starts the doctor's look at other programs (0.2 s of sampling) beside planning, and a
+    # rejected request still waits for it; what it finds is not checked here (test_noise.py is)
+    from harness.run import doctor
+
+    busy = doctor.busy_processes
+    monkeypatch.setattr(doctor, "busy_processes", lambda window_s=0.0: busy(0.0))
     out = tmp_path / "out"
     out.mkdir()
     (tmp_path / "a-file").write_text("not a directory\n")
@@ -51,8 +57,8 @@ def _existing_run(sandbox: Path) -> Path:
     plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/sqlite3"],
                                  processes=2, iterations=3), "run1")
     run_dir = store.create_run_dir(sandbox / "out", "run1")
-    store.write_json_atomic(run_dir / "plan.json", plan)
-    store.write_json_atomic(run_dir / "manifest.json", base_manifest("run1", None))
+    plan.write(run_dir)
+    base_manifest("run1", None).write(run_dir)
     return run_dir
 
 

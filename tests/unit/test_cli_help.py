@@ -27,13 +27,13 @@ def test_run_help_names_every_runtime(capsys):
 
 def test_engine_own_benchmarks_without_benchmarks_option():
     plan = build_plan(RunRequest(profile="quick", engines=["ramsql/go"], runtimes=["go"]), "r")
-    assert plan["cells"] and {c["benchmark"].split(".")[0] for c in plan["cells"]} == {"ramsql"}
+    assert plan.cells and {c.benchmark.split(".")[0] for c in plan.cells} == {"ramsql"}
 
 
 def test_own_benchmarks_do_not_spread_to_other_engines():
     plan = build_plan(RunRequest(profile="quick", engines=["ramsql/go", "sqlite/sqlite3"], runtimes=["go", "cpython"]),
                       "r")
-    families = {(c["engine"], c["benchmark"].split(".")[0]) for c in plan["cells"]}
+    families = {(c.engine, c.benchmark.split(".")[0]) for c in plan.cells}
     assert ("sqlite/sqlite3", "ramsql") not in families and ("ramsql/go", "bindings") not in families
     assert ("sqlite/sqlite3", "bindings") in families and ("ramsql/go", "ramsql") in families
 
@@ -41,7 +41,7 @@ def test_own_benchmarks_do_not_spread_to_other_engines():
 def test_named_benchmarks_are_kept_for_every_engine():
     plan = build_plan(RunRequest(profile="quick", engines=["ramsql/go"], runtimes=["go"],
                                  benchmarks=["bindings.select_fold"]), "r")
-    assert {c["benchmark"] for c in plan["cells"]} == {"bindings.select_fold"}
+    assert {c.benchmark for c in plan.cells} == {"bindings.select_fold"}
 
 
 #: the commands `python -m harness --help` lists, in its order

@@ -171,11 +171,11 @@ def test_aa_twins_are_planned_interleaved_and_hidden_from_the_worker():
 
     plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/*"],
                                  aa=["sqlite/sqlite3"], processes=3), "test")
-    twins = [c for c in plan["cells"] if c["params"].get("aa") == "twin"]
-    assert len(twins) == 1 and twins[0]["engine"] == "sqlite/sqlite3"
-    assert worker_params(twins[0]["params"]) == {"n": 1000}
+    twins = [c for c in plan.cells if c.params.get("aa") == "twin"]
+    assert len(twins) == 1 and twins[0].engine == "sqlite/sqlite3"
+    assert worker_params(twins[0].params) == {"n": 1000}
     # interleaved in rounds with every other cell
-    assert sorted(c for _, c, _ in plan["order"][:len(plan["cells"])]) == list(range(len(plan["cells"])))
+    assert sorted(c for _, c, _ in plan.order[:len(plan.cells)]) == list(range(len(plan.cells)))
     with pytest.raises(UserError, match="no cell of this run has such an engine"):
         build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/*"],
                               aa=["duckdb"]), "test")
@@ -190,7 +190,7 @@ def test_aa_twins_may_be_limited_to_one_runtime():
     def twins(aa):
         plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/*"],
                                      runtimes=["cpython", "pypy"], aa=aa, processes=3), "test")
-        return sorted((c["engine"], c["runtime"]) for c in plan["cells"] if c["params"].get("aa") == "twin")
+        return sorted((c.engine, c.runtime) for c in plan.cells if c.params.get("aa") == "twin")
 
     assert twins(["sqlite/sqlite3"]) == [("sqlite/sqlite3", "cpython"), ("sqlite/sqlite3", "pypy")]
     assert twins(["sqlite/sqlite3@cpython"]) == [("sqlite/sqlite3", "cpython")]

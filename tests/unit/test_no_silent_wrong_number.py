@@ -280,7 +280,7 @@ def test_no_password_reaches_the_manifest_or_a_report(form, char, tmp_path, pris
     dsn = DSN_FORMS[form](password)
     family = "mariadb" if dsn.startswith("mariadb") else "postgresql"
     argv = ["run", "--dsn", f"{family}={dsn}", "--engines", "psycopg", "--no-progress"]
-    manifest = base_manifest("runA", recorded_command(argv, [f"{family}={dsn}"], {family: dsn}))
+    manifest = base_manifest("runA", recorded_command(argv, [f"{family}={dsn}"], {family: dsn})).to_dict()
     assert not _leaks(json.dumps(manifest)), manifest["command"]
     run = Path(shutil.copytree(pristine_run, tmp_path / "runA"))
     m = json.loads((run / "manifest.json").read_text())
@@ -301,6 +301,7 @@ def test_an_adaptive_run_cut_in_round_2_and_resumed_keeps_its_record(tmp_path):
     import math
 
     from harness.run.adaptive import Settings, drive, format_record, note_resume
+    from harness.run.plan import LivePlan
     from tests.unit.test_adaptive import FakeRunner, scripted
 
     class Killed(FakeRunner):
@@ -313,16 +314,16 @@ def test_an_adaptive_run_cut_in_round_2_and_resumed_keeps_its_record(tmp_path):
     behaviour = [lambda P: (0.2 / math.sqrt(P), True), lambda P: (1.0, True)]
     with pytest.raises(KeyboardInterrupt):
         drive(r, Settings(target=0.05, max_time_s=20.0), scripted(r, behaviour))
-    plan = store.read_plan(tmp_path)
-    record = plan["adaptive"]
+    plan = LivePlan.from_record(store.plan_of(tmp_path))
+    record = plan.adaptive
     assert record["partial"] and record["settings"]["target"] == 0.05
     assert [c["stop"] for c in record["cells"]] == ["cut", "cut"] and all(c["round"] == 2 for c in record["cells"])
     assert all(c.get("achieved") is not None for c in record["cells"]), "the last assessment is kept"
-    note_resume(plan)  # what resume_run does before the runner copies plan["adaptive"] into the manifest
-    segments = plan["adaptive"]["segments"]
+    note_resume(plan)  # what resume_run does before the runner copies plan.adaptive into the manifest
+    segments = plan.adaptive["segments"]
     assert len(segments) == 2 and segments[0]["target"] == 0.05 and segments[1] == {
         "target": 0.05, "rounds": 0, "stops": {"cut": 2}, "resumed": True}
-    assert "cut (interrupted in round 2" in format_record(plan["adaptive"])
+    assert "cut (interrupted in round 2" in format_record(plan.adaptive)
     record_matrix(LAYER, "adaptive run killed in round 2, resumed", 0, "record kept, cells say cut")
 
 
@@ -330,14 +331,15 @@ def test_a_finished_adaptive_record_is_not_touched_by_a_resume(tmp_path):
     import math
 
     from harness.run.adaptive import Settings, drive, note_resume
+    from harness.run.plan import LivePlan
     from tests.unit.test_adaptive import FakeRunner, scripted
 
     r = FakeRunner(tmp_path, 1)
     rec = drive(r, Settings(target=0.05, max_time_s=20.0), scripted(r, [lambda P: (0.2 / math.sqrt(P), True)]))
     assert "partial" not in rec and rec["segments"][0]["stops"] == {"met": 1}
-    plan = store.read_plan(tmp_path)
+    plan = LivePlan.from_record(store.plan_of(tmp_path))
     note_resume(plan)
-    assert plan["adaptive"] == rec
+    assert plan.adaptive == rec
 
 
 # -- 5. environment variables --------------------------------------------------------------------

@@ -115,7 +115,6 @@ def _interleaved_run(tmp_path, phases: float, processes: int = 8, seed: int = 0)
     """A one-family run with an A/A twin, interleaved in rounds as the runner plans it; every
     process of a round slowed by that round's machine speed."""
     from harness import store
-    from harness.fsutil import write_json_atomic
     from harness.protocol import canonical_params
     from harness.run.manifest import base_manifest
     from harness.run.plan import RunRequest, build_plan
@@ -124,26 +123,24 @@ def _interleaved_run(tmp_path, phases: float, processes: int = 8, seed: int = 0)
     plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"], engines=["sqlite/sqlite3"],
                                  aa=["sqlite/sqlite3"], processes=processes, iterations=4), run_id)
     run_dir = store.create_run_dir(tmp_path, run_id)
-    write_json_atomic(run_dir / "plan.json", plan)
+    plan.write(run_dir)
     rng = np.random.default_rng(seed)
     speed = np.exp(rng.normal(0, phases, processes))
-    for seq, c, p in plan["order"]:
-        cell = plan["cells"][c]
+    for seq, c, p in plan.order:
+        cell = plan.cells[c]
         wall = (1e6 * speed[p] * np.exp(rng.normal(0, 0.03)) * np.exp(rng.normal(0, 0.01, 4))).tolist()
-        params = canonical_params(cell["params"])
-        rows = {"run_id": [run_id] * 4, "seq": [seq] * 4, "benchmark": [cell["benchmark"]] * 4,
-                "params": [params] * 4, "engine": [cell["engine"]] * 4, "driver": ["sqlite3"] * 4,
+        params = canonical_params(cell.params)
+        rows = {"run_id": [run_id] * 4, "seq": [seq] * 4, "benchmark": [cell.benchmark] * 4,
+                "params": [params] * 4, "engine": [cell.engine] * 4, "driver": ["sqlite3"] * 4,
                 "runtime": ["cpython3.11"] * 4, "process": [p] * 4, "iteration": list(range(4)), "pid": [1] * 4,
                 "wall_ns": wall, "cpu_ns": [int(w) for w in wall], "check_ok": [True] * 4, "crossings": [1] * 4,
                 "values_converted": [1] * 4}
         store.write_timings(run_dir, seq, rows)
         store.write_process_record(run_dir, seq, {
-            "benchmark": cell["benchmark"], "params": params, "engine": cell["engine"], "runtime": "cpython3.11",
+            "benchmark": cell.benchmark, "params": params, "engine": cell.engine, "runtime": "cpython3.11",
             "runtime_family": "cpython", "process": p, "status": "ok", "reason": "", "started": 1e9 + seq,
             "timings_file": f"timings/{seq:06d}.parquet", "rows": 4})
-    manifest = base_manifest(run_id, None)
-    manifest["status"] = "complete"
-    write_json_atomic(run_dir / "manifest.json", manifest)
+    base_manifest(run_id, None).with_(status="complete").write(run_dir)
     return run_dir
 
 

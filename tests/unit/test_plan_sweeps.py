@@ -12,7 +12,7 @@ from harness.run.profiles import PROFILES, Profile, params_for
 
 
 def _cells(**kw):
-    return build_plan(RunRequest(**kw), "test")["cells"]
+    return build_plan(RunRequest(**kw), "test").to_dict()["cells"]
 
 
 def test_a_comma_list_is_a_sweep_and_one_value_is_not():
@@ -49,7 +49,7 @@ def test_single_values_keep_every_existing_cell_key():
         command = manifest["command"] if isinstance(manifest["command"], list) else manifest["command"].split()
         engines = command[command.index("--engines") + 1].split(",") if "--engines" in command else None
         again = build_plan(RunRequest(profile=stored["profile"], benchmarks=stored["benchmarks"],
-                                      engines=engines, runtimes=stored["runtimes"]), "again")
+                                      engines=engines, runtimes=stored["runtimes"]), "again").to_dict()
         key = lambda c: (c["benchmark"], canonical_params(c["params"]), c["engine"], c["runtime"])
         # engines registered since then (a glob matches them now) make cells of their own
         known = set(stored["engines"])
@@ -71,7 +71,7 @@ def test_engine_patterns_in_a_profile_apply_to_that_engine_only():
 
 
 def test_the_inserts_profile_caps_the_slow_strategies():
-    cells = build_plan(RunRequest(profile="inserts", runtimes=["cpython", "c"]), "t")["cells"]
+    cells = build_plan(RunRequest(profile="inserts", runtimes=["cpython", "c"]), "t").to_dict()["cells"]
     biggest = {}
     for c in cells:
         k = (c["benchmark"], c["engine"])
@@ -91,7 +91,7 @@ def test_a_bad_value_inside_a_sweep_is_named():
 def test_the_inserts_profile_holds_the_journal_grid_beside_its_n_sweep():
     """E4 measures seed 003's journal_mode x synchronous grid in the same run as its strategies:
     the grid's cells are added on the C runtime's SQLite; the N sweep at SQLite's own settings stays."""
-    cells = build_plan(RunRequest(profile="inserts", runtimes=["cpython", "c"]), "t")["cells"]
+    cells = build_plan(RunRequest(profile="inserts", runtimes=["cpython", "c"]), "t").to_dict()["cells"]
     native = [c["params"] for c in cells if c["benchmark"] == "inserts.prepared" and c["engine"] == "sqlite/native-c"]
     grid = [p for p in native if p["journal_mode"] != "default"]
     assert len(grid) == 3 * 6 * 3 and all(p["synchronous"] != "default" for p in grid)
@@ -102,6 +102,6 @@ def test_the_inserts_profile_holds_the_journal_grid_beside_its_n_sweep():
     assert python_side == []
     # a request that sets a grid parameter gets what it asked for, not the grid
     asked = build_plan(RunRequest(profile="inserts", runtimes=["c"], benchmarks=["inserts.prepared"],
-                                  params={"journal_mode": "wal"}), "t")["cells"]
+                                  params={"journal_mode": "wal"}), "t").to_dict()["cells"]
     assert {c["params"]["journal_mode"] for c in asked} == {"wal"}
     assert len({c["params"]["rows"] for c in asked if c["engine"] == "sqlite/native-c"}) == 4

@@ -86,7 +86,7 @@ def _write_run(tmp_path, df, life_extra_s, run_id="sim"):
 
     df = df.assign(run_id=run_id)
     run_dir = store.create_run_dir(tmp_path, run_id)
-    store.write_json_atomic(run_dir / "manifest.json", base_manifest(run_id, None))
+    base_manifest(run_id, None).write(run_dir)
     for seq, g in df.groupby("seq"):
         rows = {c: g[c].tolist() for c in RAW_COLUMNS}
         rows["crossings"] = [None] * len(g)

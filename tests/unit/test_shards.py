@@ -31,16 +31,16 @@ def test_parse_shard():
 def test_shards_partition_the_plan_and_every_shard_measures_every_cell():
     whole = _plan()
     parts = [_plan(Shard(k, 4)) for k in range(4)]
-    seqs = [t[0] for p in parts for t in p["order"]]
-    assert sorted(seqs) == [t[0] for t in whole["order"]]  # each planned process in exactly one shard
-    by_seq = {t[0]: tuple(t) for t in whole["order"]}
+    seqs = [t[0] for p in parts for t in p.order]
+    assert sorted(seqs) == [t[0] for t in whole.order]  # each planned process in exactly one shard
+    by_seq = {t[0]: tuple(t) for t in whole.order}
     for k, p in enumerate(parts):
-        assert p["cells"] == whole["cells"] and p["seed"] == whole["seed"]
-        assert {t[1] for t in p["order"]} == set(range(len(whole["cells"])))  # every cell on every machine
-        assert all(tuple(t) == by_seq[t[0]] and t[2] % 4 == k for t in p["order"])
-        assert [t[0] for t in p["order"]] == sorted(t[0] for t in p["order"])  # the plan's interleaved order
-        assert p["shard"]["planned"] == len(whole["order"]) and p["run_dir"] == f"c1-shard-{k}-of-4"
-    assert len({p["shard"]["order_digest"] for p in parts}) == 1
+        assert [c.to_dict() for c in p.cells] == [c.to_dict() for c in whole.cells] and p.seed == whole.seed
+        assert {t[1] for t in p.order} == set(range(len(whole.cells)))  # every cell on every machine
+        assert all(tuple(t) == by_seq[t[0]] and t[2] % 4 == k for t in p.order)
+        assert [t[0] for t in p.order] == sorted(t[0] for t in p.order)  # the plan's interleaved order
+        assert p.shard["planned"] == len(whole.order) and p.run_dir == f"c1-shard-{k}-of-4"
+    assert len({p.shard["order_digest"] for p in parts}) == 1
 
 
 def test_too_few_processes_for_the_shards():

@@ -23,7 +23,7 @@ def _rows(n: int, seq: int = 0) -> dict[str, list]:
 
 def _run_dir(tmp_path: Path) -> Path:
     run_dir = store.create_run_dir(tmp_path, "run1")
-    store.write_json_atomic(run_dir / "manifest.json", base_manifest("run1", None))
+    base_manifest("run1", None).write(run_dir)
     return run_dir
 
 

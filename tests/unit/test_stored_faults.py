@@ -27,24 +27,22 @@ def _make_run(out: Path, run_id: str) -> Path:
     plan = build_plan(RunRequest(profile="smoke", benchmarks=["bindings.select_fold"],
                                  engines=["sqlite/sqlite3", "sqlite/apsw"], processes=2, iterations=ITER), run_id)
     run_dir = store.create_run_dir(out, run_id)
-    store.write_json_atomic(run_dir / "plan.json", plan)
-    manifest = base_manifest(run_id, None)
-    for seq, index, process in plan["order"]:
-        cell = plan["cells"][index]
-        params = canonical_params(cell["params"])
-        rows = {"run_id": [run_id] * ITER, "seq": [seq] * ITER, "benchmark": [cell["benchmark"]] * ITER,
-                "params": [params] * ITER, "engine": [cell["engine"]] * ITER, "driver": ["d"] * ITER,
+    plan.write(run_dir)
+    for seq, index, process in plan.order:
+        cell = plan.cells[index]
+        params = canonical_params(cell.params)
+        rows = {"run_id": [run_id] * ITER, "seq": [seq] * ITER, "benchmark": [cell.benchmark] * ITER,
+                "params": [params] * ITER, "engine": [cell.engine] * ITER, "driver": ["d"] * ITER,
                 "runtime": ["cpython3.11"] * ITER, "process": [process] * ITER, "iteration": list(range(ITER)),
                 "pid": [100 + seq] * ITER, "wall_ns": [10_000 + 100 * seq + i for i in range(ITER)],
                 "cpu_ns": [9_000] * ITER, "check_ok": [True] * ITER, "crossings": [3] * ITER,
                 "values_converted": [None] * ITER}
         store.write_timings(run_dir, seq, rows)
         store.write_process_record(run_dir, seq, {
-            "benchmark": cell["benchmark"], "params": params, "engine": cell["engine"], "runtime": "cpython3.11",
-            "runtime_family": cell["runtime"], "process": process, "status": "ok", "reason": "",
+            "benchmark": cell.benchmark, "params": params, "engine": cell.engine, "runtime": "cpython3.11",
+            "runtime_family": cell.runtime, "process": process, "status": "ok", "reason": "",
             "timings_file": f"timings/{seq:06d}.parquet", "rows": ITER})
-    manifest.update(status="complete", process_counts={"ok": len(plan["order"])})
-    store.write_json_atomic(run_dir / "manifest.json", manifest)
+    base_manifest(run_id, None).with_(status="complete", process_counts={"ok": len(plan.order)}).write(run_dir)
     return run_dir
 
 
