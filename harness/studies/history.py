@@ -84,7 +84,7 @@ def campaign_runs_sentence(pair: dict | None) -> str:
     if pair is None:
         return "E7 has no two runs of one commit in these runs."
     a, b = pair["runs"]
-    return (f"E7's two points of the campaign, `{a}` and `{b}`, were made one right after the other at commit "
+    return (f"E7's two points of the campaign, `{a}` and `{b}`, were {_made(pair)} at commit "
             f"`{pair['commit']}` and are kept in data/reference-history/ with the older points of the timeline "
             "(Appendix B.8), which earlier sessions made.")
 
@@ -102,18 +102,36 @@ CROSS_RUN_TABLES = {
 
 
 def same_commit_pair(table: pd.DataFrame) -> dict | None:
-    """The most recent two runs of one commit (the reference campaign's E7 and E7b, one right after
-    the other): their commit, how many cells they share, how many moved significantly, and the largest
+    """The most recent two runs of one commit (the reference campaign's E7 and E7b, which bracket the
+    campaign's other studies): their commit, how many cells they share, how many moved significantly, and the largest
     move of a median between them, in percent. None when no commit was run twice."""
     compared = table[table["p_value"].notna()]
     same = compared[compared["changed"].astype(str).str.startswith("same commit")]
     if same.empty:
         return None
     pair = same[same["run_id"] == same["run_id"].max()]
+    previous = str(pair["previous_run_id"].iloc[0]) if "previous_run_id" in pair else "?"
     return {"commit": str(pair["commit"].iloc[0] or "?")[:7], "cells": len(pair),
-            "runs": (str(pair["previous_run_id"].iloc[0]) if "previous_run_id" in pair else "?", str(pair["run_id"].iloc[0])),
+            "runs": (previous, str(pair["run_id"].iloc[0])), "apart": _apart(table, previous, pair),
             "significant": int(pair["significant"].astype(bool).sum()),
             "largest_pct": float(pair["delta_pct"].abs().max())}
+
+
+def _apart(table: pd.DataFrame, previous: str, pair: pd.DataFrame) -> str:
+    """How far apart two runs started, in words ("27 s apart", "41 minutes apart"); "" when unknown."""
+    if "started" not in table or "run_id" not in table:
+        return ""
+    times = pd.to_datetime(table.drop_duplicates("run_id").set_index("run_id")["started"], utc=True, errors="coerce")
+    a, b = times.get(previous), times.get(str(pair["run_id"].iloc[0]))
+    if a is None or b is None or pd.isna(a) or pd.isna(b):
+        return ""
+    gap = abs((b - a).total_seconds())
+    return f"{gap:.0f} s apart" if gap < 120 else f"{gap / 60:.0f} minutes apart"
+
+
+def _made(pair: dict) -> str:
+    """How the pair was made, for a sentence: "made 41 minutes apart" (else "made one after the other")."""
+    return f"made {pair['apart']}" if pair.get("apart") else "made one after the other"
 
 
 def between_run_sentence(pair: dict | None, subject: str) -> str:
@@ -123,8 +141,8 @@ def between_run_sentence(pair: dict | None, subject: str) -> str:
         return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only; no "
                 "commit was run twice, so the difference between runs they leave out is not measured here.")
     return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only, not the "
-            f"difference between runs, which two runs of one commit ({pair['commit']}, Section 9), made one right "
-            f"after the other, put at up to {pair['largest_pct']:.0f}% on the medians of the same {pair['cells']} "
+            f"difference between runs, which two runs of one commit ({pair['commit']}, Section 9), {_made(pair)}, "
+            f"put at up to {pair['largest_pct']:.0f}% on the medians of the same {pair['cells']} "
             f"cells ({pair['significant']} of {pair['cells']} significant).")
 
 
@@ -212,7 +230,7 @@ def abstract(pair: dict | None, every: dict | None = None) -> str:
     `every` (`same_commit_all`), the largest move over all runs of one commit in the history too."""
     if pair is None:
         return "_No commit was run twice in these runs._"
-    text = (f"Two runs of one commit, one right after the other, moved the medians of the same {pair['cells']} "
+    text = (f"Two runs of one commit, {_made(pair)}, moved the medians of the same {pair['cells']} "
             f"cells by up to {pair['largest_pct']:.0f}% ({pair['significant']} of {pair['cells']} moves significant "
             f"at alpha = 0.05, {TEST_NAME}).")
     if every is not None and every["cells"] > pair["cells"]:

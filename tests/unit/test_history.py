@@ -201,7 +201,8 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
 
     def row(run_id, commit, changed, delta, sig):
         return {"run_id": run_id, "commit": commit, "changed": changed, "delta_pct": delta, "significant": sig,
-                "p_value": 0.01 if sig else 0.5, "previous_run_id": "20260103-c" if run_id == "20260104-d" else ""}
+                "p_value": 0.01 if sig else 0.5, "previous_run_id": "20260103-c" if run_id == "20260104-d" else "",
+                "started": {"20260103-c": "2026-01-04T10:00:00+0000"}.get(run_id, "2026-01-04T10:41:10+0000")}
 
     table = pd.DataFrame([row("20260101-a", "aaaaaaa1", "", math.nan, False) | {"p_value": math.nan},
                           row("20260102-b", "aaaaaaa1", "same commit", 150.0, True),  # an older, noisier pair
@@ -210,8 +211,9 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
                           row("20260104-d", "bbbbbbb2", "same commit", 2.0, False)])
     pair = study.same_commit_pair(table)
     assert pair == {"commit": "bbbbbbb", "cells": 2, "significant": 1, "largest_pct": 7.4,
-                    "runs": ("20260103-c", "20260104-d")}
-    assert "`20260103-c` and `20260104-d`" in study.campaign_runs_sentence(pair)
+                    "runs": ("20260103-c", "20260104-d"), "apart": "41 minutes apart"}
+    assert "`20260103-c` and `20260104-d`, were made 41 minutes apart" in study.campaign_runs_sentence(pair)
+    assert "made 41 minutes apart" in study.between_run_sentence(pair, "T")
     text = study.between_run_sentence(pair, "This table sets ours beside the seed's")
     assert "within a run (processes and iterations) only" in text and "up to 7%" in text and "bbbbbbb" in text
     assert "not measured" in study.between_run_sentence(study.same_commit_pair(table.iloc[[0, 2]]), "T")

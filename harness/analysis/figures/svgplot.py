@@ -2,7 +2,7 @@
 
 Why not matplotlib here: laying out an Axes (tick labels, titles, legend) costs 0.2-1 s per
 panel on a loaded machine, so a view with several panels took seconds to redraw. These plots
-draw the same data as `ratios.plot_ratios` and `warmup.plot_run_sequence` (same palette, one
+draw the same data as `warmup.plot_run_sequence` (same palette, one
 colour per engine or process, one marker per runtime, the warm-up class as the line style)
 with fixed margins and no text measuring. The paper's figures still come from matplotlib.
 """
