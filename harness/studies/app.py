@@ -409,7 +409,7 @@ def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[
         return ""
     big = c[c["corpus"] == present[-1]]
     names = series_labels(cells)
-    parts = []
+    parts, seen = [], []  # seen: (first, second, ratio, called) per operation
     for op in OPERATIONS:
         d = big[big["operation"] == op].sort_values("mean_s")
         if d.empty:
@@ -424,13 +424,35 @@ def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[
             float(d["mean_s"].iloc[1] / d["mean_s"].iloc[0]), math.nan, math.nan)
         if not (math.isfinite(r[1]) and math.isfinite(r[2])):
             parts.append(f"{name}: {first} has the lowest mean, {second} next ({r[0]:.3g}x; no interval)")
+            seen.append((first, second, r, None))
         elif r[1] > 1:
             parts.append(f"{name}: {first} is fastest, {second} next at {r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]")
+            seen.append((first, second, r, True))
         else:
             parts.append(f"{name}: {first} and {second} cannot be told apart ({r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}] "
                          "includes 1)")
+            seen.append((first, second, r, False))
     among = "Among these, at" if members is not None else "At"
-    return f"{among} corpus {present[-1]}, " + "; ".join(parts) + "." if parts else ""
+    if not parts:
+        return ""
+    short = _uniform_takeaway(seen, len(parts))
+    return f"{among} corpus {present[-1]}, " + (short or "; ".join(parts)) + "."
+
+
+def _uniform_takeaway(seen: list[tuple], n: int) -> str:
+    """One clause when every operation says the same (one store fastest in all, or the two fastest
+    never told apart), with the range of the ratios; "" otherwise (each operation is then said)."""
+    if len(seen) != n or n < 2:
+        return ""
+    lo, hi = min(x[2][0] for x in seen), max(x[2][0] for x in seen)
+    span = f"{lo:.3g}x" if f"{lo:.3g}" == f"{hi:.3g}" else f"{lo:.3g}x to {hi:.3g}x"
+    if all(x[3] is True for x in seen) and len({x[0] for x in seen}) == 1:
+        return (f"{seen[0][0]} is fastest at all {n} operations, the runner-up {span} as slow "
+                "(each ratio's interval excludes 1)")
+    if all(x[3] is False for x in seen):
+        return (f"the two fastest cannot be told apart at any of the {n} operations (runner-up / fastest "
+                f"{span}, each interval includes 1)")
+    return ""
 
 
 def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members: list[str], method: str,
@@ -439,8 +461,7 @@ def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members
     have, missing = corpora_of(cells)
     not_drawn = f" Corpora {', '.join(missing)} were not measured and are not drawn." if missing else ""
     return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, members)} "
-            f"Markers are means and bars 99% CIs ({method}); a difference is called only where the 99% interval "
-            f"of the ratio of two means (runner-up / fastest) excludes 1, never from overlapping bars."
+            f"Bars: 99% CIs ({method}); \"fastest\" only where the 99% interval of runner-up / fastest excludes 1."
             f"{not_drawn}")
 
 

@@ -63,11 +63,13 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
                "e1-ratios": ratio_md, "e1-findings": found, "abstract-e1": abstract(runs),
+               "abstract-headline": abstract_headline(runs),
                "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs, aa),
                "reproduce": runfacts.reproduce_block(runs.run_dirs),
                "campaign-commits": runfacts.campaign_commits_block(runs.run_dirs),
                "abstract-precision": runfacts.abstract_precision(runs, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
+               "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
                "verdict-rules": verdict_rules() + "\n\n" + substitutions_markdown(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
                "environment": envtable.markdown(runs.manifests(), envtable.run_studies(runs)),
@@ -262,6 +264,13 @@ def builds_clause(runs: RunSet, a: str, b: str) -> str:
         return f" Both link SQLite {va}."
     return (f" The two link different SQLite builds (SQLite {va} for {na}, {vb} for {nb}), so this ratio mixes the "
             "binding with the library's version.")
+
+
+def abstract_headline(runs: RunSet) -> str:
+    """The abstract's one number: native C against Python's sqlite3 folding over rows (E1)."""
+    s = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", BASELINE, "at folding over a query's rows",
+                         plain=True)
+    return (s + builds_clause(runs, NATIVE + "@c", BASELINE)) if s else "_No E1 comparison with native C._"
 
 
 def abstract(runs: RunSet) -> str:

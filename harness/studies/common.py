@@ -100,11 +100,36 @@ def family_table(runs: RunSet, prefix: str, baseline: str,
     if not tables.has_baseline(measured, baseline):
         return None, f"_no valid {prefix}* cells with the baseline {baseline} in these runs_\n\n{excluded}"
     table = tables.select_columns(runs.ratio_rows(keys, baseline))
+    table, common_note = geomeans_over_common(runs, keys, baseline, table)
     shown = sorted({(e, str(rt)) for e, rt in zip(table["engine"], table["runtime"])}) if len(table) else []
     # the summary names a runtime by its family (jvm), the table by its version (jvm-17.0.15)
     cut = {(b, p, e, rt): t for (b, p, e, fam), t in cut.items() for e2, rt in shown
            if e2 == e and str(rt).startswith(str(fam))}
-    return table, tables.to_markdown(table, baseline, cut) + "\n" + excluded
+    return table, tables.to_markdown(table, baseline, cut) + common_note + "\n" + excluded
+
+
+def geomeans_over_common(runs: RunSet, keys: set[tuple], baseline: str, table: pd.DataFrame
+                         ) -> tuple[pd.DataFrame, str]:
+    """The table with every geometric-mean row taken over the (benchmark, params) that every engine
+    and runtime of the table has timings for, so the means in one row can be set beside each other,
+    and a sentence naming what was left out ("" when every engine ran everything)."""
+    import pandas as pd
+
+    from harness.analysis import tables
+
+    timed = [k for k in keys if k in runs.samples]
+    sides = {(k[2], k[3]) for k in timed}
+    who: dict[tuple[str, str], set] = {}
+    for k in timed:
+        who.setdefault((k[0], k[1]), set()).add((k[2], k[3]))
+    common = {bp for bp, s in who.items() if s == sides}
+    if not common or len(common) == len(who):
+        return table, ""
+    sub = tables.select_columns(runs.ratio_rows({k for k in timed if (k[0], k[1]) in common}, baseline))
+    out = pd.concat([table[table["benchmark"] != "geomean"], sub[sub["benchmark"] == "geomean"]], ignore_index=True)
+    left = sorted({b.split(".", 1)[-1] for b, _ in who} - {b.split(".", 1)[-1] for b, _ in common})
+    return out, (f"\nEvery geometric mean of this table is over the {len(common)} cells that every engine and runtime "
+                 f"in it has timings for" + (f" (left out: {', '.join(left)})" if left else "") + ".\n")
 
 
 TIMEOUT_S = re.compile(r"(\d+(?:\.\d+)?) s timeout")

@@ -202,6 +202,9 @@ def runtime_of(versions: dict[tuple[str, str], str], engine: str, runtime: str) 
 
 
 def our_machine(runs: Any) -> str:
-    """The CPU these runs were measured on, as the manifests recorded it."""
-    cpus = sorted({machine_facts(m)["CPU"] for m in (runs.manifests() if runs is not None else [])})
+    """The CPU these runs' own measurements were made on, as the manifests recorded it (runs imported
+    from another tool's output, made elsewhere, count only when nothing else is there)."""
+    every = runs.manifests() if runs is not None else []
+    measured = [m for m in every if not m.imported] or every
+    cpus = sorted({machine_facts(m)["CPU"] for m in measured})
     return "; ".join(cpus) or "unrecorded"

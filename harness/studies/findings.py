@@ -148,6 +148,12 @@ def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str) -> tuple[float, flo
     return combine_log_ratios([(x, y)], runs.confidence)
 
 
+def family_specs(runs: RunSet, prefix: str) -> list[str]:
+    """Every ENGINE@RUNTIME-FAMILY with timings in the family (e.g. sqlite/sqlite3@cpython)."""
+    return sorted({f"{k[2]}@{str(k[3]).rstrip('0123456789.').split('-', 1)[0]}"
+                   for k in runs.samples if k[0].startswith(prefix)})
+
+
 def common_cells(runs: RunSet, prefix: str, specs: list[str]) -> set[tuple[str, str]]:
     """The (benchmark, params) of the family that every one of `specs` ran: the one subset over which
     geometric means of several engines or runtimes are comparable with each other."""

@@ -44,6 +44,7 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix, censored=cut)
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
                                                       "micro.": tables.get("e2-like-for-like")})
+    blocks["h2-processes"] = processes_note(runs)
     fig = None
     like = tables.get("e3-like-for-like")
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}
@@ -68,3 +69,33 @@ def _same_side(like, seed: dict[str, float]) -> str:
     same = sum((a > 1) == (b > 1) for a, b in pairs)
     return (f"on {same} of the {len(pairs)} queries both measured, ours and the seed's put H2 on the same side of "
             "SQLite" if pairs else "no query measured by both")
+
+
+def processes_note(runs: RunSet) -> str:
+    """What an H2 process held: how many iterations it timed (the JVM's warm-up is in the first ones,
+    which the changepoint analysis can only leave out of a long enough series), and, for the queries
+    that timed out, how long its processes of the other queries took from start to end, set-up
+    included: the share of the timeout the set-up could have used."""
+    from harness.analysis.stats.warmup import MIN_SERIES
+
+    raw, procs = runs.raw, runs.processes
+    if raw.empty or procs.empty:
+        return "_No H2 processes in these runs._"
+    mine = raw[raw["engine"] == seed001_h2.ENGINE]
+    per = mine.groupby(["run_id", "benchmark", "params", "process"]).size()
+    if per.empty:
+        return "_No H2 processes with timings in these runs._"
+    text = (f"H2's {len(per)} processes with timings timed a median of {int(per.median())} iterations each "
+            f"(fewest {int(per.min())}); {int((per < MIN_SERIES).sum())} had fewer than {MIN_SERIES}, too few for "
+            "the warm-up analysis, so their JVM warm-up stays in their means.")
+    h2 = procs[procs["engine"] == seed001_h2.ENGINE]
+    killed = h2[(h2["status"] == "timeout") & (h2["ended"] - h2["started"] > 0)]
+    ok = h2[h2["status"] == "ok"]
+    if len(killed) and len(ok):
+        lives = (ok["ended"] - ok["started"]).astype(float)
+        names = ", ".join(sorted({str(b).split(".", 1)[-1] for b in killed["benchmark"]}))
+        text += (f" The processes of {names} were killed at the timeout; H2's processes of the other queries took a "
+                 f"median of {lives.median():.1f} s (at most {lives.max():.1f} s) from start to end, set-up and "
+                 "every iteration included, so the timeout went to the query itself, not to loading the data.")
+    return text
+

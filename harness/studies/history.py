@@ -62,7 +62,8 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
                "e7-history-table": to_markdown(wide_table(shown)) + "\n\n" + caption
                                    + " One row per run, one column per cell (each cell: mean [CI]; change)."}
         pair = same_commit_pair(table)
-        out.update({name: between_run_sentence(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
+        out["between-run-method"] = between_run_sentence(pair, "Every interval of this paper is one run's")
+        out.update({name: between_run_pointer(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
         out["abstract-e7"] = abstract(pair, same_commit_all(table))
         out["campaign-history-runs"] = campaign_runs_sentence(pair)
         if fig is not None:
@@ -113,8 +114,33 @@ def same_commit_pair(table: pd.DataFrame) -> dict | None:
     previous = str(pair["previous_run_id"].iloc[0]) if "previous_run_id" in pair else "?"
     return {"commit": str(pair["commit"].iloc[0] or "?")[:7], "cells": len(pair),
             "runs": (previous, str(pair["run_id"].iloc[0])), "apart": _apart(table, previous, pair),
+            "ratio_pct": ratio_move(table, previous, str(pair["run_id"].iloc[0])),
             "significant": int(pair["significant"].astype(bool).sum()),
             "largest_pct": float(pair["delta_pct"].abs().max())}
+
+
+def ratio_move(table: pd.DataFrame, a: str, b: str) -> float:
+    """The largest change, in percent, between runs `a` and `b` of a within-run ratio: each benchmark's
+    mean time on one engine over its mean on another (every pair of engines both runs measured), the
+    kind of number the studies report; NaN when the runs share no benchmark on two engines."""
+    need = {"run_id", "benchmark", "engine", "mean_s"}
+    if not need <= set(table.columns):
+        return float("nan")
+
+    def ratios(run: str) -> dict[tuple, float]:
+        d = table[(table["run_id"] == run) & table["mean_s"].notna()]
+        out = {}
+        for bench, g in d.groupby("benchmark"):
+            m = dict(zip(g["engine"], g["mean_s"].astype(float)))
+            for x in sorted(m):
+                for y in sorted(m):
+                    if x < y and m[y] > 0:
+                        out[(bench, x, y)] = m[x] / m[y]
+        return out
+
+    ra, rb = ratios(a), ratios(b)
+    moves = [abs(rb[k] / ra[k] - 1) * 100 for k in ra if k in rb and ra[k] > 0]
+    return max(moves) if moves else float("nan")
 
 
 def _apart(table: pd.DataFrame, previous: str, pair: pd.DataFrame) -> str:
@@ -143,7 +169,25 @@ def between_run_sentence(pair: dict | None, subject: str) -> str:
     return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only, not the "
             f"difference between runs, which two runs of one commit ({pair['commit']}, Section 9), {_made(pair)}, "
             f"put at up to {pair['largest_pct']:.0f}% on the medians of the same {pair['cells']} "
-            f"cells ({pair['significant']} of {pair['cells']} significant).")
+            f"cells ({pair['significant']} of {pair['cells']} significant)" + _ratio_clause(pair) + ".")
+
+
+def _ratio_clause(pair: dict) -> str:
+    """What the pair did to a ratio within a run (the quantity the studies report), when measured."""
+    r = pair.get("ratio_pct", float("nan"))
+    if r != r:  # NaN
+        return ""
+    return (f"; a ratio of two engines' means within a run, the kind of number the studies report, moved by "
+            f"up to {r:.0f}% between the same two runs")
+
+
+def between_run_pointer(pair: dict | None, subject: str) -> str:
+    """The short line under a table that sets one run's numbers beside others (Section 2.5 says the
+    whole of it once): the size of what its intervals leave out."""
+    if pair is None:
+        return f"{subject}; no commit was run twice, so what one run's intervals leave out is not measured (Section 2.5)."
+    return (f"{subject}; its intervals leave out the difference between runs, up to {pair['largest_pct']:.0f}% "
+            "between two runs of one commit (Section 2.5).")
 
 
 def figure_takeaway(table: pd.DataFrame) -> str:
@@ -183,6 +227,13 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
                               for r in other[other["significant"].astype(bool)]
                               .assign(a=lambda d: d["delta_pct"].abs()).nlargest(2, "a").itertuples())
                     or "none") + ").")
+    calm = _calm_moves(other, table, tags)
+    if calm is not None:
+        n_calm, sig_calm, busy = calm
+        parts.append(f"{busy} of those {len(other)} comparisons involve a run made while the machine's median load "
+                     f"exceeded its CPUs (the early runs started minutes apart, beside each other): they measure "
+                     f"contention as much as code. Between runs that were both calm, {sig_calm} of {n_calm} "
+                     f"{'is' if sig_calm == 1 else 'are'} significant.")
     if same.any():
         twice = compared[same]
         for commit, pair in twice.groupby("commit", sort=False):
@@ -213,6 +264,22 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
     return "\n".join(f"- {p}" for p in parts)
 
 
+def _calm_moves(moves: pd.DataFrame, table: pd.DataFrame, tags: list[history.RunTag]) -> tuple[int, int, int] | None:
+    """(comparisons between two calm runs, how many significant, comparisons touching a busy run): a
+    run is busy when its median load average before a process exceeded the machine's CPUs; None when
+    no comparison touches a busy run or the load was not recorded."""
+    cpus = {t.run_id: t.cpus for t in tags if getattr(t, "cpus", None)}
+    load = table.drop_duplicates("run_id").set_index("run_id")["loadavg"]
+    busy = {r for r, v in load.items() if pd.notna(v) and r in cpus and float(v) > cpus[r]}
+    if moves.empty or not busy or "previous_run_id" not in moves:
+        return None
+    touched = moves["run_id"].isin(busy) | moves["previous_run_id"].isin(busy)
+    known = moves["run_id"].map(lambda r: pd.notna(load.get(r))) & moves["previous_run_id"].map(
+        lambda r: pd.notna(load.get(r)))
+    calm = moves[~touched & known]
+    return len(calm), int(calm["significant"].astype(bool).sum()), int(touched.sum())
+
+
 def same_commit_all(table: pd.DataFrame) -> dict | None:
     """Every comparison of two runs of one commit in the history (older runs included, whatever the
     machine's state then): how many, how many significant, and the largest move in percent."""
@@ -232,7 +299,7 @@ def abstract(pair: dict | None, every: dict | None = None) -> str:
         return "_No commit was run twice in these runs._"
     text = (f"Two runs of one commit, {_made(pair)}, moved the medians of the same {pair['cells']} "
             f"cells by up to {pair['largest_pct']:.0f}% ({pair['significant']} of {pair['cells']} moves significant "
-            f"at alpha = 0.05, {TEST_NAME}).")
+            f"at alpha = 0.05, {TEST_NAME})" + _ratio_clause(pair) + ".")
     if every is not None and every["cells"] > pair["cells"]:
         text += (f" Over every comparison of two runs of one commit in the history ({every['cells']} cell moves, "
                  f"older runs included), the largest move was {every['largest_pct']:.0f}% "

@@ -50,13 +50,30 @@ def noise_block_of(run_dirs: list[Path], processes: pd.DataFrame | None = None) 
     manifests = [manifest_of(d) for d in run_dirs]
     text = noise_warning(processes, manifests)
     if text:
-        return text
+        return text + per_study_disturbed(processes)
     marked = "noise" in processes and processes["noise"].map(lambda v: isinstance(v, dict)).any()
     checked = any(m.doctor for m in manifests)
     if not marked and not checked:
         return ("_These runs predate the noise checks: no process was checked for other programs' load and no "
                 "`doctor` findings were recorded, so how busy the machine was is unknown._")
     return "No process was marked noisy and no run started on a busy machine."
+
+
+def per_study_disturbed(processes: pd.DataFrame) -> str:
+    """The sentence " Per study: E1 11 of 3,271; ...": each study's disturbed processes beside those whose
+    interference was measured, so the warning's total can be traced to the runs ("" when none was)."""
+    from harness.analysis.summary import disturbed_facts
+    from harness.studies import STUDIES
+
+    if processes.empty or "benchmark" not in processes:
+        return ""
+    fams = processes["benchmark"].astype(str).map(family)
+    parts = []
+    for fam in sorted(set(fams), key=lambda f: STUDIES.get(f, f)):
+        flagged, measured, _ = disturbed_facts(processes[fams == fam])
+        if measured:
+            parts.append(f"{STUDIES.get(fam, fam)} {flagged:,} of {measured:,}")
+    return (" Per study: " + "; ".join(parts) + ".") if parts else ""
 
 
 def family(benchmark: str) -> str:

@@ -57,8 +57,7 @@ def figure_takeaway(table, baseline: str) -> str:
 
 
 def _specs(runs: RunSet) -> list[str]:
-    return sorted({f"{k[2]}@{str(k[3]).rstrip('0123456789.').split('-', 1)[0]}"
-                   for k in runs.samples if k[0].startswith(PREFIX)})
+    return findings.family_specs(runs, PREFIX)
 
 
 def findings_text(runs: RunSet, baseline: str = BASELINE) -> str:

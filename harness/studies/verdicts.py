@@ -239,7 +239,7 @@ def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], a
 
 @dataclass(frozen=True)
 class Substitution:
-    """One substitution the verdict allows, declared before any interval was read: what may differ
+    """One substitution the verdict allows, declared once in code for every claim: what may differ
     from the seed's setting (`parts`, among LIKE_FOR_LIKE), and why that does not change what a claim
     is about."""
 
@@ -308,7 +308,7 @@ def substitutions_markdown() -> str:
              "|---|---|---|---|"]
     lines += [f"| {s.key} | {s.what} | {', '.join(s.parts)} | {s.why} |" for s in SUBSTITUTIONS]
     return ("\n".join(lines) + "\n\nTable: The substitutions a verdict may rest on, declared in "
-            "`harness/studies/verdicts.py` (`SUBSTITUTIONS`) before any interval was read. Each claim names the "
+            "`harness/studies/verdicts.py` (`SUBSTITUTIONS`), once for every claim (their history is the file's in git). Each claim names the "
             "rules it uses; a part of its setting (engine, driver, runtime, operation) that differs from the "
             "seed's and is covered by none of them makes the claim untestable here, the difference named. No rule "
             "covers another operation, another engine (FerretDB for MongoDB, stock SQLite for SQPyte), another "

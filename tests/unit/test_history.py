@@ -164,7 +164,7 @@ def test_study_blocks_and_figure(step_runs, tmp_path):
     result = study.compute([step_runs], tmp_path / "figures", resamples=100)
     blocks = result.blocks(tmp_path / "paper.md")
     assert set(blocks) == {"e7-history-text", "e7-history-runs", "e7-history-table", "e7-history-figure",
-                           "abstract-e7", "campaign-history-runs", *study.CROSS_RUN_TABLES}
+                           "abstract-e7", "campaign-history-runs", "between-run-method", *study.CROSS_RUN_TABLES}
     import re
 
     found = re.search(r"Between consecutive runs of different commits, 1 of 8 comparisons is significant at "
@@ -210,6 +210,7 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
                           row("20260104-d", "bbbbbbb2", "same commit", -7.4, True),
                           row("20260104-d", "bbbbbbb2", "same commit", 2.0, False)])
     pair = study.same_commit_pair(table)
+    assert math.isnan(pair.pop("ratio_pct"))  # no benchmark on two engines in this table
     assert pair == {"commit": "bbbbbbb", "cells": 2, "significant": 1, "largest_pct": 7.4,
                     "runs": ("20260103-c", "20260104-d"), "apart": "41 minutes apart"}
     assert "`20260103-c` and `20260104-d`, were made 41 minutes apart" in study.campaign_runs_sentence(pair)
@@ -219,6 +220,9 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
     assert "not measured" in study.between_run_sentence(study.same_commit_pair(table.iloc[[0, 2]]), "T")
     assert "1 of 1 moves between commits are significant" in study.figure_takeaway(table)
     assert set(study.CROSS_RUN_TABLES) >= {"between-run-seeds", "between-run-e4", "between-run-e6"}
+    short = study.between_run_pointer(pair, "Seed 000's table sets ours beside the seed's")
+    assert "up to 7% between two runs of one commit (Section 2.5)" in short and len(short) < len(text)
+    assert "not measured (Section 2.5)" in study.between_run_pointer(None, "T")
 
 
 def test_the_abstract_reports_every_same_commit_pair_not_only_the_latest():
@@ -236,3 +240,18 @@ def test_the_abstract_reports_every_same_commit_pair_not_only_the_latest():
     text = abstract(pair, every)
     assert "up to 7%" in text and "192%" in text and "1 of 4" in text
     assert "192%" not in abstract(pair)
+
+
+def test_a_ratio_within_a_run_moves_less_than_the_times_when_the_host_slows_both_engines():
+    import pandas as pd
+
+    from harness.studies import history as study
+
+    rows = []
+    for run, speed in (("r1", 1.0), ("r2", 1.5)):  # the host 50% slower for the second run
+        rows += [{"run_id": run, "benchmark": "b", "engine": "apsw", "mean_s": 1.0 * speed},
+                 {"run_id": run, "benchmark": "b", "engine": "sqlite3", "mean_s": 2.0 * speed * (1.1 if run == "r2" else 1)}]
+    table = pd.DataFrame(rows)
+    assert study.ratio_move(table, "r1", "r2") == pytest.approx(100 * (1 / 1.1 - 1) * -1, rel=1e-6)
+    assert math.isnan(study.ratio_move(table, "r1", "r3"))
+    assert "moved by up to 9%" in study._ratio_clause({"ratio_pct": 9.09})

@@ -168,6 +168,10 @@ def test_captions_word_fastest_from_intervals():
     # a difference is called from the ratio's interval (runner-up / fastest), never from overlapping bars
     assert "cannot be told apart (1.05x [0.9, 1.2] includes 1)" in app.app_takeaway(cells, lambda a, b: (1.05, 0.9, 1.2))
     assert "x is fastest, y next at 1.05x [1.01, 1.1]" in app.app_takeaway(cells, lambda a, b: (1.05, 1.01, 1.1))
+    two = pd.concat([cells, cells.assign(operation="app.list_users")], ignore_index=True)
+    assert "x is fastest at all 2 operations, the runner-up 1.05x as slow" in app.app_takeaway(
+        two, lambda a, b: (1.05, 1.01, 1.1))
+    assert "cannot be told apart at any of the 2 operations" in app.app_takeaway(two, lambda a, b: (1.05, 0.9, 1.2))
     summary = pd.DataFrame({"benchmark": ["bindings.select_fold"] * 2, "engine": ["a", "b"], "runtime": ["c", "c"],
                             "mean_s": [1.0, 3.0], "ci_low_s": [0.9, 2.8], "ci_high_s": [1.1, 3.2],
                             "rows_per_s": [10.0, 3.333]})

@@ -66,3 +66,5 @@ def test_every_figure_has_a_caption_and_every_study_is_in_the_abstract():
     abstract = text.split("## Abstract", 1)[1].split("\n## ", 1)[0]
     for study in ("E1", "E2", "E3", "E4", "E5", "E6", "E7"):
         assert study in abstract, study
+    words = len(re.sub(r"<!--.*?-->", " ", abstract, flags=re.S).split())
+    assert words <= 250, f"the abstract has {words} words (at most 250; the details go to Section 1.1)"

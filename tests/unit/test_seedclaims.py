@@ -112,7 +112,8 @@ def test_acid_microseconds_refuted_by_one_cell_surely_above_the_limit():
 
 def test_every_seed_has_a_row_and_seed_002_numbers_line_up_with_its_claims():
     assert len(sc.SEED002_NUMBERS) == len(app.claims(pd.DataFrame(columns=["engine", "operation", "runtime"]), None))
-    needs_runs = (sc.seed000_c_vs_python, sc.seed003_sync, sc.seed003_memory_off, sc.seed004_select)
+    needs_runs = (sc.seed000_c_vs_python, sc.seed003_sync, sc.seed003_memory_off, sc.seed003_prepared,
+                  sc.seed004_select)
     offline = {f(None).seed for f in (*sc.BEFORE_002, *sc.AFTER_002) if f not in needs_runs}
     assert offline == {"000", "001", "003", "004"}
 
@@ -208,15 +209,18 @@ def test_seed_002s_claims_rest_on_s1_and_the_mongodb_claims_on_no_rule():
     assert mongo.word == v.UNTESTABLE and "engine: the seed's" in mongo.why and "FerretDB" in mongo.why
 
 
-def test_ramsql_shows_both_readings_and_the_fixed_one_decides():
+def test_ramsql_the_seeds_own_code_decides_and_the_fixed_one_and_go_test_are_context():
     rows = {("ramsql.select_10k_fixed", "ramsql/go"): 29.0, ("ramsql.select_10k_fixed", "sqlite/go"): 29.0,
             ("ramsql.select_10k", "ramsql/go"): 29.0, ("ramsql.select_10k", "sqlite/go"): 0.0}
-    text = sc.ramsql_readings((16.3, 10.5, 25.3), (65.4, 44.3, 96.5), rows)
-    assert "16.3x [10.5, 25.3], the verdict's reading" in text
-    assert "65.4x [44.3, 96.5], which alone would be inconclusive" in text and "away from the line" in text
-    assert "SQLite reads 0 rows per query while RamSQL reads 29" in text and "fair one" in text
-    assert v.about(10.5, 25.3, 100.0).word == v.REFUTED
-    assert "seed's own code" not in sc.ramsql_readings((16.3, 10.5, 25.3), sc.NONE, rows)
+    text = sc.ramsql_readings((16.3, 10.5, 25.3), (65.4, 44.3, 96.5), rows, [494.0, 1166.0])
+    assert "select_10k) in our worker: 65.4x [44.3, 96.5], the verdict's reading" in text
+    assert "SQLite reads 0 rows per query while RamSQL reads 29" in text
+    assert "16.3x [10.5, 25.3], another operation, so context only" in text
+    assert "494x and 1,166x" in text and "disagree" in text
+    # the seed's own interval straddles the lower edge of "about 100x" (a factor 1.5): inconclusive
+    assert v.about(44.3, 96.5, 100.0).word == v.INCONCLUSIVE and v.about(10.5, 25.3, 100.0).word == v.REFUTED
+    missing = sc.ramsql_readings((16.3, 10.5, 25.3), sc.NONE, rows)
+    assert missing.startswith("no cell of the seed's own code") and "go test" not in missing
 
 
 def test_hellstens_row_says_it_is_the_seeds_own_pair_and_gives_the_folding_pair_beside_it():
@@ -247,3 +251,38 @@ def test_sqlite_slower_than_acidstate_everywhere_is_not_yet_losing_to_every_cont
     out = app.claim_sqlite(cells, _ratio({(0, 1): (2.0, 1.5, 2.5)}))["verdict"]
     assert out.word == v.INCONCLUSIVE and "MongoDB and MySQL" in out.why and "MD, LG, LG2 not measured" in out.why
     assert app.claim_sqlite(cells, _ratio({(0, 1): (0.5, 0.4, 0.6)}))["verdict"].word == v.REFUTED
+
+
+def test_an_about_claims_reading_under_wider_bands_is_said():
+    # seed 000's pair: refuted within 1.5x of 2.76, straddles 2x (5.52), inside 10x
+    text = sc.band_sentence((5.57, 5.18, 5.98), 2.76)
+    assert text == "Read with a wider band, the same interval is inconclusive within 2x and supported within 10x."
+    assert v.about(5.18, 5.98, 2.76).word == v.REFUTED
+    assert sc.band_sentence(sc.NONE, 2.76) == ""
+
+
+def test_prepared_inserts_are_read_from_the_c_workers_exec_and_prepared_cells_at_their_largest_common_n(tmp_path):
+    from harness import store
+    from harness.analysis import simdata
+    from harness.analysis.runset import RunSet
+
+    parts = []
+    for bench, mean in (("inserts.transaction", 2.0), ("inserts.prepared", 1.0)):
+        for rows in (10, 1000):
+            parts.append(simdata.simulate_run(benchmarks=[bench], engines=("sqlite/native-c",), processes=6,
+                                              iterations=8, seed=rows, params=f"rows={rows}", runtime="c-gcc12.2.0",
+                                              true_means={(bench, "sqlite/native-c"): mean}))
+    df = pd.concat(parts, ignore_index=True)
+    df["seq"] = range(len(df))
+    run = store.write_imported_run(tmp_path, df, {"source": "test"})
+    claim = sc.seed003_prepared(RunSet([run], resamples=300))
+    assert "sqlite/native-c N = 1,000: 2" in claim.ours  # exec twice as slow, at the largest N both ran
+    assert claim.verdict.word == v.SUPPORTED and claim.verdict.rules == ("S1", "S3")
+
+
+def test_a_long_reading_keeps_its_first_clause_in_the_table_and_goes_in_full_to_a_note():
+    short = "5.57x [5.18, 5.98] (C / Python)"
+    assert sc.split_evidence(short) == (short, "")
+    long = "estimates 4.32x to 28.1x over 8 cells; decided over sqlite/hdbc on corpora SM and MD; " + "x" * 200
+    head, rest = sc.split_evidence(long)
+    assert head == "estimates 4.32x to 28.1x over 8 cells" and rest.startswith("decided over")
