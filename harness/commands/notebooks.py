@@ -86,21 +86,19 @@ def own_notebooks(runs: list[Path], names: list[str] | None, history: bool) -> t
     when the runs have its cells; H2's and the Haskell study's on these runs (never the committed
     data/reference/) when they hold H2 or Haskell cells; the timeline only with
     --history (of the notebooks named by --only too: one that would read committed data is not run)."""
-    import importlib
-
     from harness.notebooks import available
     from harness.run.runtimes import runtime_family
     from harness.analysis.runset import run_cells
-    from harness.studies import STUDIES, family_studies
+    from harness.studies import STUDIES, family_studies, study
 
     cells = set().union(*(run_cells(Path(d)) for d in runs))
     engines = {c[2] for c in cells}
     runtimes = {runtime_family(str(c[3])) for c in cells}
     chosen = {"h2": any(e.startswith("h2/") for e in engines),
               "haskell": any(r.startswith("haskell") for r in runtimes), "history": history}
+    benchmarks = {str(c[0]) for c in cells}
     for name in family_studies():
-        prefix = importlib.import_module(f"harness.studies.{name}").PREFIX
-        chosen[name] = any(str(c[0]).startswith(prefix) for c in cells)
+        chosen[name] = study(name).has_cells(benchmarks)
     extra = {}
     dirs = [str(Path(d).resolve()) for d in runs]
     if chosen["h2"]:

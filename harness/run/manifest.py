@@ -42,21 +42,28 @@ def _read(path: str) -> str | None:
         return None
 
 
-def git_commit() -> dict[str, Any]:
-    def git(*args: str) -> str | None:
-        try:
-            return subprocess.run(["git", *args], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                                  timeout=10, check=True).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return None
+def _git(*args: str, root: Path | None = None) -> str | None:
+    try:
+        return subprocess.run(["git", *args], cwd=root or PROJECT_ROOT, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
 
-    commit = git("rev-parse", "HEAD")
-    # the code's state: the runs and paper the campaign itself writes (data/reference*, paper.md,
-    # figures/) do not make the code dirty
-    status = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/reference*",
-                 ":(exclude)paper.md", ":(exclude)paper.pdf", ":(exclude)figures")
-    date = git("show", "-s", "--format=%cI", "HEAD") if commit else None
-    return {"commit": commit, "dirty": bool(status) if status is not None else None, "commit_date": date}
+
+def changed_files(root: Path | None = None) -> list[str] | None:
+    """The tracked files changed since the last commit, leaving out what the campaign itself writes
+    (data/reference*, paper.md, paper.pdf, figures/); None when git cannot tell."""
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/reference*",
+                  ":(exclude)paper.md", ":(exclude)paper.pdf", ":(exclude)figures", root=root)
+    return None if status is None else [line[3:] for line in status.splitlines() if line.strip()]
+
+
+def git_commit() -> dict[str, Any]:
+    commit = _git("rev-parse", "HEAD")
+    # the code's state: the runs and paper the campaign itself writes do not make the code dirty
+    changed = changed_files()
+    date = _git("show", "-s", "--format=%cI", "HEAD") if commit else None
+    return {"commit": commit, "dirty": bool(changed) if changed is not None else None, "commit_date": date}
 
 
 def commit_date(commit: str, root: Path = PROJECT_ROOT) -> str | None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from harness.errors import UserError
+from harness.run.manifest import changed_files
 from harness.fsutil import PROJECT_ROOT, write_json_atomic
 
 #: a study whose share of disturbed processes is above this is not installed without --force
@@ -259,7 +260,18 @@ def _complete(run_dir: Path) -> bool:
         return False
 
 
+def committed_or_stop(study: Study, force: bool, root: Path | None = None) -> None:
+    """A reference run is made from a commit: with uncommitted changes to the code its manifest says
+    "dirty", and the history cannot call two runs the same code. Refused without --force, naming the files."""
+    changed = changed_files(root)
+    if changed and not force:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise UserError(f"{study.name}: the code has uncommitted changes ({shown}); a reference run is made from a "
+                        "commit: commit them (or stash them) and run again, or give --force")
+
+
 def _quiet_or_stop(study: Study, say: Callable[[str], None], quiet_wait_s: float, force: bool) -> None:
+    committed_or_stop(study, force)
     if not wait_for_quiet_machine(say, quiet_wait_s) and not force:
         raise UserError(f"{study.name}: the machine is busy; the campaign stops here (every finished study is "
                         "kept; run it again on a quiet machine, or give --force)")

@@ -62,6 +62,23 @@ def _need(program: str, package: str) -> str:
     return exe
 
 
+#: a table cell of pandoc's HTML (its tag, its content, its end)
+CELL = re.compile(r"(<t[dh]\b[^>]*>)(.*?)(</t[dh]>)", re.S)
+#: characters after which an identifier may break (bindings.point_query, n=10000,queries=1000, a/b)
+BREAK_AFTER = re.compile(r"([._/=,@])(?=\w)")
+
+
+def breakable_cells(page: str) -> str:
+    """The HTML with a soft break (<wbr>) after the dots, underscores, slashes, equals signs, commas and
+    @ of every table cell's text: a narrow column then breaks `bindings.point_query` after its dot,
+    not in the middle of a word (the CSS breaks anywhere only where no such point fits)."""
+    def text_only(cell: str) -> str:
+        return "".join(part if part.startswith("<") else BREAK_AFTER.sub(r"\1<wbr>", part)
+                       for part in re.split(r"(<[^>]*>)", cell))
+
+    return CELL.sub(lambda m: m.group(1) + text_only(m.group(2)) + m.group(3), page)
+
+
 def html(paper: Path, out: Path) -> Path:
     """paper.md -> one standalone HTML file, figures embedded, sections numbered."""
     pandoc = _need("pandoc", "pandoc")
@@ -81,6 +98,7 @@ def html(paper: Path, out: Path) -> Path:
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=paper.resolve().parent)
     if proc.returncode != 0:
         raise UserError(f"pandoc could not render {paper}: {proc.stderr.strip()[-800:]}")
+    out.write_text(breakable_cells(out.read_text()))
     return out
 
 

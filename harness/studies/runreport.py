@@ -131,11 +131,9 @@ def _render(section: Section, out: list[str], parent_kept: bool = True) -> None:
 def measured(run_dirs: list[Path]) -> dict[str, dict[str, set]]:
     """Per study label: the cells the runs planned (an imported run: those of its processes), those
     of them with a process that measured (status ok), and their benchmarks, engines and runtimes."""
-    import importlib
-
     from harness.analysis.runset import process_frame, run_cells, runtime_family
     from harness.protocol import canonical_params
-    from harness.studies import family_studies
+    from harness.studies import family_studies, study
 
     cells = set().union(*(run_cells(Path(d)) for d in run_dirs)) if run_dirs else set()
     recs = process_frame([Path(d) for d in run_dirs]) if run_dirs else None
@@ -147,7 +145,7 @@ def measured(run_dirs: list[Path]) -> dict[str, dict[str, set]]:
         ok = set(zip(recs["benchmark"], params, recs["engine"], fams))
     out: dict[str, dict[str, set]] = {}
     for name, label in family_studies().items():
-        prefix = importlib.import_module(f"harness.studies.{name}").PREFIX
+        prefix = study(name).prefix
         mine = {c for c in cells if str(c[0]).startswith(prefix)}
         if mine:
             out[f"{label} ({name})"] = {"cells": mine, "measured": mine & ok, "benchmarks": {c[0] for c in mine},

@@ -46,3 +46,16 @@ def test_a_missing_paper_is_a_clear_error(tmp_path):
     with pytest.raises(UserError, match="does not exist"):
         paper_pdf.pdf(tmp_path / "nope.md", tmp_path / "x.pdf")
     assert not (tmp_path / "x.pdf").exists()
+
+
+def test_table_cells_break_identifiers_at_their_dots_not_mid_word():
+    from harness.studies.paper_pdf import breakable_cells
+
+    page = ('<p>bindings.point_query</p><table><tr><th>bench.mark</th></tr><tr><td class="x">'
+            'bindings.point_query [n=10000,queries=1000] <code>a/b</code></td></tr></table>'
+            '<img src="data:image/png;base64,AB.CD"/>')
+    out = breakable_cells(page)
+    assert "<td class=\"x\">bindings.<wbr>point_<wbr>query [n=<wbr>10000,<wbr>queries=<wbr>1000]" in out
+    assert "<code>a/<wbr>b</code>" in out and "<th>bench.<wbr>mark</th>" in out
+    assert out.startswith("<p>bindings.point_query</p>")  # prose is left alone
+    assert 'base64,AB.CD"' in out  # attributes and figures are never touched

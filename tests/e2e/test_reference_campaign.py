@@ -67,6 +67,7 @@ def test_a_mostly_disturbed_study_is_not_installed_without_force(tmp_path, monke
     root = tmp_path / "root"
     (root / "data" / "reference").mkdir(parents=True)
     monkeypatch.setattr(reference, "disturbed_share", lambda run_dir: (9, 10))
+    monkeypatch.setattr(reference, "changed_files", lambda root=None: [])
     monkeypatch.setattr(reference, "wait_for_quiet_machine", lambda *a, **k: True)
     said: list[str] = []
     state = run_campaign([TINY], tmp_path / "work", force=False, say=said.append, root=root, quiet_wait_s=0)
@@ -74,7 +75,15 @@ def test_a_mostly_disturbed_study_is_not_installed_without_force(tmp_path, monke
     assert "9 of 10 processes were disturbed: not installed" in said[-1]
 
 
+def test_uncommitted_code_stops_the_campaign_and_names_the_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(reference, "changed_files", lambda root=None: ["harness/run/runner.py", "harness/worker.py"])
+    with pytest.raises(UserError, match=r"uncommitted changes \(harness/run/runner.py, harness/worker.py\)"):
+        run_campaign([TINY], tmp_path / "work", say=lambda line: None, root=tmp_path, quiet_wait_s=0)
+    assert not list((tmp_path / "work").glob("2*"))  # nothing was measured
+
+
 def test_a_busy_machine_stops_the_campaign(tmp_path, monkeypatch):
+    monkeypatch.setattr(reference, "changed_files", lambda root=None: [])
     monkeypatch.setattr(reference.os, "getloadavg", lambda: (5.0, 5.0, 5.0))
     with pytest.raises(UserError, match="the machine is busy"):
         run_campaign([TINY], tmp_path / "work", say=lambda line: None, root=tmp_path, quiet_wait_s=0)

@@ -40,3 +40,4 @@ def test_a_campaigns_own_outputs_do_not_make_the_code_dirty(tmp_path, monkeypatc
     assert manifest.git_commit()["dirty"] is False
     (tmp_path / "code.py").write_text("x = 2")
     assert manifest.git_commit()["dirty"] is True
+    assert manifest.changed_files() == ["code.py"]  # what the campaign names when it refuses to start
