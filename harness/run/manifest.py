@@ -55,7 +55,8 @@ def changed_files(root: Path | None = None) -> list[str] | None:
     (data/reference*, paper.md, paper.pdf, figures/); None when git cannot tell."""
     status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)data/reference*",
                   ":(exclude)paper.md", ":(exclude)paper.pdf", ":(exclude)figures", root=root)
-    return None if status is None else [line[3:] for line in status.splitlines() if line.strip()]
+    # porcelain lines are "XY path"; the output comes stripped, so split rather than slice
+    return None if status is None else [line.split(None, 1)[1] for line in status.splitlines() if line.strip()]
 
 
 def git_commit() -> dict[str, Any]:

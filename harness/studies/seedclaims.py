@@ -456,11 +456,13 @@ def split_evidence(text: str) -> tuple[str, str]:
     clause (to the first ". " or "; " after a few words) and the rest, for a note under the table."""
     if len(text) <= CELL_CHARS:
         return text, ""
-    cuts = [i for i in (text.find(". ", 20), text.find("; ", 20)) if i > 0]
-    if not cuts:
-        return text, ""
-    i = min(cuts)
-    return text[:i], text[i + 2:]
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        # the first ". " or "; " outside parentheses and brackets, after a few words
+        if i >= 20 and depth == 0 and text[i:i + 2] in (". ", "; "):
+            return text[:i], text[i + 2:]
+    return text, ""
 
 
 def _rows_and_notes(items: list[Claim]) -> tuple[list[str], str]:

@@ -90,7 +90,7 @@ def test_a_busy_machine_stops_the_campaign(tmp_path, monkeypatch):
 
 
 def test_unknown_study_and_plan():
-    with pytest.raises(UserError, match="unknown study E9; studies: E1, E2"):
+    with pytest.raises(UserError, match="unknown study E9; studies: E7, E1, E2"):
         reference.pick("E9")
     text = reference.plan_text(reference.pick(None))
     assert "E7" in text and "total" in text and sum(s.budget_s for s in reference.STUDIES.values()) <= 90 * 60

@@ -286,3 +286,5 @@ def test_a_long_reading_keeps_its_first_clause_in_the_table_and_goes_in_full_to_
     long = "estimates 4.32x to 28.1x over 8 cells; decided over sqlite/hdbc on corpora SM and MD; " + "x" * 200
     head, rest = sc.split_evidence(long)
     assert head == "estimates 4.32x to 28.1x over 8 cells" and rest.startswith("decided over")
+    nested = "sqlite/hdbc time / AcidState's (the seed's `ghc --make`; its others have no cell): 3.44x to 14.1x; " + "y" * 200
+    assert sc.split_evidence(nested)[0].endswith("no cell): 3.44x to 14.1x")  # never cut inside parentheses
