@@ -296,10 +296,12 @@ def run_campaign(studies: list[Study], work: Path, force: bool = False, say: Cal
             say(f"{s.name}: {run_dir.name} was measured already")
         elif run_dir is not None and run_dir.exists():
             _quiet_or_stop(s, say, quiet_wait_s, force)
+            t0 = time.monotonic()  # the slot counts measuring, not waiting for a quiet machine
             say(f"{s.name}: resuming {run_dir}")
             _run([sys.executable, "-m", "harness", "run", "--resume", str(run_dir), "--no-progress"])
         else:
             _quiet_or_stop(s, say, quiet_wait_s, force)
+            t0 = time.monotonic()
             say(f"{s.name}: {s.title} (budget {s.budget_s / 60:.0f} min)")
             # the run directories there before it: a campaign stopped mid-run finds its run as the new one
             st.update(status="running", before=sorted(d.name for d in work.glob("*/")))
