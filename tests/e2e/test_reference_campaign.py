@@ -75,6 +75,25 @@ def test_a_mostly_disturbed_study_is_not_installed_without_force(tmp_path, monke
     assert "9 of 10 processes were disturbed: not installed" in said[-1]
 
 
+def test_the_wall_time_counts_measuring_not_the_wait_for_a_quiet_machine(tmp_path, monkeypatch):
+    import time as real_time
+
+    root = tmp_path / "root"
+    (root / "data" / "reference").mkdir(parents=True)
+    monkeypatch.setattr(reference, "changed_files", lambda root=None: [])
+
+    def slow_wait(*a, **k):
+        real_time.sleep(3.0)  # a machine that takes 3 s to quieten
+        return True
+
+    monkeypatch.setattr(reference, "wait_for_quiet_machine", slow_wait)
+    monkeypatch.setattr(reference, "_run", lambda cmd: tmp_path / "work" / "r")  # no measuring at all
+    monkeypatch.setattr(reference, "disturbed_share", lambda run_dir: (0, 0))
+    monkeypatch.setattr(reference, "install", lambda study, run_dir, root: [])
+    state = run_campaign([TINY], tmp_path / "work", say=lambda line: None, root=root, quiet_wait_s=0)
+    assert state["E1"]["wall_s"] < 1.0  # the 3 s of waiting are not the study's
+
+
 def test_uncommitted_code_stops_the_campaign_and_names_the_files(tmp_path, monkeypatch):
     monkeypatch.setattr(reference, "changed_files", lambda root=None: ["harness/run/runner.py", "harness/worker.py"])
     with pytest.raises(UserError, match=r"uncommitted changes \(harness/run/runner.py, harness/worker.py\)"):
