@@ -276,8 +276,9 @@ def test_prepared_inserts_are_read_from_the_c_workers_exec_and_prepared_cells_at
     df["seq"] = range(len(df))
     run = store.write_imported_run(tmp_path, df, {"source": "test"})
     claim = sc.seed003_prepared(RunSet([run], resamples=300))
-    assert "sqlite/native-c N = 1,000: 2" in claim.ours  # exec twice as slow, at the largest N both ran
+    assert "N = 10: 2" in claim.ours and "N = 1,000: 2" in claim.ours  # exec twice as slow, at every N both ran
     assert claim.verdict.word == v.SUPPORTED and claim.verdict.rules == ("S1", "S3")
+    assert "2 supported" in claim.verdict.why  # a claim about every N: each N is a cell
 
 
 def test_a_long_reading_keeps_its_first_clause_in_the_table_and_goes_in_full_to_a_note():
