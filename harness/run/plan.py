@@ -493,8 +493,6 @@ def shard_plan(plan: LivePlan, shard: Shard) -> LivePlan:
                   "order_digest": order_digest(order)}
     return plan
 
-    return LivePlan.from_dict(plan)
-
 
 def _env_rerun() -> bool:
     """CROSSINGS_RERUN=0 turns reruns off by default (a test suite that counts processes)."""

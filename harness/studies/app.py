@@ -369,11 +369,7 @@ def claims(cells: pd.DataFrame, ratio: Ratio, runs: Any = None) -> list[dict[str
 
 def claims_markdown(items: list[dict[str, Any]], method: str) -> str:
     lines = ["| seed 002's claim | here | evidence |", "|---|---|---|"]
-    def cell(verdict: v.Verdict) -> str:
-        rules = f" ({', '.join(verdict.rules)})" if verdict.rules else ""
-        return (f"**{verdict.word}**{rules}" + (f": {verdict.why}" if verdict.why else "")).replace("|", "/")
-
-    lines += [f"| {c['claim']} | {cell(c['verdict'])} | {c['evidence']} |" for c in items]
+    lines += [f"| {c['claim']} | {v.cell_text(c['verdict']).replace('|', '/')} | {c['evidence']} |" for c in items]
     return ("\n".join(lines) + f"\n\nTable: E5, seed 002's headline claims against these runs. Ratios are of cell "
             f"means with 99% intervals (t on the log scale from each cell's {method} reduction); verdicts by "
             "`harness/studies/verdicts.py` (Section 10), by the rule every seed's claims pass: a claim is decided "

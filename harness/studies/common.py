@@ -132,6 +132,16 @@ def geomeans_over_common(runs: RunSet, keys: set[tuple], baseline: str, table: p
                  f"in it has timings for" + (f" (left out: {', '.join(left)})" if left else "") + ".\n")
 
 
+#: a raw row's process: its run, its cell and its process number
+PROCESS_KEYS = ["run_id", "benchmark", "params", "engine", "runtime", "process"]
+
+
+def iterations_per_process(raw: pd.DataFrame) -> pd.Series:
+    """How many iterations each process of `raw` (a RunSet's raw rows, as the caller chose them) timed,
+    indexed by PROCESS_KEYS: short series keep their warm-up (`warmup.MIN_SERIES`)."""
+    return raw.groupby(PROCESS_KEYS).size()
+
+
 TIMEOUT_S = re.compile(r"(\d+(?:\.\d+)?) s timeout")
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from harness.analysis.runset import RunSet, run_cells, runs_under
 from harness.fsutil import PROJECT_ROOT
 from harness.studies import seed001_h2
-from harness.studies.common import BASELINE, StudyResult, censored_cells, family_table, figure_link
+from harness.studies.common import (BASELINE, StudyResult, censored_cells, family_table, figure_link,
+                                    iterations_per_process)
 
 #: where `make paper` finds the runs holding H2 cells (and the notebook, when given none)
 DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
@@ -81,8 +82,7 @@ def processes_note(runs: RunSet) -> str:
     raw, procs = runs.raw, runs.processes
     if raw.empty or procs.empty:
         return "_No H2 processes in these runs._"
-    mine = raw[raw["engine"] == seed001_h2.ENGINE]
-    per = mine.groupby(["run_id", "benchmark", "params", "process"]).size()
+    per = iterations_per_process(raw[raw["engine"] == seed001_h2.ENGINE])
     if per.empty:
         return "_No H2 processes with timings in these runs._"
     text = (f"H2's {len(per)} processes with timings timed a median of {int(per.median())} iterations each "

@@ -7,6 +7,8 @@ generated sentences and the paper blocks; the notebook `notebooks/history.py` sh
 """
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -102,12 +104,17 @@ CROSS_RUN_TABLES = {
 }
 
 
+def _same_commit(table: pd.DataFrame) -> pd.DataFrame:
+    """The compared rows whose run measured the same commit as the run before it."""
+    compared = table[table["p_value"].notna()]
+    return compared[compared["changed"].astype(str).str.startswith("same commit")]
+
+
 def same_commit_pair(table: pd.DataFrame) -> dict | None:
     """The most recent two runs of one commit (the reference campaign's E7 and E7b, which bracket the
     campaign's other studies): their commit, how many cells they share, how many moved significantly, and the largest
     move of a median between them, in percent. None when no commit was run twice."""
-    compared = table[table["p_value"].notna()]
-    same = compared[compared["changed"].astype(str).str.startswith("same commit")]
+    same = _same_commit(table)
     if same.empty:
         return None
     pair = same[same["run_id"] == same["run_id"].max()]
@@ -125,22 +132,21 @@ def ratio_move(table: pd.DataFrame, a: str, b: str) -> float:
     kind of number the studies report; NaN when the runs share no benchmark on two engines."""
     need = {"run_id", "benchmark", "engine", "mean_s"}
     if not need <= set(table.columns):
-        return float("nan")
+        return math.nan
 
     def ratios(run: str) -> dict[tuple, float]:
         d = table[(table["run_id"] == run) & table["mean_s"].notna()]
         out = {}
         for bench, g in d.groupby("benchmark"):
             m = dict(zip(g["engine"], g["mean_s"].astype(float)))
-            for x in sorted(m):
-                for y in sorted(m):
-                    if x < y and m[y] > 0:
-                        out[(bench, x, y)] = m[x] / m[y]
+            for x, y in itertools.combinations(sorted(m), 2):
+                if m[y] > 0:
+                    out[(bench, x, y)] = m[x] / m[y]
         return out
 
     ra, rb = ratios(a), ratios(b)
     moves = [abs(rb[k] / ra[k] - 1) * 100 for k in ra if k in rb and ra[k] > 0]
-    return max(moves) if moves else float("nan")
+    return max(moves) if moves else math.nan
 
 
 def _apart(table: pd.DataFrame, previous: str, pair: pd.DataFrame) -> str:
@@ -174,8 +180,8 @@ def between_run_sentence(pair: dict | None, subject: str) -> str:
 
 def _ratio_clause(pair: dict) -> str:
     """What the pair did to a ratio within a run (the quantity the studies report), when measured."""
-    r = pair.get("ratio_pct", float("nan"))
-    if r != r:  # NaN
+    r = pair.get("ratio_pct", math.nan)
+    if math.isnan(r):
         return ""
     return (f"; a ratio of two engines' means within a run, the kind of number the studies report, moved by "
             f"up to {r:.0f}% between the same two runs")
@@ -283,8 +289,7 @@ def _calm_moves(moves: pd.DataFrame, table: pd.DataFrame, tags: list[history.Run
 def same_commit_all(table: pd.DataFrame) -> dict | None:
     """Every comparison of two runs of one commit in the history (older runs included, whatever the
     machine's state then): how many, how many significant, and the largest move in percent."""
-    compared = table[table["p_value"].notna()]
-    same = compared[compared["changed"].astype(str).str.startswith("same commit")]
+    same = _same_commit(table)
     if same.empty:
         return None
     return {"cells": len(same), "runs": int(same["run_id"].nunique()),

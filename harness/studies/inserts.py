@@ -27,7 +27,7 @@ from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
 from harness.analysis.stats.resample import CELL_KEYS
 from harness.studies import verdicts
-from harness.studies.common import BASELINE, StudyResult, figure_link
+from harness.studies.common import BASELINE, StudyResult, figure_link, iterations_per_process
 
 PREFIX = "inserts."
 
@@ -72,8 +72,9 @@ def cells(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def default_settings(df: pd.DataFrame) -> pd.DataFrame:
-    """Cells with SQLite's own journal_mode and synchronous (the strategies' N sweep)."""
-    return df[(df["journal_mode"] == "default") & (df["synchronous"] == "default")]
+    """Cells with SQLite's own journal_mode and synchronous (the strategies' N sweep); a cell whose
+    parameters do not name them has SQLite's own too."""
+    return df[df["journal_mode"].isin(("default", "")) & df["synchronous"].isin(("default", ""))]
 
 
 def grid_cells(df: pd.DataFrame) -> pd.DataFrame:
@@ -149,12 +150,7 @@ def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
                 out[label + " at N"] = "" if a.empty or b.empty else "no N in common"
                 continue
             n = common[-1]
-            ra, rb = a[a["rows"] == n].iloc[0], b[b["rows"] == n].iloc[0]
-            ka, kb = _key(ra), _key(rb)
-            boots = runs.boots([ka, kb])
-            # at one N, inserts/s of fast over slow = time of slow / time of fast
-            r = combine_log_ratios([(boots[ka], boots[kb])], runs.confidence) if ka in boots and kb in boots \
-                else (math.nan, math.nan, math.nan)
+            r = pair_ratio(runs, a[a["rows"] == n].iloc[0], b[b["rows"] == n].iloc[0])
             out[label] = ratio_text(r)
             out[label + " at N"] = f"{int(n):,}"
             out["_" + label] = r
@@ -163,6 +159,30 @@ def gains(runs: RunSet, df: pd.DataFrame) -> pd.DataFrame:
     if len(t):  # a column at one N: the caption names it, no column repeats it
         t = t.rename(columns={label + " at N": "_" + label + " at N" for label in one if one[label] is not None})
     return t
+
+
+def pair_ratio(runs: RunSet, slow: pd.Series, fast: pd.Series) -> tuple[float, float, float]:
+    """Two cells at one N: time of `slow` / time of `fast` (= inserts/s of fast over slow), with its
+    interval (t on the log scale from each cell's bootstrap); NaNs when either has none."""
+    ka, kb = _key(slow), _key(fast)
+    boots = runs.boots([ka, kb])
+    if ka not in boots or kb not in boots:
+        return (math.nan, math.nan, math.nan)
+    return combine_log_ratios([(boots[ka], boots[kb])], runs.confidence)
+
+
+def gain_at_every_n(runs: RunSet, df: pd.DataFrame, engine: str, slow: str, fast: str) -> list[tuple[int, tuple]]:
+    """(N, time of `slow` / time of `fast`) at every N at which `engine` ran both strategies with
+    SQLite's own journal settings, N ascending; pairs without an interval's estimate left out."""
+    d = default_settings(df)
+    d = d[d["mean_s"].notna() & (d["engine"] == engine)]
+    a, b = d[d["strategy"] == slow], d[d["strategy"] == fast]
+    out = []
+    for n in sorted(set(a["rows"]) & set(b["rows"])):
+        r = pair_ratio(runs, a[a["rows"] == n].iloc[0], b[b["rows"] == n].iloc[0])
+        if math.isfinite(r[0]):
+            out.append((int(n), r))
+    return out
 
 
 def at_n(row: pd.Series, label: str) -> str:
@@ -203,8 +223,7 @@ def iterations_note(runs: RunSet) -> str:
     raw = runs.raw
     if raw.empty or "iteration" not in raw:
         return ""
-    mine = raw[raw["benchmark"].astype(str).str.startswith(PREFIX)]
-    per = mine.groupby(["run_id", "benchmark", "params", "engine", "runtime", "process"]).size()
+    per = iterations_per_process(raw[raw["benchmark"].astype(str).str.startswith(PREFIX)])
     if per.empty:
         return ""
     typical, processes = int(per.median()), per.groupby(level=[0, 1, 2, 3, 4]).size()

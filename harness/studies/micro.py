@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.analysis.figures.crossings import plot_ratio_vs_crossings
-from harness.studies.findings import plain_name
-from harness.analysis.markdown import to_markdown
 from harness.analysis import wording
+from harness.analysis.figures.crossings import plot_ratio_vs_crossings
+from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.studies import findings, seeds
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
@@ -44,7 +43,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "e2-table": table_md, "e2-claim": claim, "e2-findings": found,
                "abstract-e2": abstract(runs, claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
         if fig is not None:
-            out["e2-figure"] = figure_link(f"E2: time relative to {plain_name(baseline)} against crossings, one point per "
+            out["e2-figure"] = figure_link(f"E2: time relative to {findings.plain_name(baseline)} against crossings, one point per "
                                            "benchmark and "
                                            f"engine, error bars {runs.confidence:.0%} CI ({runs.method} method)"
                                            + figure_takeaway(r), fig, paper_path)
@@ -121,9 +120,7 @@ def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
     # "rises" / "falls" only when the rank correlation's interval excludes 0
     side = {"supported": "rises with crossings", "contradicted": "falls with crossings",
             "not supported": "does not show a trend with crossings (its interval includes 0)"}[r.verdict]
-    from harness.studies.findings import plain_name
-
-    return (f"; the speedup of {plain_name(fast)} over {plain_name(slow)} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
+    return (f"; the speedup of {findings.plain_name(fast)} over {findings.plain_name(slow)} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
             f"{r.confidence:.0%})")
 
 

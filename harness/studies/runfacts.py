@@ -391,7 +391,8 @@ def wall_text(manifest: Manifest) -> str:
             hosts.append(host)
     if total <= 0:
         return ""
-    text = f", in {total / 60:.0f} min" if total >= 60 else f", in {total:.0f} s"
+    took = "imported in" if manifest.imported else "in"  # an import's time, not the producing tool's
+    text = f", {took} {total / 60:.0f} min" if total >= 60 else f", {took} {total:.0f} s"
     if hosts:
         text += f" on {', '.join(hosts)}"
     if len(segs) > 1:
@@ -469,8 +470,6 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
         copied = (" the run directory was then copied to "
                   f"`data/reference/{Path(d).name}`" if reference else "")
         took = wall_text(m)
-        if took and m.imported:
-            took = took.replace(", in ", ", imported in ", 1)  # the import's time, not the producing tool's
         out.append(f"Run `{m.run_id}` was made at commit `{commit}`{took} by\n\n```sh\n"
                    f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
                    f"(`--out` only chooses where the run directory goes{';' + copied if copied else ''}.)")

@@ -287,19 +287,8 @@ def seed003_prepared(runs: RunSet) -> Claim:
     """Prepared statements are faster on inserts: the seed's C++ program against ours in C, a prepared
     INSERT with bind/step/reset per row against sprintf + sqlite3_exec per row, both in one transaction,
     at every N both ran with SQLite's own journal settings (a claim about every N: `every_cell`)."""
-    native = "sqlite/native-c@c"
-    slow, fast = cells_of(runs, "inserts.transaction", native), cells_of(runs, "inserts.prepared", native)
-
-    def rows(params: str) -> int:
-        kv = dict(x.split("=", 1) for x in params.split(",") if "=" in x)
-        own = all(kv.get(k, "default") == "default" for k in ("journal_mode", "synchronous")) and not kv.get("datadir")
-        return int(kv.get("rows", 0)) if own else -1  # SQLite's own journal settings, in the worker's directory
-
-    common = sorted((p for p in slow if p in fast and rows(p) > 0), key=rows)
     # "faster on inserts" holds for inserting any number of rows: every N both ran is a cell of the claim
-    rs = [(rows(p), ratio_at(runs, "inserts.transaction", native, native, p, benchmark_b="inserts.prepared"))
-          for p in common]
-    rs = [(n, r) for n, r in rs if math.isfinite(r[0])]
+    rs = inserts.gain_at_every_n(runs, inserts.cells(runs.summary), "sqlite/native-c", "transaction", "prepared")
     theirs, ours = seed003_setting(runs, "inserts in one transaction: a prepared INSERT reused (bind, step, reset) "
                                          "against sqlite3_exec of each row's INSERT")
     where = "; ".join(f"N = {n:,}: {show(r)}" for n, r in rs) or "no N both ran"
@@ -424,12 +413,6 @@ def claims(runs: RunSet) -> list[Claim]:
     return [f(runs) for f in BEFORE_002] + seed002(runs) + [f(runs) for f in AFTER_002]
 
 
-def verdict_cell(verdict: v.Verdict) -> str:
-    """The verdict as its cell shows it: the word, the substitution rules it rests on, and its why."""
-    rules = f" ({', '.join(verdict.rules)})" if verdict.rules else ""
-    return f"**{verdict.word}**{rules}" + (f": {verdict.why}" if verdict.why else "")
-
-
 def years(items: list[Claim]) -> str:
     """The span of the seeds' years, from their citations: `2010–2023`."""
     ys = sorted({int(y) for c in items for y in re.findall(r"\((\d{4})\)", CITE[c.seed])})
@@ -476,7 +459,7 @@ def _rows_and_notes(items: list[Claim]) -> tuple[list[str], str]:
     notes: dict[str, int] = {}  # the differences of untestable claims, said once each
     evidence: list[str] = []  # long readings: the cell keeps their first clause
     for c in items:
-        cell = verdict_cell(c.verdict).replace("|", "\\|")
+        cell = v.cell_text(c.verdict).replace("|", "\\|")
         if c.verdict.word == v.UNTESTABLE and c.verdict.why:
             k = notes.setdefault(c.verdict.why, len(notes) + 1)
             cell = f"**{v.UNTESTABLE}** (difference {k})"

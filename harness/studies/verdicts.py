@@ -213,8 +213,7 @@ class Setting:
 
 def differences(seed: Setting, ours: Setting) -> list[str]:
     """How our setting differs from the seed's in the parts a ratio claim rests on, one phrase each."""
-    return [f"{part}: the seed's {getattr(seed, part)}, ours {getattr(ours, part)}" for part in LIKE_FOR_LIKE
-            if getattr(seed, part).strip().lower() != getattr(ours, part).strip().lower()]
+    return [phrase for _, phrase in differing_parts(seed, ours)]
 
 
 def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], absolute: bool = False) -> Verdict:
@@ -233,6 +232,12 @@ def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], a
         return inner
     today = inner.word if not absolute and inner.word != UNTESTABLE else ""
     return Verdict(UNTESTABLE, "; ".join(diffs), today=today)
+
+
+def cell_text(verdict: Verdict) -> str:
+    """A verdict as a table cell shows it: the word, the substitution rules it rests on, and its why."""
+    rules = f" ({', '.join(verdict.rules)})" if verdict.rules else ""
+    return f"**{verdict.word}**{rules}" + (f": {verdict.why}" if verdict.why else "")
 
 
 # --- the verdict: on today's stack, through declared substitutions ---------------------------------
@@ -286,14 +291,14 @@ def on_todays_stack(seed: Setting, ours: Setting, decide: Callable[[], Verdict],
     kept as `as_seed`."""
     uses = tuple(uses)
     allowed = {part for k in uses for part in RULES[k].parts}
-    strict = like_for_like(seed, ours, decide, absolute).word
+    inner = decide()  # once: the strict reading below reads the same verdict
+    strict = like_for_like(seed, ours, lambda: inner, absolute).word
     diffs = differing_parts(seed, ours)
     reasons = [phrase for part, phrase in diffs if part not in allowed]
     if absolute:
         reasons.insert(0, f"an absolute number depends on the machine (the seed's {seed.hardware or 'unstated'}, "
                           f"ours {ours.hardware or 'unstated'}), and no substitution makes another machine's time "
                           "comparable")
-    inner = decide()
     if inner.word == UNTESTABLE:
         reasons.append(inner.why or "no number of ours measures it")
     if reasons:
