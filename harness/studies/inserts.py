@@ -173,7 +173,10 @@ def pair_ratio(runs: RunSet, slow: pd.Series, fast: pd.Series) -> tuple[float, f
 
 def gain_at_every_n(runs: RunSet, df: pd.DataFrame, engine: str, slow: str, fast: str) -> list[tuple[int, tuple]]:
     """(N, time of `slow` / time of `fast`) at every N at which `engine` ran both strategies with
-    SQLite's own journal settings, N ascending; pairs without an interval's estimate left out."""
+    SQLite's own journal settings, N ascending; pairs without an interval's estimate left out (none
+    when the runs hold no inserts.* cell: `cells` is then empty, without its parameter columns)."""
+    if df.empty:
+        return []
     d = default_settings(df)
     d = d[d["mean_s"].notna() & (d["engine"] == engine)]
     a, b = d[d["strategy"] == slow], d[d["strategy"] == fast]

@@ -289,3 +289,15 @@ def test_a_long_reading_keeps_its_first_clause_in_the_table_and_goes_in_full_to_
     assert head == "estimates 4.32x to 28.1x over 8 cells" and rest.startswith("decided over")
     nested = "sqlite/hdbc time / AcidState's (the seed's `ghc --make`; its others have no cell): 3.44x to 14.1x; " + "y" * 200
     assert sc.split_evidence(nested)[0].endswith("no cell): 3.44x to 14.1x")  # never cut inside parentheses
+
+
+def test_runs_without_inserts_give_the_prepared_claim_no_cell_not_an_error(tmp_path):
+    from harness import store
+    from harness.analysis import simdata
+    from harness.analysis.runset import RunSet
+
+    df = simdata.simulate_run(benchmarks=["bindings.select_fold"], engines=("sqlite/sqlite3",), processes=3,
+                              iterations=5, seed=1)
+    run = store.write_imported_run(tmp_path, df, {"source": "test"})
+    claim = sc.seed003_prepared(RunSet([run], resamples=100))
+    assert "no N both ran" in claim.ours and claim.verdict.word == v.UNTESTABLE
