@@ -95,6 +95,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--max-time", type=float, metavar="SEC",
                    help="machine seconds a cell may take (default: the profile's, else 600)")
     a.add_argument("--max-run-time", type=float, metavar="SEC", help="machine seconds the whole run may take")
+    a.add_argument("--min-processes", type=int, metavar="N",
+                   help="clean processes a cell runs before --max-time may stop it, unless its target is met "
+                        "(only --max-run-time stops it sooner; default: the profile's, 10 for paper, else 0)")
     p.set_defaults(func=run)
 
 
@@ -320,14 +323,16 @@ def _adaptive(args: argparse.Namespace):
     from harness.run.profiles import PROFILES
 
     if args.resume:
-        if args.target_ci is not None or args.max_time is not None or args.max_run_time is not None:
+        if (args.target_ci is not None or args.max_time is not None or args.max_run_time is not None
+                or args.min_processes is not None):
             raise UserError("--target-ci starts a run; --resume finishes the recorded order of one")
         return None
     profile = PROFILES[args.profile or "quick"]
     target = args.target_ci if args.target_ci is not None else profile.target_ci_pct
     if not target:  # None, or 0: the fixed protocol
-        if args.max_run_time is not None or args.max_time is not None:
-            raise UserError("--max-time and --max-run-time need a target: --target-ci PCT (or --profile paper)")
+        if args.max_run_time is not None or args.max_time is not None or args.min_processes is not None:
+            raise UserError("--max-time, --max-run-time and --min-processes need a target: --target-ci PCT "
+                            "(or --profile paper)")
         return None
     check_target_ci(target)
     args.target_ci = target
@@ -342,6 +347,10 @@ def _adaptive(args: argparse.Namespace):
     from harness.analysis.planner import assess_run
     from harness.run.adaptive import Settings, drive
 
-    settings = Settings(target=args.target_ci / 100, max_time_s=args.max_time, max_run_time_s=args.max_run_time)
+    min_processes = profile.min_processes if args.min_processes is None else args.min_processes
+    if min_processes < 0:
+        raise UserError("--min-processes must be 0 or more")
+    settings = Settings(target=args.target_ci / 100, max_time_s=args.max_time, max_run_time_s=args.max_run_time,
+                        min_processes=min_processes)
     say = None if args.no_progress else (lambda msg: print(msg, file=sys.stderr))
     return lambda runner: drive(runner, settings, assess_run, say)

@@ -65,6 +65,10 @@ class Settings:
     max_iterations: int = 100_000
     #: one number of new processes per round for all the cells of a benchmark and its parameters
     balanced: bool = True
+    #: the fewest clean processes a cell runs before its (or its group's) `max_time_s` may stop it;
+    #: only the run's budget stops it sooner, and a round the run's budget cannot buy goes first to
+    #: the cells below it (a cell that met its target needs none)
+    min_processes: int = 0
 
 
 def group_of(cell: LiveCell) -> tuple:
@@ -142,6 +146,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
         wants: dict[int, tuple[int, int, float]] = {}  # cell -> (processes it needs, it can afford, s each)
         met: set[int] = set()
         spent: dict[int, float] = {}  # machine seconds each running cell has spent
+        short: dict[int, int] = {}  # processes each running cell lacks to the floor (min_processes)
         running: list[int] = []
         for i, cell in enumerate(cells):
             if i in stopped:
@@ -177,8 +182,9 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
                 afford = (settings.max_time_s - a["spent_s"]) // per_process
             wants[i] = (need, afford, per_process)
             spent[i] = a["spent_s"]
-        adds = _balance(wants, cells, settings, spent)
-        adds = _share_run_budget(adds, wants, cells, run_left, rng, settings.balanced)
+            short[i] = max(0, settings.min_processes - int(a["processes"]))
+        adds = _balance(wants, cells, settings, spent, short)
+        adds = _share_run_budget(adds, wants, cells, run_left, rng, settings.balanced, short)
         new: list[int] = []
         for i in sorted(wants):
             if adds.get(i, 0) >= 1:
@@ -220,47 +226,77 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
 
 
 def _balance(wants: dict[int, tuple[int, int, float]], cells: list[LiveCell], settings: Settings,
-             spent: dict[int, float]) -> dict[int, int]:
+             spent: dict[int, float], short: dict[int, int] | None = None) -> dict[int, int]:
     """New processes per cell this round. Unbalanced: each cell what it needs, within its own budget.
     Balanced: every running cell of a group gets the most any of them still needs, within the
     group's budget: `max_time_s` per member, shared (a cheap cell's unspent seconds pay for an
     expensive one's processes, so the group does not stop when its dearest member's own 30 s are
     gone: the ratios need both sides, and a cell alone gains nothing from running on); a group
-    whose cells all met their target gets none. (The run's budget stops every cell at once, in
-    `_stop_reason`, so no group is left half-stopped by it.)"""
+    whose cells all met their target gets none. Below the floor (`short`: processes a cell lacks to
+    `min_processes`) the budget does not stop a cell or group: it gets what it needs up to the floor.
+    (The run's budget stops every cell at once, in `_stop_reason`, so no group is left half-stopped
+    by it.)"""
+    short = short or {}
     if not settings.balanced:
-        return {i: int(min(need, afford)) for i, (need, afford, _) in wants.items()}
-    groups: dict[tuple, list[int]] = {}
-    for i in wants:
-        groups.setdefault(group_of(cells[i]), []).append(i)
+        return {i: int(max(min(need, afford), min(need, short.get(i, 0)))) for i, (need, afford, _) in wants.items()}
     adds: dict[int, int] = {}
-    for members in groups.values():
-        n = max(wants[i][0] for i in members)
+    for members in _groups(wants, cells).values():
+        need = max(wants[i][0] for i in members)
+        n = need
         per_round = sum(wants[i][2] for i in members)
         if settings.max_time_s is not None and per_round > 0:
             left = settings.max_time_s * len(members) - sum(spent[i] for i in members)
             n = min(n, int(left // per_round))
+        n = max(n, min(need, max(short.get(i, 0) for i in members)))
         adds.update({i: max(n, 0) for i in members})
     return adds
 
 
+def _groups(cells_at: Any, cells: list[LiveCell], balanced: bool = True) -> dict[Any, list[int]]:
+    """The running cells (the keys of `cells_at`) by group, or each alone when not balanced."""
+    out: dict[Any, list[int]] = {}
+    for i in sorted(cells_at):
+        out.setdefault(group_of(cells[i]) if balanced else i, []).append(i)
+    return out
+
+
 def _share_run_budget(adds: dict[int, int], wants: dict[int, tuple[int, int, float]], cells: list[LiveCell],
-                      run_left: float, rng: random.Random, balanced: bool) -> dict[int, int]:
-    """Shrink a round the run's budget cannot buy: each group's (or cell's) processes in proportion
-    to what it asked, then what is left one process per cell of a group, groups in a random order."""
+                      run_left: float, rng: random.Random, balanced: bool,
+                      short: dict[int, int] | None = None) -> dict[int, int]:
+    """Shrink a round the run's budget cannot buy. First the processes that bring cells up to the
+    floor (`short`), then the rest; each part shrunk as `_shrink` does."""
     cost = sum(adds[i] * wants[i][2] for i in adds)
     if not math.isfinite(run_left) or cost <= run_left:
         return adds
     if run_left <= 0:
         return {i: 0 for i in adds}
-    key = (lambda i: group_of(cells[i])) if balanced else (lambda i: i)
-    groups: dict[Any, list[int]] = {}
-    for i in sorted(adds):
-        if adds[i] > 0:
-            groups.setdefault(key(i), []).append(i)
-    scale = max(run_left, 0.0) / cost
+    floor = {i: min(adds[i], _group_short(i, short or {}, cells, balanced, adds)) for i in adds}
+    floor_cost = sum(floor[i] * wants[i][2] for i in floor)
+    if floor_cost >= run_left:
+        return _shrink(floor, wants, cells, run_left, rng, balanced)
+    rest = _shrink({i: adds[i] - floor[i] for i in adds}, wants, cells, run_left - floor_cost, rng, balanced)
+    return {i: floor[i] + rest[i] for i in adds}
+
+
+def _group_short(i: int, short: dict[int, int], cells: list[LiveCell], balanced: bool, running: Any) -> int:
+    """What cell i's round owes the floor: the most any member of its group lacks (balanced), or its own."""
+    if not balanced:
+        return short.get(i, 0)
+    key = group_of(cells[i])
+    return max((short.get(j, 0) for j in running if group_of(cells[j]) == key), default=0)
+
+
+def _shrink(adds: dict[int, int], wants: dict[int, tuple[int, int, float]], cells: list[LiveCell],
+            budget: float, rng: random.Random, balanced: bool) -> dict[int, int]:
+    """`adds` cut to what `budget` buys: each group's (or cell's) processes in proportion to what it
+    asked, then what is left one process per cell of a group, groups in a random order."""
+    cost = sum(adds[i] * wants[i][2] for i in adds)
+    if cost <= budget:
+        return dict(adds)
+    groups = _groups([i for i in adds if adds[i] > 0], cells, balanced)
+    scale = max(budget, 0.0) / cost
     out = {i: 0 for i in adds}
-    left = max(run_left, 0.0)
+    left = max(budget, 0.0)
     for members in groups.values():
         n = int(adds[members[0]] * scale)
         for i in members:
@@ -340,8 +376,9 @@ def _stop_reason(i: int, a: dict[str, Any] | None, plan: LivePlan, runner: Any, 
         return "met"
     if not a["steady"] and planned:  # a short pilot is no proof: judge after processes of the planned length
         return "no steady state"
-    if settings.max_time_s is not None and a["spent_s"] >= settings.max_time_s and not settings.balanced:
-        return "budget"  # balanced: the group's shared budget decides (_balance)
+    if (settings.max_time_s is not None and a["spent_s"] >= settings.max_time_s and not settings.balanced
+            and a["processes"] >= settings.min_processes):
+        return "budget"  # balanced: the group's shared budget decides (_balance); below the floor it runs on
     if settings.max_run_time_s is not None and run_spent >= settings.max_run_time_s:
         return "budget"
     return None

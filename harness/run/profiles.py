@@ -35,6 +35,9 @@ class Profile:
     target_ci_pct: float | None = None
     #: machine seconds one cell may take under the adaptive protocol
     max_time_s: float | None = None
+    #: under the adaptive protocol, the fewest clean processes a cell runs before `max_time_s` may
+    #: stop it (a cell that met its target needs none; only the run's budget stops it sooner)
+    min_processes: int = 0
     #: before a process, the longest wait for a quiet worker CPU (a run waits at most 10x this in all)
     max_wait_s: float = MAX_WAIT_S
     #: more cells beside the sweep of `params`, per `BENCHMARK_GLOB[@ENGINE_GLOB]`: each entry a
@@ -77,8 +80,8 @@ PROFILES: dict[str, Profile] = {
                      "minutes: the README's `make run` on the embedded engines", budget_s=2.0, max_wait_s=2.0),
     "paper": Profile("paper", 3, 10, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
                      {"tpch.*": {"sf": 0.1}, "micro.*": {"sf": 0.1}},
-                     "adaptive: until each cell's 99% interval is within +-2%, at most 300 s per cell",
-                     budget_s=2.0, target_ci_pct=2.0, max_time_s=300.0),
+                     "adaptive: until each cell's 99% interval is within +-2%, at most 300 s per cell once it has 10 processes",
+                     budget_s=2.0, target_ci_pct=2.0, max_time_s=300.0, min_processes=10),
     "sqpyte": Profile("sqpyte", 5, 50, 1800.0, ("bindings.*", "micro.*", "tpch.*"), ("*",),
                       {"tpch.*": {"sf": 1}, "micro.*": {"sf": 1}},
                       "the SQPyte paper's fixed protocol: 5 fresh processes x 50 iterations, SF 1"),

@@ -96,7 +96,7 @@ def test_the_paper_profile_is_adaptive_and_a_zero_target_is_the_fixed_protocol()
     from harness.run.profiles import PROFILES
 
     def args(**kw):
-        base = dict(profile=None, target_ci=None, max_time=None, max_run_time=None, resume=None,
+        base = dict(profile=None, target_ci=None, max_time=None, max_run_time=None, min_processes=None, resume=None,
                     processes=None, iterations=None, no_progress=True)
         base.update(kw)
         return argparse.Namespace(**base)
@@ -268,3 +268,44 @@ def test_a_cell_and_its_twin_run_the_same_iterations(tmp_path):
     drive(r, Settings(target=0.05, max_time_s=None), assess)
     its = [c.iterations for c in r.plan.cells]
     assert its[0] == its[1] == 80 and its[2] == 5
+
+
+def test_below_the_floor_a_group_runs_on_past_its_budget(tmp_path):
+    """With min_processes, a group whose dear member ate the pooled budget still runs until every
+    member has the floor's processes; without it the same group stops short (E2's filltable group
+    stopped at 7 processes when DuckDB's row-at-a-time cell took 17 s a process)."""
+    cells = [("fill", "sqlite", {}), ("fill", "duckdb", {})]
+    never = lambda P: 1.0  # noqa: E731
+    costs = [0.1, 5.0]
+    r = _group_runner(tmp_path, cells)
+    rec = drive(r, Settings(target=0.05, max_time_s=6.0, min_processes=10), _assess_by_cell(r, [never, never], costs=costs))
+    assert r.processes(0) == r.processes(1) >= 10
+    assert r.processes(1) * costs[1] > 2 * 6.0  # past the pooled budget, because of the floor
+    assert [c["stop"] for c in rec["cells"]] == ["budget", "budget"]
+    r2 = _group_runner(tmp_path / "nofloor", cells)
+    (tmp_path / "nofloor").mkdir()
+    drive(r2, Settings(target=0.05, max_time_s=6.0), _assess_by_cell(r2, [never, never], costs=costs))
+    assert r2.processes(1) < 10
+
+
+def test_a_short_run_budget_goes_first_to_the_groups_below_the_floor():
+    """Two groups ask 4 more processes per cell (1 s each) with 8 s of run budget left: the group 3
+    processes short of the floor gets those 3 first; shared in proportion alone it got 2."""
+    import random
+
+    from harness.run.adaptive import _share_run_budget
+
+    cells = [LiveCell(benchmark=b, params={}, engine=e, runtime="cpython")
+             for b in ("fill", "select") for e in ("sqlite", "duckdb")]
+    wants = {i: (4, math.inf, 1.0) for i in range(4)}
+    adds = {i: 4 for i in range(4)}
+    short = {0: 3, 1: 3, 2: 0, 3: 0}
+    for seed in range(5):
+        out = _share_run_budget(adds, wants, cells, 8.0, random.Random(seed), True, short)
+        assert out[0] == out[1] >= 3 and out[2] == out[3], out
+        assert sum(out.values()) <= 8
+    plain = _share_run_budget(adds, wants, cells, 8.0, random.Random(0), True)
+    assert plain[0] == 2
+    # when even the floors cost more than what is left, they are what gets shared
+    out = _share_run_budget(adds, wants, cells, 4.0, random.Random(0), True, short)
+    assert out[2] == out[3] == 0 and out[0] == out[1] == 2
