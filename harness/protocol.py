@@ -15,6 +15,8 @@ SCHEMA_VERSION = 2
 READABLE_SCHEMA_VERSIONS: Tuple[int, ...] = (1, 2)
 #: version of the worker's result file
 RESULT_SCHEMA = 1
+#: the start of the reason a cell left out by `run --leave-out` is recorded with (the pattern follows)
+LEFT_OUT = "left out of this run to fit its budget (--leave-out"
 
 #: raw timing columns and their Arrow types: one row per timed iteration
 RAW_COLUMNS: Dict[str, str] = {

@@ -76,6 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="measure the cells of these engines (ENGINE or ENGINE@RUNTIME, globs) twice, the twin "
                         "named aa=twin, interleaved with the rest: an A/A check (summary and compare show the "
                         "twin's ratio to its cell; it must include 1)")
+    p.add_argument("--leave-out", metavar="BENCH@ENGINE",
+                   help="record the cells of these benchmark@engine globs (comma-separated; A/A twins too) as "
+                        "skipped, left out to fit the run's budget, instead of measuring them")
     p.add_argument("--no-rerun", action="store_true",
                    help="keep disturbed processes as they are instead of running them again "
                         "(they are still flagged, and left out of estimates unless --keep-contaminated)")
@@ -253,7 +256,7 @@ def _start_or_resume(args: argparse.Namespace, dsns: dict[str, str], progress: b
             out=check_out(args.out or PROJECT_ROOT / "data" / "runs"), timeout_s=args.timeout,
             budget_s=args.budget, params=params, dsns=dsns, progress=progress, pin=not args.no_pin,
             max_wait_s=_max_wait(args.max_wait), rerun=False if args.no_rerun else None,
-            aa=_nonempty("--aa", args.aa),
+            aa=_nonempty("--aa", args.aa), leave_out=_nonempty("--leave-out", args.leave_out),
             shard=shard, run_id=args.run_id if shard is not None else None,
             command=recorded_command(sys.argv[1:], args.dsn, dsns))
         if drive is not None and request.processes is None:

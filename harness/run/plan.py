@@ -14,6 +14,7 @@ import math
 import os
 import random
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -21,11 +22,11 @@ from harness import engines as engine_registry
 from harness import workloads
 from harness.errors import UserError, did_you_mean
 from harness.fsutil import PROJECT_ROOT
-from harness.protocol import canonical_params
+from harness.protocol import LEFT_OUT, canonical_params
 from harness.record import Plan
 from harness.run.interference import MAX_WAIT_S
 from harness.run.noise import NOISE_THRESHOLD_CPUS
-from harness.run.profiles import PROFILES, Profile, params_for
+from harness.run.profiles import PROFILES, Profile, names_cell, params_for
 from harness.run.runtimes import RUNTIMES
 from harness.run.shard import Shard, dir_name, order_digest
 
@@ -76,6 +77,9 @@ class RunRequest:
     #: run only this shard of the plan (harness.run.shard), under `run_id` shared by every shard
     shard: Shard | None = None
     run_id: str | None = None
+    #: `BENCHMARK_GLOB@ENGINE_GLOB` patterns whose cells (twins included) the run records as skipped,
+    #: with that reason, instead of measuring: a study's cut to fit its budget, said in its records
+    leave_out: list[str] | None = None
 
 
 #: bounds every request is checked against before anything starts (a typo like 50000000
@@ -176,24 +180,18 @@ def cell_params(profile: Profile, benchmark: str, w: Any, engine: str,
 def _grids(profile: Profile, benchmark: str, engine: str, overrides: dict[str, Any]) -> list[dict[str, Any]]:
     """The profile's extra sweeps for this benchmark and engine; one the request overrides a
     parameter of (`--param journal_mode=wal`) is left out: the request says what it wants."""
-    from fnmatch import fnmatchcase
-
     out = []
     for pattern, grids in profile.grids.items():
-        bench_glob, _, engine_glob = pattern.partition("@")
-        if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
+        if names_cell(pattern, benchmark, engine):
             out += [g for g in grids if not set(g) & set(overrides)]
     return out
 
 
 def profile_fixed(profile: Profile, benchmark: str, engine: str = "") -> set[str]:
     """The parameters a profile sets for `benchmark` on `engine` (a workload's own sweep yields to them)."""
-    from fnmatch import fnmatchcase
-
     out: set[str] = set()
     for pattern, over in profile.params.items():
-        bench_glob, _, engine_glob = pattern.partition("@")
-        if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
+        if names_cell(pattern, benchmark, engine):
             out.update(over)
     return out
 
@@ -461,6 +459,7 @@ def build_plan(request: RunRequest, run_id: str) -> LivePlan:
     if len(cells) * processes > MAX_PLANNED:
         raise UserError(f"{len(cells)} cells x {processes} processes is more than {MAX_PLANNED} processes; "
                         "ask for fewer")
+    left_out = leave_out(cells, request.leave_out)
     order = interleave(len(cells), processes, request.seed)
     plan = {
         "run_id": run_id, "profile": profile.name, "processes": processes, "iterations": iterations,
@@ -468,7 +467,7 @@ def build_plan(request: RunRequest, run_id: str) -> LivePlan:
         "budget_s": request.budget_s if request.budget_s is not None else profile.budget_s,
         "min_iterations": min(2, iterations), "benchmarks": benchmarks,
         "engines": engines, "runtimes": runtimes, "cells": cells,
-        "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": {}, "pin": request.pin,
+        "order": [(seq, c, p) for seq, (c, p) in enumerate(order)], "unavailable": left_out, "pin": request.pin,
         "interference": True, "rerun": request.rerun if request.rerun is not None else _env_rerun(),
         "max_wait_s": request.max_wait_s if request.max_wait_s is not None else _env_max_wait(profile.max_wait_s),
     }
@@ -520,11 +519,26 @@ def _env_max_wait(default: float) -> float:
 AA_PARAM = "aa"
 
 
+def leave_out(cells: list[dict[str, Any]], patterns: list[str] | None) -> dict[str, str]:
+    """{cell index: reason} for the cells `patterns` (BENCHMARK_GLOB@ENGINE_GLOB) name; a pattern
+    without `@`, or one that names no cell of the run, is a mistake in the command."""
+    out: dict[str, str] = {}
+    for pattern in patterns or []:
+        bench, sep, engine = pattern.partition("@")
+        if not sep or not bench or not engine:
+            raise UserError(f"--leave-out {pattern}: give BENCHMARK@ENGINE (globs), e.g. 'micro.filltable@duckdb'")
+        hits = [i for i, c in enumerate(cells) if names_cell(pattern, c["benchmark"], c["engine"])]
+        if not hits:
+            raise UserError(f"--leave-out {pattern} names no cell of this run")
+        for i in hits:
+            out.setdefault(str(i), f"{LEFT_OUT} {pattern})")
+    return out
+
+
 def aa_twins(cells: list[dict[str, Any]], globs: list[str] | None) -> list[dict[str, Any]]:
     """A twin of every cell whose engine matches one of `globs` (`ENGINE` or `ENGINE@RUNTIME`, each
     a glob): the same benchmark, parameters, engine and runtime under a second name (`aa=twin`),
     interleaved with all the others, so the run can show that it does not tell a cell from itself."""
-    from fnmatch import fnmatchcase
 
     if not globs:
         return []

@@ -11,6 +11,7 @@ workloads' default parameters, per benchmark glob.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 from harness.run.interference import MAX_WAIT_S
@@ -94,15 +95,18 @@ PROFILES: dict[str, Profile] = {
 }
 
 
+def names_cell(pattern: str, benchmark: str, engine: str) -> bool:
+    """Whether `BENCHMARK_GLOB[@ENGINE_GLOB]` names this benchmark on this engine (no engine: any)."""
+    bench_glob, _, engine_glob = pattern.partition("@")
+    return fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob))
+
+
 def params_for(profile: Profile, benchmark: str, defaults: dict[str, Any], engine: str = "") -> dict[str, Any]:
     """Defaults overridden by every profile entry whose pattern matches, in order. A pattern is a
     benchmark glob, or `BENCHMARK_GLOB@ENGINE_GLOB` for one engine's values (e.g. a smaller N where
     an engine is slow). A value may be a list: a sweep (one cell per value, see plan.cell_params)."""
-    from fnmatch import fnmatchcase
-
     params = dict(defaults)
     for pattern, override in profile.params.items():
-        bench_glob, _, engine_glob = pattern.partition("@")
-        if fnmatchcase(benchmark, bench_glob) and (not engine_glob or fnmatchcase(engine, engine_glob)):
+        if names_cell(pattern, benchmark, engine):
             params.update({k: v for k, v in override.items() if k in defaults})
     return params

@@ -212,6 +212,24 @@ def excluded_cells(summary: pd.DataFrame, prefix: str, shown_censored: bool = Fa
     return text
 
 
+def left_out_sentence(summary: pd.DataFrame, prefix: str) -> str:
+    """The cells a run left out to fit its budget (`run --leave-out`), named, or "" when none was."""
+    from harness.protocol import LEFT_OUT
+
+    df = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] == "skipped")]
+    df = df[df["reason"].astype(str).str.startswith(LEFT_OUT)]
+    if "params" in df:
+        df = df[~df["params"].astype(str).str.contains("aa=twin")]
+    if df.empty:
+        return ""
+    from harness.studies import findings
+
+    pairs = sorted({(str(b), str(e)) for b, e in zip(df["benchmark"], df["engine"])})
+    names = "; ".join(f"{b} on {findings.plain_name(e)}" for b, e in pairs)
+    return (f"Left out of this run to fit its time budget, by the campaign's `--leave-out`, and so not in its "
+            f"tables: {names} ({len(df)} cells).")
+
+
 def shorten(text: str, limit: int) -> str:
     """`text` cut at a word boundary before `limit` characters, with an ellipsis when cut."""
     text = " ".join(text.split())

@@ -14,7 +14,7 @@ from harness.analysis.figures.crossings import plot_ratio_vs_crossings
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.studies import findings, seeds
-from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
+from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, left_out_sentence
 
 PREFIX = "micro."
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
@@ -41,6 +41,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "benchmark and count (engines that counted the same share a row; \"all N\" is every engine of the "
                "table); the last two columns are the SQPyte paper's Figure 15 at SF 1.",
                "e2-table": table_md, "e2-claim": claim, "e2-findings": found,
+               "e2-left-out": left_out_sentence(summary, PREFIX) or "No cell was left out of this run.",
                "abstract-e2": abstract(runs, claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
         if fig is not None:
             out["e2-figure"] = figure_link(f"E2: time relative to {findings.plain_name(baseline)} against crossings, one point per "

@@ -235,7 +235,8 @@ def precision_block(runs: RunSet) -> str:
         notes.append("An adaptive run adds processes to each cell until its interval meets the target; a cell that "
                      "did not stopped for its time budget (`budget`), for lack of a steady state, for a process "
                      "timeout, or because it could not run (`not run`: a runtime without that driver or engine, such as "
-                     "DuckDB or psycopg on PyPy, or a component not built on the machine)" + (f" ({'; '.join(stop_notes)})" if stop_notes else "")
+                     "DuckDB or psycopg on PyPy, a component not built on the machine, or a cell left out to fit the "
+                     "study's budget)" + (f" ({'; '.join(stop_notes)})" if stop_notes else "")
                      + ".")
     if (t["protocol"] == "fixed").any():
         notes.append("A fixed run used a set number of processes and iterations per cell; its half-widths are "
