@@ -95,7 +95,8 @@ def test_the_headline_gain_says_the_rule_for_its_n_every_n_both_ran_and_the_iter
                          "_transaction gain at N": ["10"]})
     text = inserts.headline_basis(gain, cells)
     assert text.startswith("N = 10 is the largest N at which every engine ran both strategies")
-    assert "at that N only (autocommit up to N = 100)" in text
+    assert "it ran both at that N only (autocommit up to N = 100)" in text
     assert "10 processes of 3 iterations each" in text and "first iteration is in the means" in text
     assert text in inserts.abstract(gain, basis=text)
     assert inserts.headline_basis(gain.iloc[0:0], cells) == ""
+    assert inserts.headline_basis(gain, cells, rule=False).startswith("The headline's engine, sqlite/sqlite3, ran both")
