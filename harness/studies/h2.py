@@ -89,9 +89,8 @@ def processes_note(runs: RunSet) -> str:
             f"(fewest {int(per.min())}); {int((per < MIN_SERIES).sum())} had fewer than {MIN_SERIES}, too few for "
             "the warm-up analysis, so their JVM warm-up stays in their means.")
     if (per < MIN_SERIES).mean() >= 0.5:
-        text += (" H2's times here therefore include the JVM's JIT warm-up: they are an upper bound on its "
-                 "steady-state time, not an estimate of it, and so are its ratios over SQLite (a steady H2 could "
-                 "only be closer to SQLite than they say).")
+        text += (" H2's times here therefore include the JIT's warm-up: an upper bound on its steady-state time, "
+                 "as are its ratios over SQLite.")
     h2 = procs[procs["engine"] == seed001_h2.ENGINE]
     if not {"status", "started", "ended"} <= set(h2.columns):  # imported runs keep no process records
         return text

@@ -162,18 +162,17 @@ def dirty_clause(c: dict) -> str:
     if not c["dirty_points"]:
         return ""
     return (f"; {c['dirty_points']} of the points, at {c['dirty_commits']} of the commits, were made with "
-            "uncommitted changes (labelled dirty) and are counted among the points and commits")
+            "uncommitted changes (labelled dirty), counted among them")
 
 
 def pairs_sentence(c: dict) -> str:
     """The consecutive pairs of points by kind, with their cell comparisons (`timeline_counts`)."""
-    text = (f"{c['pairs']} pairs of consecutive points ({c['comparisons']} cell comparisons): "
-            f"{c['commits_pairs']} of different commits ({c['commits_comparisons']} comparisons), "
-            f"{c['same_pairs']} of one commit with clean trees ({c['same_comparisons']})")
+    text = (f"{c['pairs']} pairs of consecutive points: {c['commits_pairs']} of different commits "
+            f"({c['commits_comparisons']} cell comparisons), {c['same_pairs']} of one commit with clean trees "
+            f"({c['same_comparisons']})")
     if c["uncommitted_pairs"]:
         text += (f" and {c['uncommitted_pairs']} of one commit with uncommitted changes "
-                 f"({c['uncommitted_comparisons']}), whose code may differ, so they are counted neither as a "
-                 "change of commit nor as the machine alone")
+                 f"({c['uncommitted_comparisons']}), counted as neither (their code may differ)")
     return text
 
 
@@ -294,10 +293,9 @@ def between_run_pointer(pair: dict | None, subject: str) -> str:
         return (f"{subject}; its intervals leave out the difference between runs, up to {pair['largest_pct']:.0f}% "
                 "on the medians between two runs of one commit (Section 2.5).")
     moved = " and ".join(t for t in (
-        "" if math.isnan(r) else f"a within-run ratio of means by up to {r:.0f}%",
-        "" if math.isnan(m) else f"a cell's mean by up to {m:.0f}%") if t)
-    return (f"{subject}; its intervals leave out the difference between runs: two runs of one commit moved "
-            f"{moved} (Section 2.5).")
+        "" if math.isnan(r) else f"a ratio of means moved up to {r:.0f}%",
+        "" if math.isnan(m) else f"a mean up to {m:.0f}%") if t)
+    return f"{subject}; its intervals leave out the difference between runs (one commit run twice: {moved}, Section 2.5)."
 
 
 def figure_takeaway(table: pd.DataFrame) -> str:
@@ -326,8 +324,11 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
               f"({history.short_date(last.commit_date)}); the runs were made between "
               f"{history.short_date(min(t.started or '' for t in tags))} and "
               f"{history.short_date(max(t.started or '' for t in tags))} UTC" + dirty_clause(counts) + ".")]
+    dirty = compared[compared["changed"].map(pair_kind) == "uncommitted"]
     if len(compared):
-        parts.append(pairs_sentence(counts)[0].upper() + pairs_sentence(counts)[1:] + ".")
+        parts.append(pairs_sentence(counts)[0].upper() + pairs_sentence(counts)[1:]
+                     + (f"; {int(dirty['significant'].astype(bool).sum())} of those {len(dirty)} are significant"
+                        if len(dirty) else "") + ".")
     kinds = compared["changed"].map(pair_kind)
     same = kinds == "same"
     other = compared[kinds == "commits"]
@@ -354,11 +355,6 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
                          + (f" (up to {pair[pair['significant'].astype(bool)]['delta_pct'].abs().max():.0f}%): a "
                             "change of that size between those runs is the machine's, not the code's."
                             if n_sig else "."))
-    for commit, pair in compared[kinds == "uncommitted"].groupby("commit", sort=False):
-        n_sig = int(pair["significant"].astype(bool).sum())
-        parts.append(f"Between the two points of commit {(commit or '?')[:7]} made with uncommitted changes, "
-                     f"{n_sig} of {len(pair)} comparisons {'is' if n_sig == 1 else 'are'} significant; their code "
-                     "may differ, so they are counted neither as a change of commit nor as the machine alone.")
     noisy = table["noisy"].dropna()
     if len(noisy) and noisy.sum() > 0:
         measured = table[table["noisy"].notna()]

@@ -270,15 +270,14 @@ def headline_basis(gain: pd.DataFrame, df: pd.DataFrame, slow: str = "autocommit
     if n is None or any(c.empty for c in cells):
         return ""
     each = [(int(c.iloc[0]["processes"]), int(c.iloc[0]["iterations"])) for c in cells]
-    text = (((f"N = {n:,} is the largest N at which every engine ran both strategies (the rule that picks the "
-              "headline's N); it ran both at ") if rule else f"The headline's engine, {r['engine']}, ran both at ")
-            + ("that N only" if both == [n] else "N = " + ", ".join(f"{x:,}" for x in both))
-            + f" ({slow} up to N = {int(d[d['strategy'] == slow]['rows'].max()):,}). Its two cells there rest on "
+    text = ((f"N = {n:,}: the largest N every engine ran both strategies at; it ran both " if rule
+             else f"The headline's engine, {r['engine']}, ran both ")
+            + ("at that N only" if both == [n] else "at N = " + ", ".join(f"{x:,}" for x in both))
+            + "; its two cells there: "
             + (f"{each[0][0]} processes of {each[0][1]} iterations each" if each[0] == each[1]
                else " and ".join(f"{p} processes of {i} iterations" for p, i in each)))
     if max(i for _, i in each) < MIN_SERIES:
-        text += (f", under the {MIN_SERIES} a warm-up analysis needs, so each process's first iteration is in the "
-                 "means the gain divides")
+        text += ", first iteration (warm-up) included"
     return text + "."
 
 
@@ -305,9 +304,8 @@ def abstract(gain: pd.DataFrame, substitute: str = "", basis: str = "") -> str:
         return "_No E4 transaction gain in these runs._"
     who = plain_name(f"{r['engine']}@{r['runtime']}")
     text = (f"Inserting {at_n(r, 'transaction gain')} rows in one transaction, {who} inserts "
-            f"{ratio_text(r['_transaction gain'])} as many rows per second as in autocommit (99% CI).")
-    if basis:
-        text += " " + basis
+            f"{ratio_text(r['_transaction gain'])} as many rows per second as in autocommit (99% CI"
+            + (f"; {basis[:-1]}" if basis else "") + ").")
     if substitute:
         text += (" The gain is what a commit per row costs (journal writes and a sync), and the database files "
                  "lived where a sync is not a device's flush (Section 6), so it is this machine's number, not "

@@ -138,8 +138,7 @@ def tie_note(runs: RunSet, r, fast: str = FAST, slow: str = SLOW) -> str:
 
     pts = claim_points(runs, fast, slow)
     counts = [p[1] for p in pts]
-    text = ("Equal crossings share their average rank (`harness/analysis/stats/rankcorr.py`); the bootstrap "
-            "resamples the timings only, so the interval covers how the speedups order, not how the counts do.")
+    text = "Equal crossings share their average rank; the bootstrap resamples timings, not the counts' order."
     groups = near_ties(counts)
     if r is None or not groups:
         return text
@@ -152,8 +151,7 @@ def tie_note(runs: RunSet, r, fast: str = FAST, slow: str = SLOW) -> str:
     names = "; ".join(" and ".join(f"{pts[i][0]} ({counts[i]:,.0f})" for i in g) for g in groups)
     apart = max((max(counts[i] for i in g) - min(counts[i] for i in g)) / min(counts[i] for i in g) for g in groups)
     same = t.verdict == r.verdict
-    return (text + f" Counts within {NEAR_TIE:.0%} of each other are an order no claim about crossings can rest on: {names} "
-            f"are {apart:.3%} apart at most. Counted as tied (average ranks), rho is {t.rho:.2f} "
+    return (text + f" {names} are {apart:.3%} apart; counted as tied (average ranks), rho is {t.rho:.2f} "
             f"[{t.low:.2f}, {t.high:.2f}]" + (", the same reading." if same else
                                              f", a different reading ({t.verdict}), so the ordering decides it."))
 

@@ -93,7 +93,7 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
             f"({findings.plain_name(lo)}) to {show(others[hi])} ({findings.plain_name(hi)}) that of "
             f"{findings.plain_name(baseline)}")
     if engine(seed001_h2.ENGINE) in {engine(s) for s in specs}:
-        text += " (H2 aside: its times keep the JIT's warm-up, Section 5.1)"
+        text += " (H2 aside, Section 5.1)"
     drivers = []
     fam = lambda s: (engine(s), s.split("@", 1)[1])  # noqa: E731
     for a, b in itertools.combinations(specs, 2):
@@ -104,12 +104,11 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
                 drivers.append((r, a, b))
     if drivers:
         r, a, b = max(drivers, key=lambda d: d[0][0])
-        text += (f"; the driver on one engine moved it by up to {show(r)} (between {findings.plain_name(a)} and "
-                 f"{findings.plain_name(b)})")
+        text += f"; the driver on one engine moved it by up to {show(r)} ({a.split('@')[0]} against {b.split('@')[0]})"
     same_driver = [s for s in specs if s.split("@")[0] == baseline.split("@")[0] and s != baseline]
     for s in same_driver:
-        text += f", and the runtime ({findings.plain_name(s)}) by {show(ratio[s])}"
-    return text + ". At larger scale factors, where each query does more of the engine's work, these runs say nothing."
+        text += f", and the runtime ({s.split('@')[1]} for {baseline.split('@')[1]}) by {show(ratio[s])}"
+    return text + ". No larger scale factor was run."
 
 
 def _specs(runs: RunSet) -> list[str]:

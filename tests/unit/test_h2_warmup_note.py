@@ -16,5 +16,5 @@ def test_h2_with_too_few_iterations_is_called_an_upper_bound_on_steady_state(tmp
         return h2.processes_note(RunSet([run], resamples=200))
 
     short = note(2)
-    assert "JIT warm-up" in short and "upper bound on its steady-state time" in short
+    assert "JIT's warm-up" in short and "upper bound on its steady-state time" in short
     assert "upper bound" not in note(20)

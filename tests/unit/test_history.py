@@ -277,7 +277,7 @@ def test_the_same_commit_pair_reports_the_moves_of_means_and_ratios_not_only_med
     pair = study.same_commit_pair(table)
     assert round(pair["mean_pct"]) == 13 and round(pair["ratio_pct"]) == 13 and round(pair["largest_pct"]) == 2
     short = study.between_run_pointer(pair, "T")
-    assert "ratio of means by up to 13%" in short and "mean by up to 13%" in short
+    assert "ratio of means moved up to 13%" in short and "a mean up to 13%" in short
     assert "by up to 13%" in study.between_run_sentence(pair, "T") and "by up to 2%" in study.abstract(pair)
     assert "by up to 13%" in study.figure_takeaway(table)
 
@@ -297,6 +297,6 @@ def test_every_count_of_points_commits_and_pairs_comes_from_one_function():
     c = study.timeline_counts(table)
     assert (c["points"], c["commits"], c["dirty_points"], c["dirty_commits"]) == (5, 3, 2, 1)
     assert (c["pairs"], c["commits_pairs"], c["same_pairs"], c["uncommitted_pairs"]) == (4, 2, 1, 1)
-    assert "counted neither" in study.pairs_sentence(c) and "counted among" in study.dirty_clause(c)
+    assert "counted as neither" in study.pairs_sentence(c) and "counted among" in study.dirty_clause(c)
     assert "0 of 2 moves between commits" in study.figure_takeaway(table)
     assert study.same_commit_all(table)["cells"] == 1
