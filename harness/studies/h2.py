@@ -46,6 +46,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
                                                       "micro.": tables.get("e2-like-for-like")})
     blocks["h2-processes"] = processes_note(runs)
+    blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
+                                                               "micro.": tables.get("e2-like-for-like")})
     fig = None
     like = tables.get("e3-like-for-like")
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}
