@@ -705,7 +705,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     gain_view = gain[[c for c in gain.columns if not c.startswith("_")]] if len(gain) else gain
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        figs = [figure_link(f"E4 {w} against N per strategy, 99% CI ({method}){says}", f, paper_path)
+        figs = [figure_link(f"E4 {w} against N per strategy (both axes log scale), 99% CI ({method}){says}", f, paper_path)
                 for w, f, says in (("time", time_fig, time_takeaway(df)), ("inserts/s", rate_fig, gain_takeaway(gain)))
                 if f is not None]
         return {
