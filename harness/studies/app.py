@@ -395,14 +395,25 @@ def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[
     with the lowest mean among `members` (all series when None) against the runner-up, by the ratio
     runner-up / fastest with its interval (`ratio`): "fastest" only when that interval excludes 1.
     Overlapping bars are never read as a test. Without `ratio`, only the estimates are said."""
-    if cells.empty:
+    corpus, clause = takeaway_clause(cells, ratio, members)
+    if not clause:
         return ""
+    among = "Among these, at" if members is not None else "At"
+    return f"{among} corpus {corpus}, {clause}."
+
+
+def takeaway_clause(cells: pd.DataFrame, ratio: Ratio | None = None,
+                    members: list[str] | None = None) -> tuple[str, str]:
+    """(the largest measured corpus, what `app_takeaway` says of it without its opening words);
+    ("", "") when there is nothing to say."""
+    if cells.empty:
+        return "", ""
     c = cells[(cells["hash"] != "on") & cells["mean_s"].notna()] if "hash" in cells else cells[cells["mean_s"].notna()]
     if members is not None:
         c = c[c["series"].isin(members)]
     present = [k for k in CORPORA if k in set(c["corpus"])]
     if not present:
-        return ""
+        return "", ""
     big = c[c["corpus"] == present[-1]]
     names = series_labels(cells)
     parts, seen = [], []  # seen: (first, second, ratio, called) per operation
@@ -428,11 +439,26 @@ def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[
             parts.append(f"{name}: {first} and {second} cannot be told apart ({r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}] "
                          "includes 1)")
             seen.append((first, second, r, False))
-    among = "Among these, at" if members is not None else "At"
     if not parts:
-        return ""
+        return "", ""
     short = _uniform_takeaway(seen, len(parts))
-    return f"{among} corpus {present[-1]}, " + (short or "; ".join(parts)) + "."
+    return present[-1], short or "; ".join(parts)
+
+
+def findings_paragraph(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tuple[str, list[str]]],
+                       confidence: float = 0.99) -> str:
+    """Section 7's findings in prose: for each figure's group of drivers (title, members), what its
+    caption's takeaway says (`takeaway_clause`), so the main text states them, not only the captions."""
+    said = [(title, *takeaway_clause(cells, ratio, members)) for title, members in groups]
+    said = [(title, corpus, clause) for title, corpus, clause in said if clause]
+    if not said:
+        return "_no valid app.* cells in these runs_"
+    corpora = sorted({corpus for _, corpus, _ in said}, key=CORPORA.index)
+    where = (f"at corpus {corpora[0]}, the largest measured" if len(corpora) == 1
+             else "each at its largest measured corpus (" + ", ".join(corpora) + ")")
+    return (f"What the figures show, {where} (a store is called fastest only where the {confidence:.0%} "
+            "interval of the runner-up's time over its own excludes 1). "
+            + " ".join(f"{title}: {clause}." for title, _, clause in said))
 
 
 def _uniform_takeaway(seen: list[tuple], n: int) -> str:
@@ -516,6 +542,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     def blocks(paper_path: Path) -> dict[str, str]:
         out = {"e5-protocol": protocol, "e5-table": table_md, "e5-claims": claims_md,
                "e5-ratios": ratios_summary(ratio_table, baseline, method)}
+        out["e5-findings"] = findings_paragraph(drawn, ratio, [(title, members) for title, members, _ in figs],
+                                                runs.confidence)
         if figs:
             out["e5-figure"] = "\n\n".join(figure_link(figure_caption(drawn, ratio, title, members, method), f,
                                                          paper_path) for title, members, f in figs)

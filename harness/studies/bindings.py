@@ -19,7 +19,7 @@ from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
 from harness.studies import envtable, findings, runfacts, seedclaims, seeds
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
-from harness.studies.verdicts import rules_text as verdict_rules, substitutions_markdown
+from harness.studies.verdicts import rules_summary, rules_text as verdict_rules, substitutions_markdown
 
 PREFIX = "bindings."
 NATIVE = "sqlite/native-c"
@@ -71,6 +71,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
                "verdict-rules": verdict_rules() + "\n\n" + substitutions_markdown(),
+               "verdict-rules-summary": rules_summary(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
                "environment": envtable.markdown(runs.manifests(), envtable.run_studies(runs)),
                "method-interference": methodfacts.interference_constants(),

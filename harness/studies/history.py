@@ -104,16 +104,83 @@ CROSS_RUN_TABLES = {
 }
 
 
-def _same_commit(table: pd.DataFrame) -> pd.DataFrame:
-    """The compared rows whose run measured the same commit as the run before it."""
+#: how two consecutive points of the timeline relate, read from `history.what_changed`'s text
+PAIR_KINDS = {"commits": "commit ", "same": "same commit", "uncommitted": "uncommitted changes"}
+
+
+def pair_kind(changed: str) -> str:
+    """'commits' (two different commits), 'same' (one commit, both trees clean) or 'uncommitted' (one
+    commit, the later point made with uncommitted changes, so its code may differ: counted as neither)."""
+    text = str(changed)
+    return next((k for k, prefix in PAIR_KINDS.items() if text.startswith(prefix)), "commits")
+
+
+def _compared(table: pd.DataFrame, kind: str | None = None) -> pd.DataFrame:
+    """The compared rows (a cell against the previous run that measured it), of one `pair_kind` if given."""
     compared = table[table["p_value"].notna()]
-    return compared[compared["changed"].astype(str).str.startswith("same commit")]
+    if kind is None:
+        return compared
+    return compared[compared["changed"].map(pair_kind) == kind]
+
+
+def _same_commit(table: pd.DataFrame) -> pd.DataFrame:
+    """The compared rows whose run measured the same commit as the run before it, both trees clean."""
+    return _compared(table, "same")
+
+
+def timeline_counts(table: pd.DataFrame, tags: list[history.RunTag] | None = None) -> dict:
+    """Every count of E7's points, commits and pairs, from one place: points (runs), commits, how many
+    points were made with uncommitted changes (labelled dirty) and at how many commits, and per
+    `pair_kind` the consecutive pairs of points and their cell comparisons. The dirty points count as
+    points of their commit; a pair of one commit with uncommitted changes counts as neither a change of
+    commit nor the machine alone."""
+    if tags is not None:
+        runs = [(t.run_id, t.commit, bool(t.dirty)) for t in tags]
+    else:
+        first = table.drop_duplicates("run_id")
+        runs = list(zip(first["run_id"], first["commit"],
+                        first.get("dirty", pd.Series(False, index=first.index)).fillna(False).astype(bool)))
+    compared = _compared(table)
+    kinds = compared["changed"].map(pair_kind) if len(compared) else pd.Series(dtype=str)
+    out = {"points": len(runs), "commits": len({c for _, c, _ in runs}),
+           "dirty_points": sum(d for _, _, d in runs), "dirty_commits": len({c for _, c, d in runs if d}),
+           "pairs": int(compared["run_id"].nunique()) if len(compared) else 0, "comparisons": len(compared)}
+    for kind in PAIR_KINDS:
+        rows = compared[kinds == kind] if len(compared) else compared
+        out[f"{kind}_pairs"] = int(rows["run_id"].nunique()) if len(rows) else 0
+        out[f"{kind}_comparisons"] = len(rows)
+    return out
+
+
+def points_sentence(c: dict, cells: int) -> str:
+    """How many points of how many cells at how many commits (`timeline_counts`)."""
+    return f"{c['points']} points (runs) of the same {cells} cells at {c['commits']} commit{'' if c['commits'] == 1 else 's'}"
+
+
+def dirty_clause(c: dict) -> str:
+    """Whether the points made with uncommitted changes are among those counted (`timeline_counts`)."""
+    if not c["dirty_points"]:
+        return ""
+    return (f"; {c['dirty_points']} of the points, at {c['dirty_commits']} of the commits, were made with "
+            "uncommitted changes (labelled dirty), counted among them")
+
+
+def pairs_sentence(c: dict) -> str:
+    """The consecutive pairs of points by kind, with their cell comparisons (`timeline_counts`)."""
+    text = (f"{c['pairs']} pairs of consecutive points: {c['commits_pairs']} of different commits "
+            f"({c['commits_comparisons']} cell comparisons), {c['same_pairs']} of one commit with clean trees "
+            f"({c['same_comparisons']})")
+    if c["uncommitted_pairs"]:
+        text += (f" and {c['uncommitted_pairs']} of one commit with uncommitted changes "
+                 f"({c['uncommitted_comparisons']}), counted as neither (their code may differ)")
+    return text
 
 
 def same_commit_pair(table: pd.DataFrame) -> dict | None:
     """The most recent two runs of one commit (the reference campaign's E7 and E7b, which bracket the
     campaign's other studies): their commit, how many cells they share, how many moved significantly, and the largest
-    move of a median between them, in percent. None when no commit was run twice."""
+    move of a median between them, in percent (with `ratio_pct` and `mean_pct`, the largest moves of a
+    within-run ratio of means and of a cell's mean: what the studies report). None when no commit was run twice."""
     same = _same_commit(table)
     if same.empty:
         return None
@@ -122,6 +189,7 @@ def same_commit_pair(table: pd.DataFrame) -> dict | None:
     return {"commit": str(pair["commit"].iloc[0] or "?")[:7], "cells": len(pair),
             "runs": (previous, str(pair["run_id"].iloc[0])), "apart": _apart(table, previous, pair),
             "ratio_pct": ratio_move(table, previous, str(pair["run_id"].iloc[0])),
+            "mean_pct": mean_move(table, previous, str(pair["run_id"].iloc[0])),
             "significant": int(pair["significant"].astype(bool).sum()),
             "largest_pct": float(pair["delta_pct"].abs().max())}
 
@@ -149,6 +217,44 @@ def ratio_move(table: pd.DataFrame, a: str, b: str) -> float:
     return max(moves) if moves else math.nan
 
 
+def mean_move(table: pd.DataFrame, a: str, b: str) -> float:
+    """The largest change, in percent, of a cell's mean between runs `a` and `b` (the cells both ran);
+    NaN when they share none or the table has no means."""
+    need = {"run_id", "benchmark", "engine", "mean_s"}
+    if not need <= set(table.columns):
+        return math.nan
+
+    def means(run: str) -> dict[tuple, float]:
+        d = table[(table["run_id"] == run) & table["mean_s"].notna()]
+        return {(r.benchmark, r.engine): float(r.mean_s) for r in d.itertuples()}
+
+    ma, mb = means(a), means(b)
+    moves = [abs(mb[k] / ma[k] - 1) * 100 for k in ma if k in mb and ma[k] > 0]
+    return max(moves) if moves else math.nan
+
+
+def moves_text(pair: dict, test: str = "") -> str:
+    """What two runs of one commit moved, to follow "moved": the studies' own quantities first (a
+    within-run ratio of two engines' means, a cell's mean), then the medians the test compares, with
+    how many of those moves were significant."""
+    parts = []
+    r, m = pair.get("ratio_pct", math.nan), pair.get("mean_pct", math.nan)
+    if not math.isnan(r):
+        parts.append(f"a ratio of two engines' means within a run (the kind of number the studies report) by "
+                     f"up to {r:.0f}%")
+    if not math.isnan(m):
+        parts.append(f"a cell's mean by up to {m:.0f}%")
+    parts.append(f"the medians of the same {pair['cells']} cells by up to {pair['largest_pct']:.0f}% "
+                 f"({pair['significant']} of {pair['cells']} moves significant{test})")
+    return ", ".join(parts[:-1]) + (", and " if len(parts) > 1 else "") + parts[-1]
+
+
+def largest_move(pair: dict) -> float:
+    """The largest of the pair's moves (ratio, mean, median), in percent: the short lines quote it."""
+    vals = [pair.get(k, math.nan) for k in ("ratio_pct", "mean_pct", "largest_pct")]
+    return max(v for v in vals if not math.isnan(v))
+
+
 def _apart(table: pd.DataFrame, previous: str, pair: pd.DataFrame) -> str:
     """How far apart two runs started, in words ("27 s apart", "41 minutes apart"); "" when unknown."""
     if "started" not in table or "run_id" not in table:
@@ -174,17 +280,7 @@ def between_run_sentence(pair: dict | None, subject: str) -> str:
                 "commit was run twice, so the difference between runs they leave out is not measured here.")
     return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only, not the "
             f"difference between runs, which two runs of one commit ({pair['commit']}, Section 9), {_made(pair)}, "
-            f"put at up to {pair['largest_pct']:.0f}% on the medians of the same {pair['cells']} "
-            f"cells ({pair['significant']} of {pair['cells']} significant)" + _ratio_clause(pair) + ".")
-
-
-def _ratio_clause(pair: dict) -> str:
-    """What the pair did to a ratio within a run (the quantity the studies report), when measured."""
-    r = pair.get("ratio_pct", math.nan)
-    if math.isnan(r):
-        return ""
-    return (f"; a ratio of two engines' means within a run, the kind of number the studies report, moved by "
-            f"up to {r:.0f}% between the same two runs")
+            f"moved " + moves_text(pair) + ".")
 
 
 def between_run_pointer(pair: dict | None, subject: str) -> str:
@@ -192,22 +288,27 @@ def between_run_pointer(pair: dict | None, subject: str) -> str:
     whole of it once): the size of what its intervals leave out."""
     if pair is None:
         return f"{subject}; no commit was run twice, so what one run's intervals leave out is not measured (Section 2.5)."
-    return (f"{subject}; its intervals leave out the difference between runs, up to {pair['largest_pct']:.0f}% "
-            "between two runs of one commit (Section 2.5).")
+    r, m = pair.get("ratio_pct", math.nan), pair.get("mean_pct", math.nan)
+    if math.isnan(r) and math.isnan(m):
+        return (f"{subject}; its intervals leave out the difference between runs, up to {pair['largest_pct']:.0f}% "
+                "on the medians between two runs of one commit (Section 2.5).")
+    moved = " and ".join(t for t in (
+        "" if math.isnan(r) else f"a ratio of means moved up to {r:.0f}%",
+        "" if math.isnan(m) else f"a mean up to {m:.0f}%") if t)
+    return f"{subject}; its intervals leave out the difference between runs (one commit run twice: {moved}, Section 2.5)."
 
 
 def figure_takeaway(table: pd.DataFrame) -> str:
     """The timeline's point: how many moves between commits were significant, against how far two
     runs of one commit moved (the machine alone)."""
-    compared = table[table["p_value"].notna()]
-    if compared.empty:
+    if _compared(table).empty:
         return ""
-    other = compared[~compared["changed"].astype(str).str.startswith("same commit")]
+    other = _compared(table, "commits")
     text = f"; {int(other['significant'].astype(bool).sum())} of {len(other)} moves between commits are significant"
     pair = same_commit_pair(table)
     if pair is not None:
         text += (f", while the last two runs of one commit ({pair['commit']}) moved by up to "
-                 f"{pair['largest_pct']:.0f}%, the machine alone")
+                 f"{largest_move(pair):.0f}% (a mean or a ratio of means), the machine alone")
     return text
 
 
@@ -215,17 +316,22 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
     """Generated sentences: what was run, how many changes were significant, and between which
     runs; every number read from the timeline."""
     cells = table.drop_duplicates(history.CELL)
-    commits = [t.commit for t in tags]
-    distinct = list(dict.fromkeys(commits))
-    compared = table[table["p_value"].notna()]
+    counts = timeline_counts(table, tags)
+    compared = _compared(table)
     first, last = tags[0], tags[-1]
-    parts = [(f"{len(tags)} runs of the same {len(cells)} cells, measuring {len(distinct)} commits from "
+    parts = [(f"{points_sentence(counts, len(cells))}, from "
               f"{(first.commit or '?')[:7]} ({history.short_date(first.commit_date)}) to {(last.commit or '?')[:7]} "
               f"({history.short_date(last.commit_date)}); the runs were made between "
               f"{history.short_date(min(t.started or '' for t in tags))} and "
-              f"{history.short_date(max(t.started or '' for t in tags))} UTC.")]
-    same = compared["changed"].str.startswith("same commit")
-    other = compared[~same]
+              f"{history.short_date(max(t.started or '' for t in tags))} UTC" + dirty_clause(counts) + ".")]
+    dirty = compared[compared["changed"].map(pair_kind) == "uncommitted"]
+    if len(compared):
+        parts.append(pairs_sentence(counts)[0].upper() + pairs_sentence(counts)[1:]
+                     + (f"; {int(dirty['significant'].astype(bool).sum())} of those {len(dirty)} are significant"
+                        if len(dirty) else "") + ".")
+    kinds = compared["changed"].map(pair_kind)
+    same = kinds == "same"
+    other = compared[kinds == "commits"]
     n_other = int(other["significant"].astype(bool).sum())
     parts.append(f"Between consecutive runs of different commits, {n_other} of {len(other)} comparisons "
                  f"{'is' if n_other == 1 else 'are'} significant at alpha = {alpha:g} ({TEST_NAME}; largest: "
@@ -302,11 +408,10 @@ def abstract(pair: dict | None, every: dict | None = None) -> str:
     `every` (`same_commit_all`), the largest move over all runs of one commit in the history too."""
     if pair is None:
         return "_No commit was run twice in these runs._"
-    text = (f"Two runs of one commit, {_made(pair)}, moved the medians of the same {pair['cells']} "
-            f"cells by up to {pair['largest_pct']:.0f}% ({pair['significant']} of {pair['cells']} moves significant "
-            f"at alpha = 0.05, {TEST_NAME})" + _ratio_clause(pair) + ".")
+    text = (f"Two runs of one commit, {_made(pair)}, moved "
+            f"{moves_text(pair, f' at alpha = 0.05, {TEST_NAME}')}.")
     if every is not None and every["cells"] > pair["cells"]:
-        text += (f" Over every comparison of two runs of one commit in the history ({every['cells']} cell moves, "
+        text += (f" Over every comparison of two runs of one commit with clean trees in the history ({every['cells']} cell moves, "
                  f"older runs included), the largest move was {every['largest_pct']:.0f}% "
                  f"and {every['significant']} of {every['cells']} were significant.")
     return text

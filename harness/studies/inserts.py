@@ -250,6 +250,37 @@ def headline_gain(gain: pd.DataFrame) -> pd.Series | None:
     return (pick if len(pick) else rows).iloc[0]
 
 
+def headline_basis(gain: pd.DataFrame, df: pd.DataFrame, slow: str = "autocommit", fast: str = "transaction",
+                   rule: bool = True) -> str:
+    """What the headline gain rests on, for a sentence: the rule that chose its N (the largest N at
+    which every engine ran both strategies, `common_n`), every N at which its engine ran both, and
+    the processes and iterations of its two cells there (a few iterations each: no warm-up analysis,
+    the first iteration in the mean). "" without a headline or cells."""
+    from harness.analysis.stats.warmup import MIN_SERIES
+
+    r = headline_gain(gain)
+    if r is None or df.empty:
+        return ""
+    d = default_settings(df)
+    d = d[d["mean_s"].notna() & (d["engine"] == r["engine"]) & (d["runtime_family"] == r["runtime"])]
+    n_text = at_n(r, "transaction gain")
+    n = int(n_text.replace(",", "")) if n_text else None
+    both = sorted(set(d[d["strategy"] == slow]["rows"]) & set(d[d["strategy"] == fast]["rows"]))
+    cells = [d[(d["strategy"] == s) & (d["rows"] == n)] for s in (slow, fast)]
+    if n is None or any(c.empty for c in cells):
+        return ""
+    each = [(int(c.iloc[0]["processes"]), int(c.iloc[0]["iterations"])) for c in cells]
+    text = ((f"N = {n:,}: the largest N every engine ran both strategies at; it ran both " if rule
+             else f"The headline's engine, {r['engine']}, ran both ")
+            + ("at that N only" if both == [n] else "at N = " + ", ".join(f"{x:,}" for x in both))
+            + "; its two cells there: "
+            + (f"{each[0][0]} processes of {each[0][1]} iterations each" if each[0] == each[1]
+               else " and ".join(f"{p} processes of {i} iterations" for p, i in each)))
+    if max(i for _, i in each) < MIN_SERIES:
+        text += ", first iteration (warm-up) included"
+    return text + "."
+
+
 def gain_takeaway(gain: pd.DataFrame) -> str:
     """The scaling figures' point, from the gains: what one transaction buys sqlite3 (or the first engine)."""
     r = headline_gain(gain)
@@ -262,7 +293,7 @@ def gain_takeaway(gain: pd.DataFrame) -> str:
             f"{ratio_text(r['_transaction gain'])} as many rows per second as autocommit")
 
 
-def abstract(gain: pd.DataFrame, substitute: str = "") -> str:
+def abstract(gain: pd.DataFrame, substitute: str = "", basis: str = "") -> str:
     """The abstract's E4 sentence: what one transaction buys sqlite3 (as `gain_takeaway`), in words;
     with `substitute` (`sync_substitute`: the files lived on a virtual disk or in memory), what the gain
     is made of and why it is the host's as much as SQLite's."""
@@ -273,7 +304,8 @@ def abstract(gain: pd.DataFrame, substitute: str = "") -> str:
         return "_No E4 transaction gain in these runs._"
     who = plain_name(f"{r['engine']}@{r['runtime']}")
     text = (f"Inserting {at_n(r, 'transaction gain')} rows in one transaction, {who} inserts "
-            f"{ratio_text(r['_transaction gain'])} as many rows per second as in autocommit (99% CI).")
+            f"{ratio_text(r['_transaction gain'])} as many rows per second as in autocommit (99% CI"
+            + (f"; {basis[:-1]}" if basis else "") + ").")
     if substitute:
         text += (" The gain is what a commit per row costs (journal writes and a sync), and the database files "
                  "lived where a sync is not a device's flush (Section 6), so it is this machine's number, not "
@@ -673,11 +705,11 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     gain_view = gain[[c for c in gain.columns if not c.startswith("_")]] if len(gain) else gain
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        figs = [figure_link(f"E4 {w} against N per strategy, 99% CI ({method}){says}", f, paper_path)
+        figs = [figure_link(f"E4 {w} against N per strategy (both axes log scale), 99% CI ({method}){says}", f, paper_path)
                 for w, f, says in (("time", time_fig, time_takeaway(df)), ("inserts/s", rate_fig, gain_takeaway(gain)))
                 if f is not None]
         return {
-            "abstract-e4": abstract(gain, substitute),
+            "abstract-e4": abstract(gain, substitute, headline_basis(gain, df)),
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
             + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}; bounds are N divided by the "
               "time bounds), SQLite's own journal_mode and synchronous.\n\n" + coverage + "\n\n" + excluded,
@@ -687,7 +719,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
               "prepared statement (`prepared` over `transaction`), "
             + gains_at_text(gain)
             + ", ratio [99% CI] (t on the log scale, each cell's variance from its process bootstrap)."
-            + iterations_note(runs),
+            + iterations_note(runs) + (" " + basis if (basis := headline_basis(gain, df, rule=False)) else ""),
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
                          f"synchronous, inserts/s mean [99% CI] ({method}).")
                         if len(gtable) else "_No journal_mode x synchronous grid in these runs._")

@@ -46,7 +46,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         if fig is not None:
             out["e2-figure"] = figure_link(f"E2: time relative to {findings.plain_name(baseline)} against crossings, one point per "
                                            "benchmark and "
-                                           f"engine, error bars {runs.confidence:.0%} CI ({runs.method} method)"
+                                           f"engine, both axes log scale, error bars {runs.confidence:.0%} CI ({runs.method} method)"
                                            + figure_takeaway(r), fig, paper_path)
         return out
 
@@ -113,6 +113,50 @@ def claim_result(runs: RunSet, fast: str = FAST, slow: str = SLOW):
                             [runs.samples[p[3]] for p in pts], runs.confidence, runs.resamples, runs.seed)
 
 
+#: counts closer than this (relative) are an order no claim about crossings can rest on: treated as tied
+NEAR_TIE = 0.01
+
+
+def near_ties(counts: list[float], rel: float = NEAR_TIE) -> list[list[int]]:
+    """Groups (indices, by count) of two or more counts within `rel` of their group's smallest: equal
+    counts, which Spearman's rho already ranks by their average rank, and counts a hair apart."""
+    order = sorted(range(len(counts)), key=lambda i: counts[i])
+    groups, cur = [], order[:1]
+    for i in order[1:]:
+        if counts[i] - counts[cur[0]] <= rel * abs(counts[cur[0]]):
+            cur.append(i)
+        else:
+            groups.append(cur)
+            cur = [i]
+    groups.append(cur)
+    return [g for g in groups if len(g) > 1]
+
+
+def tie_note(runs: RunSet, r, fast: str = FAST, slow: str = SLOW) -> str:
+    """How ties in crossings are ranked, and, where two benchmarks' counts are a hair apart, rho with
+    them counted as tied (average ranks): the bootstrap resamples timings only, not the counts' order."""
+    from harness.analysis.stats.rankcorr import rank_correlation
+
+    pts = claim_points(runs, fast, slow)
+    counts = [p[1] for p in pts]
+    text = "Equal crossings share their average rank; the bootstrap resamples timings, not the counts' order."
+    groups = near_ties(counts)
+    if r is None or not groups:
+        return text
+    merged = list(counts)
+    for g in groups:
+        for i in g:
+            merged[i] = sum(counts[j] for j in g) / len(g)
+    t = rank_correlation(merged, [runs.samples[p[2]] for p in pts], [runs.samples[p[3]] for p in pts],
+                         runs.confidence, runs.resamples, runs.seed)
+    names = "; ".join(" and ".join(f"{pts[i][0]} ({counts[i]:,.0f})" for i in g) for g in groups)
+    apart = max((max(counts[i] for i in g) - min(counts[i] for i in g)) / min(counts[i] for i in g) for g in groups)
+    same = t.verdict == r.verdict
+    return (text + f" {names} are {apart:.3%} apart; counted as tied (average ranks), rho is {t.rho:.2f} "
+            f"[{t.low:.2f}, {t.high:.2f}]" + (", the same reading." if same else
+                                             f", a different reading ({t.verdict}), so the ordering decides it."))
+
+
 def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
     """The E2 figure's point: whether the speedup of `fast` over `slow` rises with crossings, by its
     rank correlation's interval ("" without one)."""
@@ -148,7 +192,8 @@ def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
             "boundary (untestable here, Section 10): the pair is stock SQLite under PyPy against CPython, where "
             "the ratio is mostly a slowdown. The interval reflects timing noise only: with six benchmarks, a "
             "different choice could order differently, and micro.filltable's row count does not scale with the "
-            "scale factor, so the benchmarks' order by crossings is not the seed's at SF 1.")
+            "scale factor, so the benchmarks' order by crossings is not the seed's at SF 1.\n\n"
+            + tie_note(runs, r, fast, slow))
 
 
 def spec_of(key: tuple) -> str:

@@ -33,6 +33,7 @@ th, td { border-bottom: 0.5pt solid #bbb; padding: 2px 4px; vertical-align: top;
 th { border-bottom: 1pt solid #333; text-align: left; }
 caption { font-size: 9pt; text-align: left; caption-side: bottom; padding-top: 4px; counter-increment: table; }
 caption::before { content: "Table " counter(table) ". "; font-weight: bold; }
+td .iv { white-space: nowrap; }  /* an interval [low, high] never wraps inside (breakable_cells) */
 code { font-size: 8.5pt; word-break: break-word; }
 pre { font-size: 6pt; line-height: 1.25; white-space: pre-wrap; }
 pre code { font-size: inherit; word-break: normal; }  /* 120-column benchstat tables fit the measure unwrapped */
@@ -64,16 +65,32 @@ def _need(program: str, package: str) -> str:
 
 #: a table cell of pandoc's HTML (its tag, its content, its end)
 CELL = re.compile(r"(<t[dh]\b[^>]*>)(.*?)(</t[dh]>)", re.S)
-#: characters after which an identifier may break (bindings.point_query, n=10000,queries=1000, a/b)
-BREAK_AFTER = re.compile(r"([._/=,@])(?=\w)")
+#: characters after which an identifier may break (bindings.point_query, n=10000,queries=1000, a/b);
+#: never inside a number (4.224, 12,314.3: a digit on both sides)
+BREAK_AFTER = re.compile(r"([._/=,@])(?=\w)(?!(?<=\d[.,])\d)")
+#: an interval as the tables print it, `[low, high]` (bounds may carry thousands separators)
+INTERVAL = re.compile(r"\[([^\[\]\s<>]+), ([^\[\]\s<>]+)\]")
+
+
+def _breakable_text(text: str) -> str:
+    """One run of a cell's text: <wbr> at the break points, each interval one unbreakable span."""
+    out, at = [], 0
+    for m in INTERVAL.finditer(text):
+        out.append(BREAK_AFTER.sub(r"\1<wbr>", text[at:m.start()]))
+        out.append(f'<span class="iv">[{m.group(1)},&#160;{m.group(2)}]</span>')
+        at = m.end()
+    out.append(BREAK_AFTER.sub(r"\1<wbr>", text[at:]))
+    return "".join(out)
 
 
 def breakable_cells(page: str) -> str:
     """The HTML with a soft break (<wbr>) after the dots, underscores, slashes, equals signs, commas and
     @ of every table cell's text: a narrow column then breaks `bindings.point_query` after its dot,
-    not in the middle of a word (the CSS breaks anywhere only where no such point fits)."""
+    not in the middle of a word (the CSS breaks anywhere only where no such point fits). An interval
+    `[low, high]` is kept on one line (a no-break space after its comma, in a span that does not wrap):
+    a reader sees both bounds together, never `[3.899,` on one line and `4.576]` on the next."""
     def text_only(cell: str) -> str:
-        return "".join(part if part.startswith("<") else BREAK_AFTER.sub(r"\1<wbr>", part)
+        return "".join(part if part.startswith("<") else _breakable_text(part)
                        for part in re.split(r"(<[^>]*>)", cell))
 
     return CELL.sub(lambda m: m.group(1) + text_only(m.group(2)) + m.group(3), page)

@@ -93,7 +93,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
                + "\n\n" + caption + excluded + "\n\n" + agree_text,
                "e6-findings": findings, "e6-ratios": ratio_md, "e6-seed": seed_markdown(seed),
                "e6-benchstat": bench["markdown"], "abstract-e6": abstract(runs)}
-        out["e6-figure"] = (figure_link(f"E6 time per operation, worker vs go test, 99% CI ({method}). "
+        out["e6-figure"] = (figure_link(f"E6 time per operation (log scale), worker vs go test, 99% CI ({method}). "
                                         f"{agree_text.strip()}", fig,
                                         paper_path) if fig is not None else "_no E6 cells in these runs_")
         return out

@@ -123,3 +123,37 @@ def directions(tables: dict[str, Any], engine: str = ENGINE) -> str:
             "fixed cost per query (parsing, planning, building JDBC results) weighs more than at the seed's, "
             "while a micro-benchmark's time is its per-row loop, where today's H2 and JVM may have gained on the "
             "seed's.")
+
+
+def _one(table: Any, benchmark: str, engine: str = ENGINE) -> tuple[float, float, float] | None:
+    """(ratio, low, high) of `engine` on one benchmark of a family table, or None."""
+    if table is None or table.empty:
+        return None
+    rows = table[(table["benchmark"] == benchmark) & (table["engine"] == engine)]
+    if rows.empty or not rows.iloc[0]["ratio"] == rows.iloc[0]["ratio"]:
+        return None
+    r = rows.iloc[0]
+    return float(r["ratio"]), float(r["ratio_ci_low"]), float(r["ratio_ci_high"])
+
+
+def verdict_context(tables: dict[str, Any], engine: str = ENGINE) -> str:
+    """Our numbers beside seed 001's H2 rows of the verdict table (Section 10), which read the E1 runs and so
+    point here: context, never a verdict (the seed's ratios are over SQPyte, at another scale)."""
+    said = []
+    for prefix, what in (("tpch.", "TPC-H"), ("micro.", "the micro-benchmarks")):
+        table = tables.get(prefix)
+        mine = ours(table, engine) if table is not None else None
+        if mine is None:
+            continue
+        seed, k = seed_geomean(valid_benchmarks(table, engine))
+        said.append(f"{mine['ratio']:.2f}x [{mine['low']:.2f}, {mine['high']:.2f}] over {what} ({mine['k']} benchmarks"
+                    + (f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else "") + ")")
+    q15 = _one(tables.get("tpch."), "tpch.q15", engine)
+    if q15 is not None:
+        lite, h2 = SEED_SECONDS["tpch.q15"]
+        said.append(f"{q15[0]:.3g}x [{q15[1]:.3g}, {q15[2]:.3g}] on Query 15 (the seed's: {h2 / lite:.3g}x, H2 "
+                    f"{lite / h2:,.0f} times faster)")
+    if not said:
+        return "_No H2 cells in these runs: seed 001's H2 rows have no context._"
+    return ("Context for seed 001's H2 rows, which decides nothing: our H2 / SQLite from PyPy, like for like "
+            f"(Section 5.1), is {'; '.join(said)}.")

@@ -5,11 +5,13 @@
 """
 from __future__ import annotations
 
+import itertools
+import math
 from pathlib import Path
 
 from harness.analysis.figures.family import plot_family
 from harness.analysis.runset import RunSet
-from harness.studies import findings
+from harness.studies import findings, seed001_h2
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
 
 PREFIX = "tpch."
@@ -25,8 +27,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
 
     def blocks(paper_path: Path | str) -> dict[str, str]:
         out = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),
-               "abstract-e3": abstract(runs)}
-        out["e3-figure"] = (figure_link(f"E3, TPC-H: {figure_takeaway(table, baseline)}", fig, paper_path)
+               "abstract-e3": abstract(runs), "conclusion-e3": conclusion(runs)}
+        out["e3-figure"] = (figure_link(f"E3, TPC-H (time ratios, log scale): {figure_takeaway(table, baseline)}", fig, paper_path)
                             if fig is not None else "_No TPC-H figure: no comparable cells in these runs._")
         return out
 
@@ -52,8 +54,61 @@ def figure_takeaway(table, baseline: str) -> str:
     items = [(name(r), float(r["ratio"]), float(r["ratio_ci_low"]), float(r["ratio_ci_high"]))
              for _, r in geo.iterrows()]
     return (f"{extreme_phrase(items, 'fastest')} (best estimate {fast['ratio']:.3g}x the time of {plain_name(baseline)}, "
-            f"geometric mean), and {extreme_phrase(items, 'slowest', higher_wins=True)} (worst {slow['ratio']:.3g}x); "
+            f"geometric mean), and {extreme_phrase(items, 'slowest', higher_wins=True)} (worst {slow['ratio']:.3g}x"
+            + (", JIT warm-up included: an upper bound, Section 5.1" if slow["engine"] == seed001_h2.ENGINE else "") + "); "
             "the dots show how far single queries spread around each mean")
+
+
+def _scale(runs: RunSet) -> str:
+    """The TPC-H scale factor(s) of the runs' cells, for a sentence ("SF 0.01"); "" when unnamed."""
+    sfs = sorted({x.split("=", 1)[1] for b, p in zip(runs.summary["benchmark"], runs.summary["params"].astype(str))
+                  if str(b).startswith(PREFIX) for x in p.split(",") if x.startswith("sf=")}, key=float)
+    return ", ".join(f"SF {x}" for x in sfs)
+
+
+def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
+    """The conclusion's E3 sentence: what E3 shows at its scale, not in general: how far the engine
+    moved the geometric mean over the queries every configuration completed (H2 aside: its times keep
+    the JIT's warm-up, Section 5.1), against how far the driver on one engine and the runtime did."""
+    specs = _specs(runs)
+    if baseline not in specs:
+        return "_No E3 cells in these runs._"
+    common = findings.common_cells(runs, PREFIX, specs) or None
+    ratio = {spec: findings.geomean_ratio(runs, PREFIX, spec, baseline, common) for spec in specs if spec != baseline}
+
+    def engine(spec: str) -> str:
+        return spec.split("@")[0].split("/")[0]
+
+    def show(r: tuple) -> str:
+        return f"{r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]"
+
+    others = {s: r for s, r in ratio.items() if engine(s) not in (engine(baseline), engine(seed001_h2.ENGINE))
+              and r[3] and math.isfinite(r[0])}
+    if not others:
+        return "_No other engine in the E3 runs._"
+    lo, hi = min(others, key=lambda s: others[s][0]), max(others, key=lambda s: others[s][0])
+    n = others[lo][3]
+    text = (f"At E3's scale ({_scale(runs) or 'its scale factor'}), over the {n} queries every configuration "
+            f"completed, the other engines' geometric-mean time ranged from {show(others[lo])} "
+            f"({findings.plain_name(lo)}) to {show(others[hi])} ({findings.plain_name(hi)}) that of "
+            f"{findings.plain_name(baseline)}")
+    if engine(seed001_h2.ENGINE) in {engine(s) for s in specs}:
+        text += " (H2 aside, Section 5.1)"
+    drivers = []
+    fam = lambda s: (engine(s), s.split("@", 1)[1])  # noqa: E731
+    for a, b in itertools.combinations(specs, 2):
+        if fam(a) == fam(b) and a != b and engine(a) != engine(seed001_h2.ENGINE):
+            r = findings.geomean_ratio(runs, PREFIX, a, b, common)
+            if r[3] and math.isfinite(r[0]):
+                r = r if r[0] >= 1 else (1 / r[0], 1 / r[2], 1 / r[1], r[3])
+                drivers.append((r, a, b))
+    if drivers:
+        r, a, b = max(drivers, key=lambda d: d[0][0])
+        text += f"; the driver on one engine moved it by up to {show(r)} ({a.split('@')[0]} against {b.split('@')[0]})"
+    same_driver = [s for s in specs if s.split("@")[0] == baseline.split("@")[0] and s != baseline]
+    for s in same_driver:
+        text += f", and the runtime ({s.split('@')[1]} for {baseline.split('@')[1]}) by {show(ratio[s])}"
+    return text + ". No larger scale factor was run."
 
 
 def _specs(runs: RunSet) -> list[str]:

@@ -113,6 +113,43 @@ def about(low: float, high: float, value: float, factor: float = ABOUT) -> Verdi
     return _undecided(low, high)
 
 
+def paired_rates(rate_a: float, rate_b: float, one_author_one_benchmark_one_machine: bool) -> float:
+    """The paired-rates rule: two absolute rates a seed states are read as their ratio a / b only when one
+    author measured both with the same benchmark on one machine (the machine then cancels out of the
+    ratio); otherwise nan (two absolute numbers, never decided). The ratio is ours, not the seed's."""
+    if not one_author_one_benchmark_one_machine or not all(math.isfinite(x) and x > 0 for x in (rate_a, rate_b)):
+        return math.nan
+    return rate_a / rate_b
+
+
+def readings(named: Iterable[tuple[str, Verdict]]) -> Verdict:
+    """A claim whose own sentence gives two numbers that disagree ("100x (7479µs vs 11µs)"): each reading
+    is decided by its rule; the claim gets a reading's word only when every reading gives it, otherwise
+    it is inconclusive, each reading's word said."""
+    rs = list(named)
+    if not rs:
+        return untestable("no reading of the claim is measured")
+    said = "; ".join(f"against {name}: {r.word}" for name, r in rs)
+    words = {r.word for _, r in rs}
+    if len(words) == 1:
+        return Verdict(rs[0][1].word, said, rs[0][1].detectable)
+    return Verdict(INCONCLUSIVE, said + "; the readings disagree, so the claim is not decided")
+
+
+def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable[tuple[str, float]]) -> Verdict:
+    """The harness rule: when another harness measuring the same claim gives an estimate outside our
+    interval [low, high], the two disagree beyond what our interval allows and the claim is inconclusive,
+    whatever our interval alone says (the reason said); otherwise `verdict` stands."""
+    outside = [(name, x) for name, x in others if math.isfinite(x) and valid(low, high) and not low <= x <= high]
+    if not outside or verdict.word == UNTESTABLE:
+        return verdict
+    who = ", ".join(f"{name} {factor_text(x)}" for name, x in outside)
+    why = (f"{verdict.why}; " if verdict.why else f"our interval alone: {verdict.word}; ")
+    return Verdict(INCONCLUSIVE, why + f"and another harness gives {who}, outside our interval "
+                   f"[{low:.3g}, {high:.3g}]: the harnesses disagree" + (" too" if verdict.word == INCONCLUSIVE
+                                                                           else ", so the claim is not decided"))
+
+
 def untestable(how: str) -> Verdict:
     """The substitute differs from what the seed measured; `how` says how."""
     return Verdict(UNTESTABLE, how)
@@ -175,7 +212,27 @@ def rules_text() -> str:
             "is read as more than half of the cells: supported when more than half support the claim, refuted when "
             "more than half refute it. A claim about every cell (\"in every category at every corpus size\") "
             "is refuted by one cell that refutes it and supported only when every cell supports it, and a claim "
-            "about every corpus is at most inconclusive when a corpus was not measured.")
+            "about every corpus is at most inconclusive when a corpus was not measured.\n\n"
+            "Three rules more, for claims that are not plainly a ratio. Two absolute rates a seed states are read as "
+            "their ratio only when one author measured both with the same benchmark on one machine (the machine "
+            "cancels out of the ratio); that ratio is ours, not the seed's, the row says so, and it is read as "
+            "\"about\" that ratio. A claim whose own sentence gives two numbers that disagree is decided against "
+            "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
+            "measuring the same claim gives an estimate outside our interval, the harnesses disagree and the claim "
+            "is inconclusive, the reason said.")
+
+
+def rules_summary() -> str:
+    """The reading rules in two sentences, for the reader to meet before the verdict table (`rules_text` and
+    the substitutions table give them in full)."""
+    keys = [s.key for s in SUBSTITUTIONS]
+    return (f"In short (in full below): \"about X\" means within a factor of {ABOUT:g} of X, \"most\" means more "
+            "than half of the cells, a claim about every cell falls to one refuting cell, our releases and drivers "
+            f"stand in for the seed's only through the declared substitutions {keys[0]} to {keys[-1]}, and an "
+            "absolute number never decides. Two rates one author timed with one benchmark on one machine are read "
+            "as their ratio (ours, not the seed's, and said so in the row), a sentence that gives two disagreeing "
+            "numbers is decided against each and only when both agree, and two harnesses that disagree beyond our "
+            "interval leave a claim inconclusive.")
 
 
 def rank_test_min_p(n1: int, n2: int) -> float:

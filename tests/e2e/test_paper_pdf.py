@@ -59,3 +59,17 @@ def test_table_cells_break_identifiers_at_their_dots_not_mid_word():
     assert "<code>a/<wbr>b</code>" in out and "<th>bench.<wbr>mark</th>" in out
     assert out.startswith("<p>bindings.point_query</p>")  # prose is left alone
     assert 'base64,AB.CD"' in out  # attributes and figures are never touched
+
+
+def test_an_interval_in_a_table_cell_never_wraps_and_numbers_never_break():
+    from harness.studies.paper_pdf import breakable_cells
+
+    page = ('<p>4.224 [3.899, 4.576]</p><table><tr><td>4.224 [3.899, 4.576] ms; '
+            '12,314.3 [11,419.7, 13,279.0] rows/s at n=10000,queries=1000</td></tr></table>')
+    out = breakable_cells(page)
+    assert '<span class="iv">[3.899,&#160;4.576]</span>' in out
+    assert '<span class="iv">[11,419.7,&#160;13,279.0]</span>' in out
+    assert "4.224 " in out and "12,314.3 " in out  # no break inside a number
+    assert "n=<wbr>10000,<wbr>queries=<wbr>1000" in out  # identifiers still break
+    assert out.startswith("<p>4.224 [3.899, 4.576]</p>")  # prose is left alone
+    assert ".iv { white-space: nowrap; }" in __import__("harness.studies.paper_pdf", fromlist=["CSS"]).CSS

@@ -105,7 +105,7 @@ def test_same_commit_twice_says_so(tmp_path):
     from harness.studies import history as study
 
     text = study.findings(table, tags)
-    assert "2 runs of the same 2 cells" in text and "Between the two runs of commit aaaaaaa" in text
+    assert "2 points (runs) of the same 2 cells at 1 commit," in text and "Between the two runs of commit aaaaaaa" in text
 
 
 def test_globs_select_cells_and_unknown_globs_fail(step_runs):
@@ -211,6 +211,7 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
                           row("20260104-d", "bbbbbbb2", "same commit", 2.0, False)])
     pair = study.same_commit_pair(table)
     assert math.isnan(pair.pop("ratio_pct"))  # no benchmark on two engines in this table
+    assert math.isnan(pair.pop("mean_pct"))  # and no means
     assert pair == {"commit": "bbbbbbb", "cells": 2, "significant": 1, "largest_pct": 7.4,
                     "runs": ("20260103-c", "20260104-d"), "apart": "41 minutes apart"}
     assert "`20260103-c` and `20260104-d`, were made 41 minutes apart" in study.campaign_runs_sentence(pair)
@@ -221,7 +222,7 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
     assert "1 of 1 moves between commits are significant" in study.figure_takeaway(table)
     assert set(study.CROSS_RUN_TABLES) >= {"between-run-seeds", "between-run-e4", "between-run-e6"}
     short = study.between_run_pointer(pair, "Seed 000's table sets ours beside the seed's")
-    assert "up to 7% between two runs of one commit (Section 2.5)" in short and len(short) < len(text)
+    assert "up to 7% on the medians between two runs of one commit (Section 2.5)" in short and len(short) < len(text)
     assert "not measured (Section 2.5)" in study.between_run_pointer(None, "T")
 
 
@@ -254,4 +255,48 @@ def test_a_ratio_within_a_run_moves_less_than_the_times_when_the_host_slows_both
     table = pd.DataFrame(rows)
     assert study.ratio_move(table, "r1", "r2") == pytest.approx(100 * (1 / 1.1 - 1) * -1, rel=1e-6)
     assert math.isnan(study.ratio_move(table, "r1", "r3"))
-    assert "moved by up to 9%" in study._ratio_clause({"ratio_pct": 9.09})
+    pair = {"ratio_pct": 9.09, "mean_pct": math.nan, "largest_pct": 3.0, "cells": 2, "significant": 0}
+    assert "by up to 9%" in study.moves_text(pair)
+
+
+def test_the_same_commit_pair_reports_the_moves_of_means_and_ratios_not_only_medians():
+    """The studies report ratios of means: the between-run lines carry how far the pair moved a mean
+    and a within-run ratio of means, which can exceed the medians' move."""
+    import pandas as pd
+
+    from harness.studies import history as study
+
+    rows = []
+    for run, prev, means, medians in (("r1", "", (1.0, 2.0), (1.0, 2.0)), ("r2", "r1", (1.13, 2.0), (1.02, 2.0))):
+        for engine, m, med in zip(("x", "y"), means, medians):
+            rows.append({"run_id": run, "commit": "c" * 40, "dirty": False, "benchmark": "b", "engine": engine,
+                         "mean_s": m, "changed": "same commit" if prev else "", "previous_run_id": prev,
+                         "p_value": 0.5 if prev else math.nan, "significant": False,
+                         "delta_pct": (med / {"x": 1.0, "y": 2.0}[engine] - 1) * 100 if prev else math.nan})
+    table = pd.DataFrame(rows)
+    pair = study.same_commit_pair(table)
+    assert round(pair["mean_pct"]) == 13 and round(pair["ratio_pct"]) == 13 and round(pair["largest_pct"]) == 2
+    short = study.between_run_pointer(pair, "T")
+    assert "ratio of means moved up to 13%" in short and "a mean up to 13%" in short
+    assert "by up to 13%" in study.between_run_sentence(pair, "T") and "by up to 2%" in study.abstract(pair)
+    assert "by up to 13%" in study.figure_takeaway(table)
+
+
+def test_every_count_of_points_commits_and_pairs_comes_from_one_function():
+    """The dirty points count among the points and commits; a pair of one commit with uncommitted
+    changes counts neither as a change of commit nor as a same-commit (machine alone) pair."""
+    import pandas as pd
+
+    from harness.studies import history as study
+
+    spec = [("r1", "a", False, ""), ("r2", "b", True, "commit a -> b"), ("r3", "b", True, "uncommitted changes"),
+            ("r4", "c", False, "commit b -> c"), ("r5", "c", False, "same commit")]
+    table = pd.DataFrame([{"run_id": r, "commit": c, "dirty": d, "changed": ch, "significant": False,
+                           "p_value": 0.5 if ch else math.nan, "delta_pct": 1.0, "previous_run_id": ""}
+                          for r, c, d, ch in spec])
+    c = study.timeline_counts(table)
+    assert (c["points"], c["commits"], c["dirty_points"], c["dirty_commits"]) == (5, 3, 2, 1)
+    assert (c["pairs"], c["commits_pairs"], c["same_pairs"], c["uncommitted_pairs"]) == (4, 2, 1, 1)
+    assert "counted as neither" in study.pairs_sentence(c) and "counted among" in study.dirty_clause(c)
+    assert "0 of 2 moves between commits" in study.figure_takeaway(table)
+    assert study.same_commit_all(table)["cells"] == 1

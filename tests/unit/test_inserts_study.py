@@ -81,3 +81,21 @@ def test_the_gains_caption_says_how_few_iterations_a_process_timed(tmp_path):
     assert "timed 3 iterations (median over 6 processes)" in short and "taken whole" in short
     assert "spread of its 6 process means" in short
     assert "taken whole" not in note(12)  # long enough for the warm-up analysis
+
+
+def test_the_headline_gain_says_the_rule_for_its_n_every_n_both_ran_and_the_iterations_behind_it():
+    """E4's headline is read at the largest N every engine ran both strategies; it says so, at which
+    Ns its engine ran both, and how few iterations its two cells rest on (warm-up included)."""
+    cells = pd.DataFrame([{"engine": "sqlite/sqlite3", "runtime_family": "cpython", "strategy": s, "rows": n,
+                           "journal_mode": "default", "synchronous": "default", "mean_s": 0.01,
+                           "processes": 10, "iterations": it}
+                          for s, n, it in (("autocommit", 10, 3), ("autocommit", 100, 3), ("transaction", 10, 3),
+                                           ("transaction", 1000, 5))])
+    gain = pd.DataFrame({"engine": ["sqlite/sqlite3"], "runtime": ["cpython"], "_transaction gain": [(7.0, 5.0, 9.0)],
+                         "_transaction gain at N": ["10"]})
+    text = inserts.headline_basis(gain, cells)
+    assert text.startswith("N = 10: the largest N every engine ran both strategies at; it ran both at that N only")
+    assert "10 processes of 3 iterations each" in text and "first iteration (warm-up) included" in text
+    assert text[:-1] in inserts.abstract(gain, basis=text)
+    assert inserts.headline_basis(gain.iloc[0:0], cells) == ""
+    assert inserts.headline_basis(gain, cells, rule=False).startswith("The headline's engine, sqlite/sqlite3, ran both")

@@ -163,6 +163,7 @@ def test_captions_word_fastest_from_intervals():
     cap = tpch.figure_takeaway(geo, "sqlite/sqlite3@cpython")
     assert "DuckDB from CPython, the apsw driver on CPython are among the fastest" in cap
     assert "H2 over JDBC on the JVM is slowest" in cap and "sqlite/" not in cap  # plain names in captions
+    assert "JIT warm-up included: an upper bound" in cap  # H2's processes keep their warm-up (Section 5.1)
     cells = pd.DataFrame({"corpus": ["SM"] * 2, "operation": ["app.query_user"] * 2, "series": ["x", "y"],
                           "mean_s": [1.0, 1.05], "ci_low_s": [0.9, 0.95], "ci_high_s": [1.1, 1.15], "hash": ["off"] * 2})
     # a difference is called from the ratio's interval (runner-up / fastest), never from overlapping bars
@@ -198,3 +199,27 @@ def test_every_e3_geomean_is_over_the_queries_every_engine_ran(monkeypatch):
     text = tpch.findings_text(_runs(keys))
     assert seen and all(s == {("tpch.q01", "sf=0.01")} for s in seen)  # q19 timed out on H2: out of every mean
     assert "q19 (no timings on h2/jdbc@jvm)" in text
+
+
+def test_e5_findings_are_said_in_prose_once_per_figure_group():
+    import pandas as pd
+
+    from harness.studies import app
+
+    cells = pd.DataFrame({"corpus": ["MD"] * 4, "operation": ["app.query_user"] * 4, "series": ["x", "y", "u", "v"],
+                          "mean_s": [1.0, 1.05, 2.0, 8.0], "ci_low_s": [0.9, 0.95, 1.9, 7.5],
+                          "ci_high_s": [1.1, 1.15, 2.1, 8.5], "hash": ["off"] * 4})
+    ratios = {("y", "x"): (1.05, 0.9, 1.2), ("v", "u"): (4.0, 3.5, 4.6)}
+    by_series = dict(enumerate(cells["series"]))
+
+    def ratio(a, b):
+        return ratios[(by_series[a], by_series[b])]
+
+    text = app.findings_paragraph(cells, ratio, [("Python drivers", ["x", "y"]), ("Haskell builds", ["u", "v"])])
+    assert text.startswith("What the figures show, at corpus MD, the largest measured")
+    assert "Python drivers: query_user: x and y cannot be told apart (1.05x [0.9, 1.2] includes 1)." in text
+    assert "Haskell builds: query_user: u is fastest, v next at 4x [3.5, 4.6]." in text
+    assert "excludes 1" in text and len(text) <= 1200  # a paragraph, within the paper's limit
+    # the caption says the same as the prose (one helper behind both)
+    assert "u is fastest, v next at 4x [3.5, 4.6]" in app.app_takeaway(cells, ratio, ["u", "v"])
+    assert app.findings_paragraph(cells.iloc[0:0], None, []) == "_no valid app.* cells in these runs_"

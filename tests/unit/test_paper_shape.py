@@ -68,3 +68,15 @@ def test_every_figure_has_a_caption_and_every_study_is_in_the_abstract():
         assert study in abstract, study
     words = len(re.sub(r"<!--.*?-->", " ", abstract, flags=re.S).split())
     assert words <= 250, f"the abstract has {words} words (at most 250; the details go to Section 1.1)"
+
+
+def test_no_table_row_or_paragraph_of_data_is_printed_twice():
+    """The review found the appendix repeating itself (the E1 table twice in B.1, H2's columns again in
+    B.4): a row of numbers or a paragraph appears once; the remedy is a pointer to where it is."""
+    text = PAPER.read_text()
+    rows = [line for line in text.splitlines()
+            if line.startswith("|") and not set(line) <= set("|-: ") and re.search(r"\d", line)]
+    twice = sorted({r[:100] for r in rows if rows.count(r) > 1 and not r.startswith("| × |")})
+    assert not twice, twice
+    paras = [b for b in _blocks(text) if not _is_table(b) and not b.startswith("<!--") and len(b) > 200]
+    assert not sorted({p[:100] for p in paras if paras.count(p) > 1})

@@ -46,3 +46,12 @@ def test_no_h2_or_no_interval_says_so():
     assert "No valid micro.* cells of h2/jdbc" in line
     line = seed001_h2.comparison(_table(3.0, math.nan, math.nan), "tpch.")
     assert "(no interval: too few processes)" in line
+
+
+def test_the_verdict_tables_h2_rows_get_ours_beside_the_seeds_as_context():
+    tpch = _table(12.34, 10.0, 15.0, ("tpch.q01", "tpch.q15"))
+    text = seed001_h2.verdict_context({"tpch.": tpch, "micro.": None})
+    assert "decides nothing" in text and "12.34x [10.00, 15.00] over TPC-H (2 benchmarks" in text
+    assert f"2x [1.5, 2.5] on Query 15 (the seed's: {0.009 / 20.881:.3g}x, H2 2,320 times faster)" in text
+    assert "micro-benchmarks" not in text
+    assert "no context" in seed001_h2.verdict_context({})

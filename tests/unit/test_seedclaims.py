@@ -127,8 +127,8 @@ def test_a_claim_these_runs_do_not_measure_is_untestable_not_inconclusive():
 def test_every_seeds_claim_passes_the_like_for_like_rule():
     """Without runs nothing is measured and our versions are unrecorded: every claim is untestable, each
     saying what differs from the seed's setting (no substitution rule decides a claim with no number)."""
-    for f in (sc.seed000_sqlite_simple, sc.seed001_inlining, sc.seed001_tpch, sc.seed003_versions,
-              sc.seed004_change):
+    for f in (sc.seed000_sqlite_simple, sc.seed001_inlining, sc.seed001_tpch, sc.seed001_crossings,
+              sc.seed001_h2_tpch, sc.seed001_h2_q15, sc.seed001_h2_micro, sc.seed003_versions, sc.seed004_change):
         c = f(None)
         assert c.verdict.word == v.UNTESTABLE and "the seed's" in c.verdict.why, f.__name__
     for c in app.claims(pd.DataFrame(columns=["engine", "operation", "runtime"]), None):
@@ -301,3 +301,41 @@ def test_runs_without_inserts_give_the_prepared_claim_no_cell_not_an_error(tmp_p
     run = store.write_imported_run(tmp_path, df, {"source": "test"})
     claim = sc.seed003_prepared(RunSet([run], resamples=100))
     assert "no N both ran" in claim.ours and claim.verdict.word == v.UNTESTABLE
+
+
+def test_ramsql_select_is_read_against_100x_and_its_own_677x_and_the_go_test_sessions_decide_too():
+    alone = sc.ramsql_verdict((65.4, 44.3, 96.5), 7479 / 11.05, [])
+    assert alone.word == v.INCONCLUSIVE  # inconclusive against 100x, refuted against 677x: the readings disagree
+    assert "against 100x as written: inconclusive" in alone.why and "677x from its own µs: refuted" in alone.why
+    both_refute = sc.ramsql_verdict((20.0, 15.0, 25.0), 7479 / 11.05, [])
+    assert both_refute.word == v.REFUTED
+    harness = sc.ramsql_verdict((20.0, 15.0, 25.0), 7479 / 11.05, [494.0, 1167.0])
+    assert harness.word == v.INCONCLUSIVE and "`go test` session 1 494x" in harness.why
+    assert sc.ramsql_verdict(sc.NONE, 677.0, [494.0]).word == v.UNTESTABLE
+
+
+def test_hellstens_ratio_is_declared_ours_by_the_paired_rates_rule():
+    out = sc.paired_rates_verdict(v.Verdict(v.REFUTED))
+    assert out.word == v.REFUTED and "paired-rates rule" in out.why and "ratio is ours" in out.why
+    kept = v.untestable("no cell")
+    assert sc.paired_rates_verdict(kept) is kept
+
+
+def test_seed001s_h2_and_crossings_sentences_and_the_fold_claim_have_untestable_rows_saying_why():
+    for f in (sc.seed001_h2_tpch, sc.seed001_h2_q15, sc.seed001_h2_micro):
+        c = f(None)
+        assert c.seed == "001" and c.verdict.word == v.UNTESTABLE
+        assert "no SQPyte here" in c.verdict.why and "smaller" in c.verdict.why and sc.H2_SECTION in c.ours
+    assert "6.172" in sc.seed001_h2_tpch(None).quote and "30.285" in sc.seed001_h2_micro(None).quote
+    assert "Query 15" in sc.seed001_h2_q15(None).quote
+    crossings = sc.seed001_crossings(None)
+    assert crossings.verdict.word == v.UNTESTABLE and "SQPyte" in crossings.verdict.why
+    fold = sc.seed000_fold_vs_query(None)
+    assert fold.seed == "000" and fold.verdict.word == v.UNTESTABLE and "no fold and query_ pair" in fold.verdict.why
+    listed = (*sc.BEFORE_002, *sc.AFTER_002)
+    assert all(f in listed for f in (sc.seed000_fold_vs_query, sc.seed001_crossings, sc.seed001_h2_tpch,
+                                     sc.seed001_h2_q15, sc.seed001_h2_micro))
+
+
+def test_query_15s_seed_number_comes_from_the_seeds_seconds():
+    assert "SQLite 20.881 s, H2 0.009 s" in sc.seed001_h2_q15(None).seed_number

@@ -195,3 +195,50 @@ def test_a_matching_setting_is_decided_with_no_rule_and_the_power_statement_kept
     got = v.on_todays_stack(_setting(), _setting(), lambda: v.about(50.0, 120.0, 100.0), uses=("S1",))
     assert got.word == v.INCONCLUSIVE and got.rules == () and got.as_seed == v.INCONCLUSIVE
     assert "away from the line" in got.why and got.detectable > 1
+
+
+def test_paired_rates_are_a_ratio_only_for_one_author_one_benchmark_one_machine():
+    assert v.paired_rates(6891798, 2500000, True) == pytest.approx(2.7567192)
+    assert math.isnan(v.paired_rates(6891798, 2500000, False))  # two absolute numbers: never decided
+    assert math.isnan(v.paired_rates(6891798, 0.0, True))
+
+
+def test_readings_decide_only_when_every_reading_agrees():
+    both = v.readings([("100x", v.Verdict(v.REFUTED)), ("677x", v.Verdict(v.REFUTED))])
+    assert both.word == v.REFUTED and "against 100x: refuted" in both.why and "against 677x: refuted" in both.why
+    split = v.readings([("100x", v.about(44.3, 96.5, 100.0)), ("677x", v.about(44.3, 96.5, 677.0))])
+    assert split.word == v.INCONCLUSIVE
+    assert "against 100x: inconclusive" in split.why and "against 677x: refuted" in split.why
+    assert "readings disagree" in split.why
+    assert v.readings([]).word == v.UNTESTABLE
+
+
+def test_harnesses_that_disagree_beyond_our_interval_make_the_claim_inconclusive():
+    refuted = v.Verdict(v.REFUTED)
+    out = v.across_harnesses(refuted, 44.3, 96.5, [("go test 1", 494.0), ("go test 2", 1167.0)])
+    assert out.word == v.INCONCLUSIVE and "494x" in out.why and "1,167x" in out.why and "disagree" in out.why
+    assert "our interval alone: refuted" in out.why
+    assert v.across_harnesses(refuted, 44.3, 96.5, [("go test", 60.0)]) is refuted  # inside: the verdict stands
+    assert v.across_harnesses(refuted, 44.3, 96.5, []) is refuted
+    untestable = v.untestable("engine differs")
+    assert v.across_harnesses(untestable, 44.3, 96.5, [("go test", 494.0)]) is untestable
+
+
+def test_the_rules_text_states_the_paired_rates_readings_and_harness_rules_before_the_table():
+    text = v.rules_text()
+    assert "same benchmark on one machine" in text and "ours, not the seed's" in text
+    assert "two numbers that disagree" in text and "another harness" in text
+    assert all(len(p) <= 1200 for p in text.split("\n\n"))
+
+
+def test_the_rules_summary_gives_the_about_band_and_substitutions_from_code_in_two_sentences(monkeypatch):
+    text = v.rules_summary()
+    assert "within a factor of 1.5 of X" in text and "S1 to S3" in text and "ours, not the seed's" in text
+    assert text.count(". ") + 1 == 2 and len(text) <= 1200
+    monkeypatch.setattr(v, "ABOUT", 2.0)
+    assert "within a factor of 2 of X" in v.rules_summary()
+
+
+def test_a_harness_disagreement_on_an_inconclusive_claim_says_too_not_a_second_conclusion():
+    out = v.across_harnesses(v.Verdict(v.INCONCLUSIVE, "readings disagree"), 44.3, 96.5, [("go test", 494.0)])
+    assert out.word == v.INCONCLUSIVE and out.why.endswith("the harnesses disagree too")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, marker, save, subplots
+from harness.analysis.figures.style import colour, log_axis, marker, save, subplots
 
 OPERATIONS = ("app.insert_user", "app.list_users", "app.insert_item", "app.query_user")
 
@@ -79,14 +79,14 @@ def plot_group(cells: pd.DataFrame, members: list[str], path: Path | str, corpor
             ax.errorbar(x, y, yerr=err, fmt=marker(j), ls="none", color=colour(j), label=labels.get(s, s),
                         elinewidth=0.8, markersize=3.5)
         ax.set_yscale("log")
-        ax.minorticks_off()  # decades only
         ax.set_xticks(range(len(corpora)), corpora)
         ax.set_xlim(-0.6, len(corpora) - 0.4)
         ax.set_title(op.replace("app.", ""), fontsize=8)
         ax.set_xlabel("corpus")
-    axes[0][0].set_ylabel("ms per operation (log)")
+    axes[0][0].set_ylabel("ms per operation (log scale)")
     if ylim:
         axes[0][0].set_ylim(*ylim)
+    log_axis(axes[0][0], "y")  # the panels share it: plain-number ticks, once the limits are final
     handles, names = [], []
     for ax in axes[0]:
         for hh, ll in zip(*ax.get_legend_handles_labels()):

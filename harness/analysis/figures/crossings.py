@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, marker, save, subplots
+from harness.analysis.figures.style import colour, log_axis, marker, save, subplots
 
 DODGE = 0.008  # decades between neighbouring series at one crossing count
 
@@ -47,8 +47,7 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
         ax.errorbar(g["crossings"].astype(float) * shift, g["ratio"], yerr=err, fmt=marker(runtimes.index(str(runtime))),
                     ls="none", color=colour(engines.index(engine)), elinewidth=0.8, label=f"{engine} ({runtime})")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axis(ax, "both")  # plain-number ticks (1, 10, 100), not 10^k
     ax.set_xlabel("crossings per operation (counted; log scale)")
     ax.set_ylabel(f"time / time of {baseline}\n(log scale; < 1 is faster)")
     ax.grid(alpha=0.3, which="both")

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, marker, save, subplots, time_unit
+from harness.analysis.figures.style import colour, log_axis, marker, save, subplots, time_unit
 
 SESSIONS = ("bench.txt", "newbench.txt")
 
@@ -42,7 +42,7 @@ def plot_per_op(side: pd.DataFrame, path: Path | str, method: str = "") -> Path:
             labels.append(f"{bench.replace('ramsql.', '')} · {engine}")
             y += 1
         y += 0.4
-    ax.set_xscale("log")
+    log_axis(ax, "x")  # plain-number ticks (1, 10, 100), not 10^k
     ax.set_yticks(ticks, labels)
     ax.invert_yaxis()
     ax.set_xlabel(f"time per operation ({unit}, log scale)")

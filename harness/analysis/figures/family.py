@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, save, subplots
+from harness.analysis.figures.style import colour, log_axis, save, subplots
 
 
 def _label(engine: str, runtime: str) -> str:
@@ -45,7 +45,7 @@ def plot_family(table: pd.DataFrame, path: Path | str, baseline: str, what: str,
         err = None if not (np.isfinite(lo) and np.isfinite(hi)) else [[g["ratio"] - lo], [hi - g["ratio"]]]
         ax.errorbar([g["ratio"]], [y], xerr=err, fmt="D", color="black", ms=5, elinewidth=1.0, zorder=3)
     ax.axvline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_xscale("log")
+    log_axis(ax, "x")  # plain-number ticks (1, 10, 100), not 10^k
     ax.set_yticks(range(len(rows)), [_label(e, r) for e, r in rows][::-1])
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.grid(axis="y", visible=False)
@@ -79,7 +79,7 @@ def plot_seed_beside_ours(table: pd.DataFrame, seed: dict[str, float], path: Pat
     sx = [seed.get(b, np.nan) for b in names]
     ax.plot(sx, y, "o", mfc="none", color=colour(1), ms=5, label="seed 001")
     ax.axvline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_xscale("log")
+    log_axis(ax, "x")  # plain-number ticks (1, 10, 100), not 10^k
     ax.set_yticks(y, [b.split(".", 1)[1] for b in names])
     ax.grid(axis="y", visible=False)
     ax.set_xlabel(f"time of {engine} / time of {baseline} (log scale)")

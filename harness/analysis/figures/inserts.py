@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, marker, save, subplots
+from harness.analysis.figures.style import colour, log_axis, marker, save, subplots
 
 STRATEGIES = ("autocommit", "transaction", "prepared", "multirow", "bulk")
 JOURNALS = ("delete", "truncate", "persist", "memory", "wal", "off")
@@ -54,16 +54,17 @@ def plot_scaling(cells: pd.DataFrame, path: Path | str, value: str = "time", met
             handles[strategy] = h
         ax.set_xscale("log")
         ax.set_yscale("log")
-        # decades only: the grid marks them, and the minor ticks of seven log-log panels were
-        # two thirds of the figure's drawing time
-        ax.minorticks_off()
         ax.set_title(_engine_label(engine, family), fontsize=8)
+    # the panels share both axes: plain-number ticks (1, 10, 100), decades only when they span more
+    # than two (no minor ticks: those of seven log-log panels were two thirds of the drawing time)
+    log_axis(axes.flat[0], "y")
+    log_axis(axes.flat[0], "x", compact=True)  # 10, 1k, 1M: seven narrow panels, full numbers would collide
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for ax in axes[-1]:
-        ax.set_xlabel("rows inserted (N)")
+        ax.set_xlabel("rows inserted (N, log scale)")
     for row in axes:
-        row[0].set_ylabel("seconds per operation" if value == "time" else "inserts/s")
+        row[0].set_ylabel("seconds per operation (log scale)" if value == "time" else "inserts/s (log scale)")
     what = "time per operation" if value == "time" else "inserts per second"
     fig.suptitle(f"E4: {what} against N per strategy (mean, 99% CI, {method})" if method else f"E4: {what}")
     order = [s for s in STRATEGIES if s in handles]

@@ -97,6 +97,43 @@ def time_unit(seconds: Any) -> tuple[float, str]:
     return next(((s, n) for s, n in TIME_UNITS if m >= s), TIME_UNITS[-1])
 
 
+def plain_number(value: float, compact: bool = False) -> str:
+    """A log axis's tick as a reader writes it: 0.01, 0.5, 1, 10, 1,000 (never 10^k); `compact`
+    writes thousands and millions as 1k, 100k, 1M (for a narrow axis whose ticks would collide)."""
+    import math
+
+    if not math.isfinite(value) or value <= 0:
+        return ""
+    if compact and value >= 1000:
+        big, suffix = (1e6, "M") if value >= 1e6 else (1e3, "k")
+        return plain_number(value / big) + suffix
+    digits = max(0, -math.floor(math.log10(value) + 1e-9))
+    return f"{value:,.{digits}f}"
+
+
+def log_axis(ax: Any, which: str = "x", compact: bool = False) -> None:
+    """Put `ax`'s `which` axis ("x", "y" or "both") on a log scale labelled with plain numbers:
+    ticks at 1, 10, 100 (and 2 and 5 between them when the data span two decades or less, so a
+    narrow axis still has ticks), no minor ticks; `compact` labels as `plain_number(compact=True)`.
+    Call it after plotting (it reads the limits)."""
+    import math
+
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    for name in ("x", "y") if which == "both" else (which,):
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        (ax.set_xscale if name == "x" else ax.set_yscale)("log")
+        lo, hi = sorted(ax.get_xlim() if name == "x" else ax.get_ylim())
+        if not (lo > 0 and math.isfinite(hi)):
+            continue
+        subs = (1,) if math.log10(hi / lo) > 2 else (1, 2, 5)
+        ticks = [s * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+                 for s in subs if lo <= s * 10.0 ** k <= hi]
+        axis.set_major_locator(FixedLocator(ticks))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: plain_number(v, compact)))
+        axis.set_minor_locator(NullLocator())
+
+
 def save(fig: Any, path: Path | str) -> Path:
     """Write `fig` as PNG at `path` and as SVG beside it (same stem), deterministically; close it.
 
