@@ -226,7 +226,7 @@ def rules_summary() -> str:
     """The reading rules in two sentences, for the reader to meet before the verdict table (`rules_text` and
     the substitutions table give them in full)."""
     keys = [s.key for s in SUBSTITUTIONS]
-    return (f"In short (in full below): \"about X\" means within a factor of {ABOUT:g} of X, \"most\" means more "
+    return (f"In short (in full in Appendix B.9): \"about X\" means within a factor of {ABOUT:g} of X, \"most\" means more "
             "than half of the cells, a claim about every cell falls to one refuting cell, our releases and drivers "
             f"stand in for the seed's only through the declared substitutions {keys[0]} to {keys[-1]}, and an "
             "absolute number never decides. Two rates one author timed with one benchmark on one machine are read "
