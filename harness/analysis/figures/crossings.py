@@ -36,7 +36,7 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
         ["benchmark", "params", "engine"])
     t = t.merge(counts, on=["benchmark", "params", "engine"], how="inner")
     t = t[t["crossings"].astype(float) > 0]
-    fig, ax = subplots(figsize=(6.5, 4.2))
+    fig, ax = subplots(figsize=(8.0, 4.2))
     engines = sorted(t["engine"].unique())
     runtimes = sorted(t["runtime"].astype(str).unique())
     series = list(t.groupby(["engine", "runtime"], sort=True))
@@ -56,7 +56,7 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
         top = ax.secondary_xaxis("top")
         top.set_xticks(list(names.index), list(names.values), rotation=35, ha="left", fontsize=7)
         top.minorticks_off()
-        ax.legend(loc="best")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)  # outside: no point hidden
     method = str(t["method"].iloc[0]) if len(t) and "method" in t else "process-bootstrap"
     conf = float(t["confidence"].iloc[0]) if len(t) and "confidence" in t else 0.99
     # short: the test (rho with its interval) and the method are in the caption, not over the frame
