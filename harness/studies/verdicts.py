@@ -113,13 +113,16 @@ def about(low: float, high: float, value: float, factor: float = ABOUT) -> Verdi
     return _undecided(low, high)
 
 
-def paired_rates(rate_a: float, rate_b: float, one_author_one_benchmark_one_machine: bool) -> float:
-    """The paired-rates rule: two absolute rates a seed states are read as their ratio a / b only when one
-    author measured both with the same benchmark on one machine (the machine then cancels out of the
-    ratio); otherwise nan (two absolute numbers, never decided). The ratio is ours, not the seed's."""
-    if not one_author_one_benchmark_one_machine or not all(math.isfinite(x) and x > 0 for x in (rate_a, rate_b)):
-        return math.nan
-    return rate_a / rate_b
+def narrowly(low: float, high: float, factor: float = ABOUT) -> Verdict:
+    """Claim "it loses narrowly": the loser's time / the winner's (> 1) stays below `factor` (the band of
+    "about", the table's one declared closeness): supported when high < factor, refuted when low > factor."""
+    if not valid(low, high):
+        return _undecided(low, high)
+    if high < factor:
+        return Verdict(SUPPORTED)
+    if low > factor:
+        return Verdict(REFUTED)
+    return _undecided(low, high)
 
 
 def readings(named: Iterable[tuple[str, Verdict]]) -> Verdict:
@@ -213,10 +216,10 @@ def rules_text() -> str:
             "more than half refute it. A claim about every cell (\"in every category at every corpus size\") "
             "is refuted by one cell that refutes it and supported only when every cell supports it, and a claim "
             "about every corpus is at most inconclusive when a corpus was not measured.\n\n"
-            "Three rules more, for claims that are not plainly a ratio. Two absolute rates a seed states are read as "
-            "their ratio only when one author measured both with the same benchmark on one machine (the machine "
-            "cancels out of the ratio); that ratio is ours, not the seed's, the row says so, and it is read as "
-            "\"about\" that ratio. A claim whose own sentence gives two numbers that disagree is decided against "
+            "Three rules more, for claims that are not plainly a ratio. \"Loses narrowly\" is read as the loser's "
+            f"time within a factor of {ABOUT:g} of the winner's, the band of \"about\": supported when the whole "
+            f"interval lies below {ABOUT:g}, refuted when it lies above. A claim whose own sentence gives two numbers "
+            "that disagree is decided against "
             "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
             "measuring the same claim gives an estimate outside our interval, the harnesses disagree and the claim "
             "is inconclusive, the reason said.")
@@ -229,10 +232,8 @@ def rules_summary() -> str:
     return (f"In short (in full in Appendix B.9): \"about X\" means within a factor of {ABOUT:g} of X, \"most\" means more "
             "than half of the cells, a claim about every cell falls to one refuting cell, our releases and drivers "
             f"stand in for the seed's only through the declared substitutions {keys[0]} to {keys[-1]}, and an "
-            "absolute number never decides. Two rates one author timed with one benchmark on one machine are read "
-            "as their ratio (ours, not the seed's, and said so in the row), a sentence that gives two disagreeing "
-            "numbers is decided against each and only when both agree, and two harnesses that disagree beyond our "
-            "interval leave a claim inconclusive.")
+            "absolute number never decides. A sentence that gives two disagreeing numbers is decided against each and "
+            "only when both agree, and two harnesses that disagree beyond our interval leave a claim inconclusive.")
 
 
 def rank_test_min_p(n1: int, n2: int) -> float:

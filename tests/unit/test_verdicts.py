@@ -197,10 +197,12 @@ def test_a_matching_setting_is_decided_with_no_rule_and_the_power_statement_kept
     assert "away from the line" in got.why and got.detectable > 1
 
 
-def test_paired_rates_are_a_ratio_only_for_one_author_one_benchmark_one_machine():
-    assert v.paired_rates(6891798, 2500000, True) == pytest.approx(2.7567192)
-    assert math.isnan(v.paired_rates(6891798, 2500000, False))  # two absolute numbers: never decided
-    assert math.isnan(v.paired_rates(6891798, 0.0, True))
+def test_a_loss_is_narrow_only_when_its_whole_interval_lies_below_the_band_of_about():
+    assert v.narrowly(1.1, 1.4).word == v.SUPPORTED
+    assert v.narrowly(1.6, 4.0).word == v.REFUTED
+    assert v.narrowly(1.2, 2.0).word == v.INCONCLUSIVE
+    assert v.narrowly(1.2, 1.9, factor=2.0).word == v.SUPPORTED
+    assert v.narrowly(0.0, 1.2).word == v.INCONCLUSIVE  # no interval
 
 
 def test_readings_decide_only_when_every_reading_agrees():
@@ -224,16 +226,17 @@ def test_harnesses_that_disagree_beyond_our_interval_make_the_claim_inconclusive
     assert v.across_harnesses(untestable, 44.3, 96.5, [("go test", 494.0)]) is untestable
 
 
-def test_the_rules_text_states_the_paired_rates_readings_and_harness_rules_before_the_table():
+def test_the_rules_text_states_the_narrowly_readings_and_harness_rules_before_the_table():
     text = v.rules_text()
-    assert "same benchmark on one machine" in text and "ours, not the seed's" in text
+    assert "\"Loses narrowly\"" in text and f"factor of {v.ABOUT:g} of the winner's" in text
+    assert "same benchmark on one machine" not in text  # no paired-rates rule: nothing uses it
     assert "two numbers that disagree" in text and "another harness" in text
     assert all(len(p) <= 1200 for p in text.split("\n\n"))
 
 
 def test_the_rules_summary_gives_the_about_band_and_substitutions_from_code_in_two_sentences(monkeypatch):
     text = v.rules_summary()
-    assert "within a factor of 1.5 of X" in text and "S1 to S3" in text and "ours, not the seed's" in text
+    assert "within a factor of 1.5 of X" in text and "S1 to S3" in text and "ours, not the seed's" not in text
     assert text.count(". ") + 1 == 2 and len(text) <= 1200
     monkeypatch.setattr(v, "ABOUT", 2.0)
     assert "within a factor of 2 of X" in v.rules_summary()
