@@ -205,7 +205,7 @@ def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
 def rules_text() -> str:
     """The rules for claims worded loosely ("about", "most", "every"), as the paper states them: fixed
     before any number was looked at, and the same for every seed."""
-    return ("Before any interval is read, every claim passes one rule: it is decided on today's stack when every "
+    return ("Before any interval is read, every claim passes one rule: it is read on today's stack when every "
             "part of our setting (engine, driver, runtime, operation) that differs from the seed's is covered by a "
             "substitution the table below declares and the claim names; a difference no substitution covers makes "
             "it untestable here, with the difference said, and a claim that is an absolute number (rows/s, µs) is "
