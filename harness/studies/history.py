@@ -64,9 +64,10 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
                "e7-history-table": to_markdown(wide_table(shown)) + "\n\n" + caption
                                    + " One row per run, one column per cell (each cell: mean [CI]; change)."}
         pair = same_commit_pair(table)
-        out["between-run-method"] = between_run_sentence(pair, "Every interval of this paper is one run's")
-        out.update({name: between_run_pointer(pair, subject) for name, subject in CROSS_RUN_TABLES.items()})
-        out["abstract-e7"] = abstract(pair, same_commit_all(table))
+        pairs = same_commit_pairs(table, tags)
+        out["between-run-method"] = between_run_sentence(pair, "Every interval of this paper is one run's", pairs)
+        out.update({name: between_run_pointer(pair, subject, pairs) for name, subject in CROSS_RUN_TABLES.items()})
+        out["abstract-e7"] = abstract(pair, same_commit_all(table), pairs)
         out["campaign-history-runs"] = campaign_runs_sentence(pair)
         if fig is not None:
             out["e7-history-figure"] = figure_link(
@@ -176,6 +177,15 @@ def pairs_sentence(c: dict) -> str:
     return text
 
 
+def _top_pair(pairs: list[dict] | None) -> str:
+    """', in 338b797's pair, made at a median load of 18.2 on 2 CPUs': the pair that moved most."""
+    if not pairs:
+        return ""
+    top = max(pairs, key=lambda p: p["largest_pct"])
+    load = "" if math.isnan(top["load"]) else f", made at a median load of {top['load']:.1f} on {top['cpus'] or '?'} CPUs"
+    return f" (in {top['commit']}'s pair{load})"
+
+
 def same_commit_pair(table: pd.DataFrame) -> dict | None:
     """The most recent two runs of one commit (the reference campaign's E7 and E7b, which bracket the
     campaign's other studies): their commit, how many cells they share, how many moved significantly, and the largest
@@ -192,6 +202,52 @@ def same_commit_pair(table: pd.DataFrame) -> dict | None:
             "mean_pct": mean_move(table, previous, str(pair["run_id"].iloc[0])),
             "significant": int(pair["significant"].astype(bool).sum()),
             "largest_pct": float(pair["delta_pct"].abs().max())}
+
+
+def same_commit_pairs(table: pd.DataFrame, tags: list | None = None) -> list[dict]:
+    """Every pair of consecutive runs of one commit with clean trees in the history, oldest first, each
+    as `same_commit_pair` gives the latest one, plus `load` (the higher of the two runs' median 1-minute
+    load averages before a process; NaN when not recorded), `cpus` and `busy` (load above the CPUs)."""
+    same = _same_commit(table)
+    if same.empty:
+        return []
+    cpus = {t.run_id: t.cpus for t in (tags or []) if getattr(t, "cpus", None)}
+    load = (table.drop_duplicates("run_id").set_index("run_id")["loadavg"] if "loadavg" in table
+            else pd.Series(dtype=float))
+    out = []
+    for run, pair in same.groupby("run_id", sort=True):
+        previous = str(pair["previous_run_id"].iloc[0]) if "previous_run_id" in pair else "?"
+        loads = [float(load.get(r)) for r in (previous, str(run)) if pd.notna(load.get(r, math.nan))]
+        lv = max(loads) if loads else math.nan
+        c = cpus.get(str(run)) or cpus.get(previous)
+        out.append({"commit": str(pair["commit"].iloc[0] or "?")[:7], "cells": len(pair),
+                    "runs": (previous, str(run)), "apart": _apart(table, previous, pair),
+                    "ratio_pct": ratio_move(table, previous, str(run)),
+                    "mean_pct": mean_move(table, previous, str(run)),
+                    "significant": int(pair["significant"].astype(bool).sum()),
+                    "largest_pct": float(pair["delta_pct"].abs().max()),
+                    "load": lv, "cpus": c, "busy": bool(c and not math.isnan(lv) and lv > c)})
+    return out
+
+
+def pairs_range_text(pairs: list[dict]) -> str:
+    """Over every clean same-commit pair of the history: the range of the largest moves (ratio of
+    means, mean) and which pair moved most, with its load; '' when there are fewer than two pairs."""
+    if len(pairs) < 2:
+        return ""
+
+    def rng(key: str) -> str:
+        v = [p[key] for p in pairs if not math.isnan(p.get(key, math.nan))]
+        return f"{min(v):.0f}% to {max(v):.0f}%" if v else ""
+
+    top = max(pairs, key=largest_move)
+    load = ("" if math.isnan(top["load"]) else
+            f", made at a median load of {top['load']:.1f} on {top['cpus'] or '?'} CPUs")
+    sig = ", ".join(f"{p['commit']} {p['significant']} of {p['cells']}" for p in pairs)
+    moved = " and ".join(t for t in (f"a ratio of means by {rng('ratio_pct')}" if rng("ratio_pct") else "",
+                                     f"a mean by {rng('mean_pct')}" if rng("mean_pct") else "") if t)
+    return (f"over all {len(pairs)} clean same-commit pairs of the history, the largest moves were {moved}, "
+            f"most in {top['commit']}'s pair{load}; significant moves: {sig}")
 
 
 def ratio_move(table: pd.DataFrame, a: str, b: str) -> float:
@@ -240,8 +296,7 @@ def moves_text(pair: dict, test: str = "") -> str:
     parts = []
     r, m = pair.get("ratio_pct", math.nan), pair.get("mean_pct", math.nan)
     if not math.isnan(r):
-        parts.append(f"a ratio of two engines' means within a run (the kind of number the studies report) by "
-                     f"up to {r:.0f}%")
+        parts.append(f"a ratio of two engines' means within a run by up to {r:.0f}%")
     if not math.isnan(m):
         parts.append(f"a cell's mean by up to {m:.0f}%")
     parts.append(f"the medians of the same {pair['cells']} cells by up to {pair['largest_pct']:.0f}% "
@@ -272,7 +327,7 @@ def _made(pair: dict) -> str:
     return f"made {pair['apart']}" if pair.get("apart") else "made one after the other"
 
 
-def between_run_sentence(pair: dict | None, subject: str) -> str:
+def between_run_sentence(pair: dict | None, subject: str, pairs: list[dict] | None = None) -> str:
     """One sentence for a table whose intervals are one run's: they cover the variation within a run
     (processes, iterations) only, and the two runs of one commit show the size of what they leave out."""
     if pair is None:
@@ -280,10 +335,11 @@ def between_run_sentence(pair: dict | None, subject: str) -> str:
                 "commit was run twice, so the difference between runs they leave out is not measured here.")
     return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only, not the "
             f"difference between runs, which two runs of one commit ({pair['commit']}, Section 9), {_made(pair)}, "
-            f"moved " + moves_text(pair) + ".")
+            f"moved " + moves_text(pair) + (f"; {pairs_range_text(pairs)}" if pairs_range_text(pairs or []) else "")
+            + ".")
 
 
-def between_run_pointer(pair: dict | None, subject: str) -> str:
+def between_run_pointer(pair: dict | None, subject: str, pairs: list[dict] | None = None) -> str:
     """The short line under a table that sets one run's numbers beside others (Section 2.5 says the
     whole of it once): the size of what its intervals leave out."""
     if pair is None:
@@ -295,7 +351,22 @@ def between_run_pointer(pair: dict | None, subject: str) -> str:
     moved = " and ".join(t for t in (
         "" if math.isnan(r) else f"a ratio of means moved up to {r:.0f}%",
         "" if math.isnan(m) else f"a mean up to {m:.0f}%") if t)
-    return f"{subject}; its intervals leave out the difference between runs (one commit run twice: {moved}, Section 2.5)."
+    rest = _pairs_short(pairs or [])
+    return (f"{subject}; its intervals leave out the difference between runs (runs of one commit: {moved} in "
+            f"{pair['commit']}'s pair{rest}; Section 2.5).")
+
+
+def _pairs_short(pairs: list[dict]) -> str:
+    """The short lines' range over every clean same-commit pair: '; over all 3 such pairs up to 192% and
+    153% (338b797's, made at load 18.2 on 2 CPUs)'; '' with fewer than two pairs."""
+    if len(pairs) < 2:
+        return ""
+    r = [p["ratio_pct"] for p in pairs if not math.isnan(p["ratio_pct"])]
+    m = [p["mean_pct"] for p in pairs if not math.isnan(p["mean_pct"])]
+    top = max(pairs, key=largest_move)
+    load = "" if math.isnan(top["load"]) else f", at load {top['load']:.1f} on {top['cpus'] or '?'} CPUs"
+    both = " and ".join(t for t in (f"{max(r):.0f}%" if r else "", f"{max(m):.0f}%" if m else "") if t)
+    return f", up to {both} over all {len(pairs)} pairs ({top['commit']}'s{load})"
 
 
 def figure_takeaway(table: pd.DataFrame) -> str:
@@ -310,6 +381,15 @@ def figure_takeaway(table: pd.DataFrame) -> str:
         text += (f", while the last two runs of one commit ({pair['commit']}) moved by up to "
                  f"{largest_move(pair):.0f}% (a mean or a ratio of means), the machine alone")
     return text
+
+
+def _top_pair(pairs: list[dict] | None) -> str:
+    """', in 338b797's pair, made at a median load of 18.2 on 2 CPUs': the pair that moved most."""
+    if not pairs:
+        return ""
+    top = max(pairs, key=lambda p: p["largest_pct"])
+    load = "" if math.isnan(top["load"]) else f", made at a median load of {top['load']:.1f} on {top['cpus'] or '?'} CPUs"
+    return f" (in {top['commit']}'s pair{load})"
 
 
 def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.05) -> str:
@@ -403,7 +483,7 @@ def same_commit_all(table: pd.DataFrame) -> dict | None:
             "largest_pct": float(same["delta_pct"].abs().max())}
 
 
-def abstract(pair: dict | None, every: dict | None = None) -> str:
+def abstract(pair: dict | None, every: dict | None = None, pairs: list[dict] | None = None) -> str:
     """The abstract's E7 sentence: how far two runs of one commit moved, beyond their intervals; with
     `every` (`same_commit_all`), the largest move over all runs of one commit in the history too."""
     if pair is None:
@@ -412,6 +492,15 @@ def abstract(pair: dict | None, every: dict | None = None) -> str:
             f"{moves_text(pair, f' at alpha = 0.05, {TEST_NAME}')}.")
     if every is not None and every["cells"] > pair["cells"]:
         text += (f" Over every comparison of two runs of one commit with clean trees in the history ({every['cells']} cell moves, "
-                 f"older runs included), the largest move was {every['largest_pct']:.0f}% "
+                 f"older runs included), the largest move was {every['largest_pct']:.0f}%{_top_pair(pairs)} "
                  f"and {every['significant']} of {every['cells']} were significant.")
     return text
+
+
+def _top_pair(pairs: list[dict] | None) -> str:
+    """', in 338b797's pair, made at a median load of 18.2 on 2 CPUs': the pair that moved most."""
+    if not pairs:
+        return ""
+    top = max(pairs, key=lambda p: p["largest_pct"])
+    load = "" if math.isnan(top["load"]) else f", made at a median load of {top['load']:.1f} on {top['cpus'] or '?'} CPUs"
+    return f" (in {top['commit']}'s pair{load})"

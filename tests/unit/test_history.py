@@ -300,3 +300,31 @@ def test_every_count_of_points_commits_and_pairs_comes_from_one_function():
     assert "counted as neither" in study.pairs_sentence(c) and "counted among" in study.dirty_clause(c)
     assert "0 of 2 moves between commits" in study.figure_takeaway(table)
     assert study.same_commit_all(table)["cells"] == 1
+
+
+def test_between_run_footers_give_every_clean_same_commit_pair_and_its_load():
+    import pandas as pd
+    from types import SimpleNamespace as NS
+
+    from harness.studies import history as study
+    rows = []
+    # two same-commit pairs: a calm one (small moves) and a loaded one (large moves)
+    for run, prev, commit, load, scale in (("r2", "r1", "aaaaaaa", 0.5, 1.1), ("r4", "r3", "bbbbbbb", 18.0, 2.5)):
+        for eng, base in (("x", 1.0), ("y", 2.0)):
+            rows.append({"run_id": prev, "previous_run_id": None, "commit": commit, "changed": "commits",
+                         "p_value": math.nan, "significant": False, "delta_pct": math.nan, "benchmark": "b",
+                         "engine": eng, "mean_s": base, "loadavg": load, "started": None})
+            rows.append({"run_id": run, "previous_run_id": prev, "commit": commit, "changed": "same commit",
+                         "p_value": 0.01, "significant": True, "delta_pct": (scale - 1) * 100, "benchmark": "b",
+                         "engine": eng, "mean_s": base * (scale if eng == "x" else 1.0), "loadavg": load,
+                         "started": None})
+    table = pd.DataFrame(rows)
+    tags = [NS(run_id=r, cpus=2) for r in ("r1", "r2", "r3", "r4")]
+    pairs = study.same_commit_pairs(table, tags)
+    assert [p["commit"] for p in pairs] == ["aaaaaaa", "bbbbbbb"]
+    assert pairs[1]["busy"] and not pairs[0]["busy"]
+    pair = study.same_commit_pair(table)
+    line = study.between_run_pointer(pair, "T", pairs)
+    assert "over all 2 pairs" in line and "bbbbbbb's, at load 18.0 on 2 CPUs" in line and "150%" in line
+    text = study.between_run_sentence(pair, "S", pairs)
+    assert "over all 2 clean same-commit pairs" in text and "aaaaaaa 2 of 2, bbbbbbb 2 of 2" in text

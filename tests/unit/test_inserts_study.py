@@ -99,3 +99,13 @@ def test_the_headline_gain_says_the_rule_for_its_n_every_n_both_ran_and_the_iter
     assert text[:-1] in inserts.abstract(gain, basis=text)
     assert inserts.headline_basis(gain.iloc[0:0], cells) == ""
     assert inserts.headline_basis(gain, cells, rule=False).startswith("The headline's engine, sqlite/sqlite3, ran both")
+
+
+def test_e4_seed_tables_shared_reason_is_printed_once_under_the_table():
+    import pandas as pd
+
+    from harness.studies import inserts as study
+    seed = pd.DataFrame([{"why they differ": "note 1 under the table"}] * 3)
+    seed.attrs["notes"] = ["Note 1: the seed gives no number."]
+    out = study.seed_notes(seed)
+    assert out.count("the seed gives no number") == 1 and out.startswith("\n\nNote 1:")

@@ -66,3 +66,30 @@ def test_missing_or_old_go_is_a_reason_not_a_crash(monkeypatch):
     assert launcher.parse_go_version("go version go1.19.8 linux/amd64") == (1, 19) < launcher.MIN_GO
     assert launcher.parse_go_version("go version go1.23.4 linux/amd64") >= launcher.MIN_GO
     assert "no Go program" in launcher.probe("sqlite/sqlite3")["reason"]
+
+
+def test_rows_read_by_the_seeds_selects_are_said_once_per_benchmark():
+    import pandas as pd
+    ours = pd.DataFrame([{"benchmark": b, "engine": e, "rows_per_op": rows}
+                         for b in ("ramsql.select", "ramsql.select_10k")
+                         for e, rows in (("ramsql/go", 29.0), ("sqlite/go", 0.0))])
+    ratios = pd.DataFrame([{"benchmark": "ramsql.select_10k_fixed", "ratio": 16.0, "low": 10.0, "high": 25.0}])
+    text = ramsql.findings_text(ours, ratios, [("bench.txt", 300.0, 140.0, 800.0)])
+    assert text.count("Rows read per query") == 1 and text.count("(the seed's code)") == 0
+    assert "select 29 on ramsql/go, 0 on sqlite/go; select_10k 29 on ramsql/go, 0 on sqlite/go." in text
+    assert "in our worker" in text and "`go test -bench`" in text and "300.0x" in text
+
+
+def test_the_go_test_gap_is_put_to_the_host_from_the_manifests():
+    from types import SimpleNamespace as NS
+    gotest = NS(source={"format": "gobench"}, started="2026-11-23T15:15:35+0000", engines={},
+                machine={"cpu": {"model": "AMD EPYC", "cores": 2}, "loadavg_before": [19.0, 22.9, 23.3]},
+                project={"commit": "a870eefc62549f", "dirty": True})
+    worker = NS(source={}, started="2026-11-26T15:20:21+0000", engines={"ramsql/go": {}, "sqlite/go": {}},
+                machine={"cpu": {"model": "Intel Xeon", "cores": 2}}, project={"commit": "f1debe9fbc64"})
+    text = ramsql.harness_difference(NS(manifests=lambda: [gotest, worker]))
+    for part in ("AMD EPYC", "Intel Xeon", "a870eef (uncommitted changes)", "f1debe9", "23.3", "2-core",
+                 "b.N", "no rows pile up", "the host"):
+        assert part in text, part
+    assert "host's speed" not in text
+    assert ramsql.harness_difference(NS(manifests=lambda: [worker])) == ""
