@@ -474,7 +474,7 @@ def ramsql_verdict(own: Interval, own_numbers: float, gotest: list[float]) -> v.
         return decide(own, v.above)
     read = v.readings([("100x as written", decide(own, lambda lo, hi: v.about(lo, hi, 100.0))),
                        (f"{num(own_numbers)}x from its own µs", decide(own, lambda lo, hi: v.about(lo, hi, own_numbers)))])
-    return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i}", x) for i, x in enumerate(gotest, 1)])
+    return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i} (another host)", x) for i, x in enumerate(gotest, 1)])
 
 
 def gotest_ratios(runs: RunSet, bench: str) -> list[float]:

@@ -148,8 +148,8 @@ def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable
         return verdict
     who = ", ".join(f"{name} {factor_text(x)}" for name, x in outside)
     why = (f"{verdict.why}; " if verdict.why else f"our interval alone: {verdict.word}; ")
-    return Verdict(INCONCLUSIVE, why + f"and another harness gives {who}, outside our interval "
-                   f"[{low:.3g}, {high:.3g}]: the harnesses disagree" + (" too" if verdict.word == INCONCLUSIVE
+    return Verdict(INCONCLUSIVE, why + f"and another measurement of it gives {who}, outside our interval "
+                   f"[{low:.3g}, {high:.3g}]: the measurements disagree" + (" too" if verdict.word == INCONCLUSIVE
                                                                            else ", so the claim is not decided"))
 
 
@@ -221,8 +221,8 @@ def rules_text() -> str:
             f"interval lies below {ABOUT:g}, refuted when it lies above. A claim whose own sentence gives two numbers "
             "that disagree is decided against "
             "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
-            "measuring the same claim gives an estimate outside our interval, the harnesses disagree and the claim "
-            "is inconclusive, the reason said.")
+            "or host measuring the same claim gives an estimate outside our interval, the measurements disagree and "
+            "the claim is inconclusive, the reason said.")
 
 
 def rules_summary() -> str:
@@ -233,7 +233,7 @@ def rules_summary() -> str:
             "than half of the cells, a claim about every cell falls to one refuting cell, our releases and drivers "
             f"stand in for the seed's only through the declared substitutions {keys[0]} to {keys[-1]}, and an "
             "absolute number never decides. A sentence that gives two disagreeing numbers is decided against each and "
-            "only when both agree, and two harnesses that disagree beyond our interval leave a claim inconclusive.")
+            "only when both agree, and two measurements (another harness or host) that disagree beyond our interval leave a claim inconclusive.")
 
 
 def rank_test_min_p(n1: int, n2: int) -> float:

@@ -352,7 +352,7 @@ def test_ramsql_select_is_read_against_100x_and_its_own_677x_and_the_go_test_ses
     both_refute = sc.ramsql_verdict((20.0, 15.0, 25.0), 7479 / 11.05, [])
     assert both_refute.word == v.REFUTED
     harness = sc.ramsql_verdict((20.0, 15.0, 25.0), 7479 / 11.05, [494.0, 1167.0])
-    assert harness.word == v.INCONCLUSIVE and "`go test` session 1 494x" in harness.why
+    assert harness.word == v.INCONCLUSIVE and "`go test` session 1 (another host) 494x" in harness.why
     assert sc.ramsql_verdict(sc.NONE, 677.0, [494.0]).word == v.UNTESTABLE
 
 

@@ -244,4 +244,4 @@ def test_the_rules_summary_gives_the_about_band_and_substitutions_from_code_in_t
 
 def test_a_harness_disagreement_on_an_inconclusive_claim_says_too_not_a_second_conclusion():
     out = v.across_harnesses(v.Verdict(v.INCONCLUSIVE, "readings disagree"), 44.3, 96.5, [("go test", 494.0)])
-    assert out.word == v.INCONCLUSIVE and out.why.endswith("the harnesses disagree too")
+    assert out.word == v.INCONCLUSIVE and out.why.endswith("the measurements disagree too")
