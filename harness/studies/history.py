@@ -383,15 +383,6 @@ def figure_takeaway(table: pd.DataFrame) -> str:
     return text
 
 
-def _top_pair(pairs: list[dict] | None) -> str:
-    """', in 338b797's pair, made at a median load of 18.2 on 2 CPUs': the pair that moved most."""
-    if not pairs:
-        return ""
-    top = max(pairs, key=lambda p: p["largest_pct"])
-    load = "" if math.isnan(top["load"]) else f", made at a median load of {top['load']:.1f} on {top['cpus'] or '?'} CPUs"
-    return f" (in {top['commit']}'s pair{load})"
-
-
 def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.05) -> str:
     """Generated sentences: what was run, how many changes were significant, and between which
     runs; every number read from the timeline."""
@@ -495,12 +486,3 @@ def abstract(pair: dict | None, every: dict | None = None, pairs: list[dict] | N
                  f"older runs included), the largest move was {every['largest_pct']:.0f}%{_top_pair(pairs)} "
                  f"and {every['significant']} of {every['cells']} were significant.")
     return text
-
-
-def _top_pair(pairs: list[dict] | None) -> str:
-    """', in 338b797's pair, made at a median load of 18.2 on 2 CPUs': the pair that moved most."""
-    if not pairs:
-        return ""
-    top = max(pairs, key=lambda p: p["largest_pct"])
-    load = "" if math.isnan(top["load"]) else f", made at a median load of {top['load']:.1f} on {top['cpus'] or '?'} CPUs"
-    return f" (in {top['commit']}'s pair{load})"
