@@ -524,6 +524,56 @@ def findings_paragraph(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tu
             + " ".join(f"{title}: {clause}." for title, _, clause in said))
 
 
+def findings_table(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tuple[str, list[str]]],
+                   confidence: float = 0.99, method: str = "") -> str:
+    """Section 7's main-text table: per figure group (title, members) and operation at the largest
+    measured corpus, the store with the lowest mean, that mean, the runner-up and the ratio
+    runner-up / fastest with its interval, and whether that interval lets it be called fastest."""
+    if cells.empty or ratio is None:
+        return ""
+    c = cells[(cells["hash"] != "on") & cells["mean_s"].notna()] if "hash" in cells else cells[cells["mean_s"].notna()]
+    names = series_labels(cells)
+    level = f"{confidence:.0%}"
+    lines = ["| drivers | operation | lowest mean | its time [" + level + " CI] | runner-up | runner-up / lowest ["
+             + level + " CI] |", "|---|---|---|---|---|---|"]
+    corpora: set[str] = set()
+    for title, members in groups:
+        g = c[c["series"].isin(members)]
+        present = [k for k in CORPORA if k in set(g["corpus"])]
+        if not present:
+            continue
+        corpora.add(present[-1])
+        big = g[g["corpus"] == present[-1]]
+        label = title  # said on the group's first row only
+        for op in OPERATIONS:
+            d = big[big["operation"] == op].sort_values("mean_s")
+            if d.empty:
+                continue
+            first = d.iloc[0]
+            mean = wording.time_interval(first["mean_s"], first.get("ci_low_s"), first.get("ci_high_s"), trim=True,
+                                         unit_at="end", no_ci=" (no CI)")
+            if len(d) < 2:
+                runner, r_text = "—", "—"
+            else:
+                runner = names.get(d["series"].iloc[1], d["series"].iloc[1])
+                r = ratio(d.index[1], d.index[0])
+                if math.isfinite(r[1]) and math.isfinite(r[2]):
+                    verdict = "fastest" if r[1] > 1 else "not told apart"
+                    r_text = f"{r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]: {verdict}"
+                else:
+                    r_text = f"{r[0]:.3g}x (no interval)"
+            lines.append(f"| {label} | {op.replace(PREFIX, '')} | {names.get(first['series'], first['series'])} | "
+                         f"{mean} | {runner} | {r_text} |")
+            label = ""
+    if len(lines) == 2:
+        return ""
+    where = ", ".join(sorted(corpora, key=CORPORA.index))
+    return ("\n".join(lines) + f"\n\nTable: E5 at corpus {where} (the largest measured), per group of drivers "
+            "(one figure each) and operation: the store with the lowest mean time, and the runner-up's time over "
+            f"its own with the {level} interval" + (f" ({method})" if method else "")
+            + "; \"fastest\" only where that interval excludes 1. Every cell is in Appendix B.6.")
+
+
 def _uniform_takeaway(seen: list[tuple], n: int) -> str:
     """One clause when every operation says the same (one store fastest in all, or the two fastest
     never told apart), with the range of the ratios; "" otherwise (each operation is then said)."""
@@ -605,8 +655,10 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     def blocks(paper_path: Path) -> dict[str, str]:
         out = {"e5-protocol": protocol, "e5-table": table_md, "e5-claims": claims_md,
                "e5-ratios": ratios_summary(ratio_table, baseline, method)}
-        out["e5-findings"] = findings_paragraph(drawn, ratio, [(title, members) for title, members, _ in figs],
-                                                runs.confidence)
+        groups = [(title, members) for title, members, _ in figs]
+        # what the figures show, as a table (its caption says how "fastest" is called); prose without one
+        out["e5-findings"] = (findings_table(drawn, ratio, groups, runs.confidence, method)
+                              or findings_paragraph(drawn, ratio, groups, runs.confidence))
         if figs:
             out["e5-figure"] = "\n\n".join(figure_link(figure_caption(drawn, ratio, title, members, method), f,
                                                          paper_path) for title, members, f in figs)

@@ -223,3 +223,24 @@ def test_e5_findings_are_said_in_prose_once_per_figure_group():
     # the caption says the same as the prose (one helper behind both)
     assert "u is fastest, v next at 4x [3.5, 4.6]" in app.app_takeaway(cells, ratio, ["u", "v"])
     assert app.findings_paragraph(cells.iloc[0:0], None, []) == "_no valid app.* cells in these runs_"
+
+
+def test_e5_findings_table_has_a_row_per_group_and_operation_and_calls_fastest_only_by_the_interval():
+    import pandas as pd
+
+    from harness.studies import app
+
+    cells = pd.DataFrame({"corpus": ["MD"] * 4 + ["SM"], "operation": ["app.query_user"] * 5,
+                          "series": ["x", "y", "u", "v", "x"], "mean_s": [1e-3, 1.05e-3, 2e-3, 8e-3, 5e-4],
+                          "ci_low_s": [0.9e-3, 0.95e-3, 1.9e-3, 7.5e-3, 4e-4],
+                          "ci_high_s": [1.1e-3, 1.15e-3, 2.1e-3, 8.5e-3, 6e-4], "hash": ["off"] * 5})
+    ratios = {("y", "x"): (1.05, 0.9, 1.2), ("v", "u"): (4.0, 3.5, 4.6)}
+    by_series = dict(enumerate(cells["series"]))
+    table = app.findings_table(cells, lambda a, b: ratios[(by_series[a], by_series[b])],
+                               [("Python drivers", ["x", "y"]), ("Haskell builds", ["u", "v"])])
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == 2 and max(len(line.split("|")) - 2 for line in table.splitlines() if line.startswith("|")) <= 7
+    assert "| Python drivers | query_user | x | 1 [0.9, 1.1] ms | y | 1.05x [0.9, 1.2]: not told apart |" in rows
+    assert "| Haskell builds | query_user | u | 2 [1.9, 2.1] ms | v | 4x [3.5, 4.6]: fastest |" in rows
+    assert "at corpus MD (the largest measured)" in table  # SM's faster x is not the largest corpus
+    assert app.findings_table(cells.iloc[0:0], None, []) == ""
