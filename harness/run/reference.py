@@ -14,9 +14,16 @@ stands, so a campaign stopped anywhere goes on where it stopped (an unfinished r
 Before each study it checks the machine (the load and the worker CPU's others' share) and waits,
 bounded, for quiet; a study whose processes were mostly disturbed is not installed without
 `--force`.
+
+A study may have steps, other harness commands run before and after its `harness run` on the same
+machine and commit (E6: a `go test -bench` session before the worker's run and one after it, so a
+drift of the machine over the study shows as a difference between the two sessions). The state
+file records each step's runs; a finished step is not run again; the study's run and its steps'
+runs are installed together.
 """
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import shutil
@@ -44,6 +51,29 @@ _SQL_ENGINES = "sqlite/*,duckdb,postgresql/*,mariadb/*,h2/jdbc"
 
 
 @dataclass(frozen=True)
+class Step:
+    """A harness command a study runs before or after its `harness run` (same machine, same commit);
+    the runs it prints are installed with the study's run. In `args`, `{NAME}` stands for the last
+    run directory of the study's earlier step NAME."""
+
+    name: str
+    args: tuple[str, ...]         # `harness` arguments, the command first; `--out` is added
+    budget_s: float               # what it takes, rounded up (a fixed amount of work, not a bound)
+    when: str = "before"          # "before" or "after" the study's run
+
+    def command(self, out: Path, done: dict[str, list[str]]) -> list[str]:
+        args = []
+        for a in self.args:
+            for name, runs in done.items():
+                if runs:
+                    a = a.replace("{" + name + "}", runs[-1])
+            if "{" in a and "}" in a:
+                raise UserError(f"step {self.name}: {a} names a step that has not run")
+            args.append(a)
+        return [sys.executable, "-m", "harness", *args, "--out", str(out)]
+
+
+@dataclass(frozen=True)
 class Study:
     """One study's run: what it measures, where it is installed, what it may cost."""
 
@@ -54,6 +84,18 @@ class Study:
     budget_s: float               # the run's --max-run-time
     folder: str = "data/reference"
     extra: tuple[str, ...] = field(default=())
+    steps: tuple[Step, ...] = field(default=())  # run before/after the study's run, installed with it
+    #: engines (patterns) whose runs the study owns too: imported runs name their benchmarks in the
+    #: other tool's words (go test's `RamSQLSelect`), so their families say nothing; their engines do
+    engines: tuple[str, ...] = field(default=())
+
+    @property
+    def total_s(self) -> float:
+        """The study's budget, its steps included."""
+        return self.budget_s + sum(st.budget_s for st in self.steps)
+
+    def steps_when(self, when: str) -> list[Step]:
+        return [st for st in self.steps if st.when == when]
 
     def command(self, out: Path) -> list[str]:
         """The study's `harness run`; an adaptive one is bounded by its budget (a fixed one is sized
@@ -63,7 +105,7 @@ class Study:
                 *self.extra]
 
 
-#: the campaign: 87.5 minutes of run budget (a fixed run's budget is what it took, rounded up), in the order the paper presents the studies,
+#: the campaign: 88 minutes of run budget (E6's two go test sessions included) (a fixed run's budget is what it took, rounded up), in the order the paper presents the studies,
 #: except E7's two points, which bracket the others: the first made before E1, the second after E6, so the
 #: pair's difference is what the machine did over the whole sitting;
 #: E3 has 28 minutes and twins its baseline on CPython only: with 26 minutes and a PyPy twin too its
@@ -77,6 +119,18 @@ class Study:
 #: reached 19, so the paper profile's floor (10 processes, `--min-processes`) now comes first; with
 #: the floor first, every cell stopped at 9-10 processes, DuckDB's two row-at-a-time cells taking
 #: 42% of the run (26.7 s and 17.1 s a process), so E2 leaves those two cells out (`--leave-out`)
+#: E6's `go test -bench` sessions, one before the worker's run and one after it (A, worker, A): on this
+#: 2-core VM one `-count` of the 18 benchmarks takes 9.3 s at -benchtime 10ms and 14.3 s at 200ms (the
+#: untimed set-up, remade on every b.N loop, dominates), so the stored sessions' `-count 6 -benchtime
+#: 200ms` would take about 90 s each. 4 samples of 50 ms keep a session near 43 s: 4 a side is the
+#: fewest with which a Mann-Whitney test (ours and benchstat's) can call two sessions different at
+#: p <= 0.05, which the A/A bracket is for (3 a side: never); the seed used -count 6 -benchtime 1s
+GOTEST_FLAGS = ("--count", "4", "--benchtime", "50ms")
+_GOTEST_STEPS = (
+    Step("gotest1", ("gobench", "--sessions", "1", *GOTEST_FLAGS), 50, "before"),
+    Step("gotest2", ("gobench", "--sessions", "1", *GOTEST_FLAGS, "--after", "{gotest1}"), 50, "after"),
+)
+
 STUDIES: dict[str, Study] = {s.name: s for s in (
     Study("E7", "a new point of the history (the same commit's cells, for the timeline)",
           ("history",), ("--profile", "smoke", "--processes", "10", "--iterations", "10", "--benchmarks",
@@ -103,7 +157,7 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
            "--aa", "sqlite/sqlite3", "--timeout", "120", "--yes"), 300),
     Study("E6", "point queries in Go, RamSQL against SQLite", ("ramsql.*",),
           ("--profile", "quick", "--benchmarks", "ramsql.*", "--engines", "ramsql/go,sqlite/go", "--runtimes", "go",
-           "--processes", "10", "--aa", "sqlite/go"), 90),
+           "--processes", "10", "--aa", "sqlite/go"), 90, steps=_GOTEST_STEPS, engines=("gotest-*",)),
     Study("E7b", "the same point again, made last: two runs of one commit, the campaign's sitting between them, "
                  "show what the machine alone does",
           ("history",), ("--profile", "smoke", "--processes", "10", "--iterations", "10", "--benchmarks",
@@ -129,8 +183,10 @@ def plan_text(studies: list[Study]) -> str:
     """What the campaign will cost, study by study, before anything starts."""
     lines = [f"{'study':5s}  {'budget':>8s}  what"]
     for s in studies:
-        lines.append(f"{s.name:5s}  {s.budget_s / 60:6.0f} m  {s.title} -> {s.folder}/")
-    total = sum(s.budget_s for s in studies)
+        lines.append(f"{s.name:5s}  {s.total_s / 60:6.0f} m  {s.title} -> {s.folder}/")
+        for st in s.steps:
+            lines.append(f"{'':5s}  {st.budget_s:6.0f} s    {st.when} the run: harness {' '.join(st.args)}")
+    total = sum(s.total_s for s in studies)
     lines.append(f"total  {total / 60:6.0f} m of run budget (waiting for a quiet machine not counted); "
                  "nothing else may run on the machine meanwhile")
     return "\n".join(lines)
@@ -202,19 +258,42 @@ def benchmarks_of(run_dir: Path) -> set[str]:
         return set()
 
 
+def engines_of(run_dir: Path) -> set[str]:
+    """The engines of a run's processes that ran (records), as benchmarks_of."""
+    from harness.store import records_of
+
+    try:
+        recs = records_of(run_dir)
+    except (OSError, ValueError, UserError):
+        return set()
+    return {str(r.engine) for r in recs.values() if r.status not in {"skipped", "not_applicable"} and r.engine}
+
+
+def _owns_engines(study: Study, run_dir: Path) -> bool:
+    """A run all of whose engines are the study's own engines (`Study.engines`, e.g. E6's gotest-*)."""
+    if not study.engines:
+        return False
+    engines = engines_of(run_dir)
+    return bool(engines) and all(any(fnmatch.fnmatchcase(e, p) for p in study.engines) for e in engines)
+
+
 def runs_of(study: Study, folder: Path) -> list[Path]:
-    """The runs in `folder` that belong to `study`: they hold one of its families. (An imported run
-    of another tool, its benchmarks named in its own words, belongs to no study and stays.)"""
+    """The runs in `folder` that belong to `study`: they hold one of its families, or only its own
+    engines (`Study.engines`: E6's imported go test sessions, engines gotest-N). (Another imported
+    run, its benchmarks named in its tool's words, belongs to no study and stays.)"""
     return [d for d, _ in overlapping(study, folder)]
 
 
 def overlapping(study: Study, folder: Path) -> list[tuple[Path, set[str]]]:
-    """The runs in `folder` holding any of the study's families, each with the other families it
-    holds too (an older run may hold two studies: installing either replaces it, and the other
-    study must be remade, which a whole campaign does)."""
+    """The runs in `folder` holding any of the study's families (or only its engines), each with the
+    other families it holds too (an older run may hold two studies: installing either replaces it,
+    and the other study must be remade, which a whole campaign does)."""
     out = []
     for d in sorted(folder.glob("*/")):
-        if not (d / "manifest.json").exists():
+        if not (d / "manifest.json").exists() or d.name.startswith("."):
+            continue
+        if _owns_engines(study, d):
+            out.append((d, set()))
             continue
         families = {b.split(".", 1)[0] + ".*" for b in benchmarks_of(d)}
         if families & set(study.benchmarks):
@@ -222,22 +301,32 @@ def overlapping(study: Study, folder: Path) -> list[tuple[Path, set[str]]]:
     return out
 
 
-def install(study: Study, run_dir: Path, root: Path = PROJECT_ROOT) -> list[Path]:
-    """Copy the study's run into its folder and remove the study's older runs there (only those:
-    the committed runs of the other studies stay). E7 adds a point to the history instead."""
+def install(study: Study, run_dir: Path, root: Path = PROJECT_ROOT, extra: tuple[Path, ...] | list[Path] = ()
+            ) -> list[Path]:
+    """Copy the study's run (and its steps' runs, `extra`) into its folder and remove the study's
+    older runs there (only those: the committed runs of the other studies stay). E7 adds a point to
+    the history instead."""
     folder = root / study.folder
     folder.mkdir(parents=True, exist_ok=True)
     history = study.name.startswith("E7")
-    removed = [] if history else runs_of(study, folder)
-    for d, others in ([] if history else overlapping(study, folder)):
+    found = [] if history else overlapping(study, folder)
+    removed = [d for d, _ in found]
+    for d, others in found:
         if others:
             print(f"note: {d.name} held {', '.join(sorted(others))} too; remake those studies as well", file=sys.stderr)
-    tmp = folder / f".installing-{run_dir.name}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(run_dir, tmp, ignore=shutil.ignore_patterns("notebooks", "report", "*.lock"))
+    news = [Path(run_dir), *[Path(e) for e in extra]]
+    tmps = []
+    for new in news:  # copied first (hidden names), the old runs removed, then the new ones named
+        tmp = folder / f".installing-{new.name}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(new, tmp, ignore=shutil.ignore_patterns("notebooks", "report", "*.lock"))
+        tmps.append((tmp, folder / new.name))
     for d in removed:
         shutil.rmtree(d)
-    tmp.rename(folder / run_dir.name)
+    for tmp, dest in tmps:
+        if dest.exists():  # the same run installed again (a resumed install)
+            shutil.rmtree(dest)
+        tmp.rename(dest)
     return removed
 
 
@@ -247,6 +336,47 @@ def _run(cmd: list[str]) -> Path:
     if not lines or not (Path(lines[-1]) / "plan.json").exists():
         raise UserError(f"the run did not start ({' '.join(cmd[3:])}); exit status {p.returncode}")
     return Path(lines[-1])
+
+
+def _run_step(cmd: list[str]) -> list[Path]:
+    """Run a study's step (a harness command); the run directories it printed."""
+    p = subprocess.run(cmd, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, text=True)
+    runs = [Path(line) for line in p.stdout.strip().splitlines() if line.strip() and (Path(line) / "manifest.json").exists()]
+    if p.returncode != 0 or not runs:
+        raise UserError(f"the step did not make its runs ({' '.join(cmd[3:])}); exit status {p.returncode}")
+    return runs
+
+
+def run_steps(study: Study, when: str, st: dict, camp: "Campaign", work: Path, say: Callable[[str], None]) -> None:
+    """Run the study's steps `when` ("before"/"after") its run that are not done yet; each one's runs
+    and wall time go into the state (`st["steps"][name]`), saved after each, so a stopped campaign
+    runs only the steps still to do."""
+    steps = st.setdefault("steps", {})
+    for step in study.steps_when(when):
+        rec = steps.get(step.name) or {}
+        if rec.get("status") == "done" and all(Path(r).exists() for r in rec.get("runs", [])):
+            say(f"{study.name}: step {step.name} done already ({', '.join(Path(r).name for r in rec['runs'])})")
+            continue
+        done = {name: r.get("runs", []) for name, r in steps.items() if r.get("status") == "done"}
+        cmd = step.command(work, done)
+        say(f"{study.name}: step {step.name}, {when} the run: harness {' '.join(cmd[3:])}")
+        steps[step.name] = {"status": "running"}
+        camp.save()
+        t0 = time.monotonic()
+        runs = _run_step(cmd)
+        steps[step.name] = {"status": "done", "runs": [str(r) for r in runs], "wall_s": round(time.monotonic() - t0, 1)}
+        camp.save()
+
+
+def _pending(study: Study, when: str, st: dict) -> bool:
+    steps = st.get("steps") or {}
+    return any((steps.get(step.name) or {}).get("status") != "done" for step in study.steps_when(when))
+
+
+def _step_runs(study: Study, st: dict) -> list[Path]:
+    """The runs the study's steps made, in step order (installed with the study's run)."""
+    steps = st.get("steps") or {}
+    return [Path(r) for step in study.steps for r in (steps.get(step.name) or {}).get("runs", [])]
 
 
 def _started_before(work: Path, st: dict) -> Path | None:
@@ -298,17 +428,21 @@ def run_campaign(studies: list[Study], work: Path, force: bool = False, say: Cal
                 "skipped (give --force to install it, or remove its entry from the state to measure it again)")
             continue
         t0 = time.monotonic()
+        checked = False  # whether this call checked the machine (quiet, committed) for the study
         run_dir = Path(st["run"]) if st.get("run") else _started_before(work, st)
         if run_dir is not None and run_dir.exists() and _complete(run_dir):
             say(f"{s.name}: {run_dir.name} was measured already")
         elif run_dir is not None and run_dir.exists():
             _quiet_or_stop(s, say, quiet_wait_s, force)
+            checked = True
             t0 = time.monotonic()  # the slot counts measuring, not waiting for a quiet machine
             say(f"{s.name}: resuming {run_dir}")
             _run([sys.executable, "-m", "harness", "run", "--resume", str(run_dir), "--no-progress"])
         else:
             _quiet_or_stop(s, say, quiet_wait_s, force)
-            t0 = time.monotonic()
+            checked = True
+            run_steps(s, "before", st, camp, work, say)
+            t0 = time.monotonic()  # the run's own wall (each step's is in its entry)
             say(f"{s.name}: {s.title} (budget {s.budget_s / 60:.0f} min)")
             # the run directories there before it: a campaign stopped mid-run finds its run as the new one
             st.update(status="running", before=sorted(d.name for d in work.glob("*/")))
@@ -316,6 +450,10 @@ def run_campaign(studies: list[Study], work: Path, force: bool = False, say: Cal
             run_dir = _run(s.command(work))
         st.update(run=str(run_dir), status="measured", wall_s=st.get("wall_s") or round(time.monotonic() - t0, 1))
         camp.save()
+        if _pending(s, "after", st):
+            if not checked:  # the run was measured in an earlier call: the machine is checked again first
+                _quiet_or_stop(s, say, quiet_wait_s, force)
+            run_steps(s, "after", st, camp, work, say)
         flagged, measured = disturbed_share(run_dir)
         st.update(disturbed=flagged, measured=measured)
         if measured and flagged / measured > MAX_DISTURBED and not force:
@@ -323,9 +461,12 @@ def run_campaign(studies: list[Study], work: Path, force: bool = False, say: Cal
             camp.save()
             say(f"{s.name}: {flagged} of {measured} processes were disturbed: not installed (--force installs it)")
             continue
-        removed = install(s, run_dir, root)
+        extra = _step_runs(s, st)
+        removed = install(s, run_dir, root, extra)
         st["status"] = "installed"
         camp.save()
-        say(f"{s.name}: installed {run_dir.name} into {s.folder}/ in {st['wall_s']:.0f} s"
+        steps_s = sum((r or {}).get("wall_s") or 0 for r in (st.get("steps") or {}).values())
+        say(f"{s.name}: installed {run_dir.name}" + (f" and its steps' {len(extra)} run(s)" if extra else "")
+            + f" into {s.folder}/ in {st['wall_s'] + steps_s:.0f} s"
             + (f", replacing {len(removed)} run(s)" if removed else "") + f"; {flagged} of {measured} disturbed")
     return camp.state

@@ -80,7 +80,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     ratios = engine_ratios(runs)
     seed = seed_table(runs, ratios, ours)
     bench = benchstat_remake(runs)
-    findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"))
+    findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs))
     fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method) if len(side) else None
     method = runs.method
     excluded = excluded_cells(summary, PREFIX)
@@ -93,10 +93,10 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
         out = {"e6-table": (to_markdown(side_table(side)) if len(side) else "_no E6 cells in these runs_")
                + "\n\n" + caption + excluded + "\n\n" + agree_text + ("\n\n" + why_text if why_text else ""),
                "e6-findings": findings, "e6-ratios": ratio_md, "e6-seed": seed_markdown(seed),
-               "e6-benchstat": bench["markdown"], "abstract-e6": abstract(runs)}
+               "e6-benchstat": bench["markdown"], "abstract-e6": abstract(runs),
+               "e6-gotest-env": gotest_env(runs), "e6-gotest-intro": gotest_intro(runs, side)}
         out["e6-figure"] = (figure_link(f"E6 time per operation (log scale), worker vs go test, 99% CI ({method}). "
-                                        f"{agree_text.strip()}" + (" The go test sessions ran on another CPU, at another commit, on a "
-                                        "loaded VM; see the text below the E6 table." if why_text else ""), fig,
+                                        f"{agree_text.strip()}" + (figure_host_note(runs) if why_text else ""), fig,
                                         paper_path) if fig is not None else "_no E6 cells in these runs_")
         return out
 
@@ -248,12 +248,176 @@ def _commits(listed: str) -> str:
     return ("commits " if "," in listed else "commit ") + listed
 
 
+def host_key(m) -> tuple[str, str, str]:
+    """What names a host in a manifest: CPU model, kernel and hostname."""
+    mach = m.machine or {}
+    return (str((mach.get("cpu") or {}).get("model") or "?"), str(mach.get("kernel") or "?"),
+            str(mach.get("hostname") or "?"))
+
+
+def same_host(gotest: list, worker: list) -> bool | None:
+    """Whether the go test sessions and the worker's runs ran on one host (every manifest of both
+    sides the same CPU model, kernel and hostname); None when either side is missing."""
+    if not gotest or not worker:
+        return None
+    return len({host_key(m) for m in [*gotest, *worker]}) == 1
+
+
+def _load_per_core(ms: list) -> float:
+    """The largest 15-minute load average per core the manifests recorded (nan when none did)."""
+    vals = []
+    for m in ms:
+        mach = m.machine or {}
+        load, cores = mach.get("loadavg_before"), (mach.get("cpu") or {}).get("cores")
+        if isinstance(load, (list, tuple)) and len(load) == 3 and cores:
+            vals.append(float(load[2]) / float(cores))
+    return max(vals) if vals else math.nan
+
+
+def _bracketed(gotest: list, worker: list) -> bool:
+    """Whether a go test session was made before the E6 worker's run and another after it (ABA)."""
+    e6 = [m for m in worker if any(str(e).startswith("ramsql/") for e in (m.engines or {}))] or worker
+    starts = sorted(str(m.started or "") for m in gotest)
+    w0, w1 = min(str(m.started or "") for m in e6), max(str(m.ended or m.started or "") for m in e6)
+    return bool(starts) and starts[0] <= w0 and starts[-1] >= w1
+
+
+def gotest_where(runs: RunSet) -> str:
+    """Where the go test sessions ran, as the manifests say, for a sentence: "on this host", "on this
+    host under load", "on another host", "on another, loaded host" ("" without go test sessions or
+    worker runs). A session's host is this host when its CPU model, kernel and hostname are the
+    worker's; loaded: a 15-minute load average above one runnable thread per core."""
+    gotest, worker = _hosts(runs)
+    same = same_host(gotest, worker)
+    if same is None:
+        return ""
+    loaded = _load_per_core(gotest) > 1.0
+    if same:
+        return "on this host under load" if loaded else "on this host"
+    return "on another, loaded host" if loaded else "on another host"
+
+
+def gotest_flags(runs: RunSet) -> str:
+    """go test's flags as the sessions' manifests recorded them (`-count 3 -benchtime 50ms`)."""
+    gotest, _ = _hosts(runs)
+    out = []
+    for m in gotest:
+        cmd = str((m.source or {}).get("go_test") or "")
+        f = " ".join(re.findall(r"-(?:count|benchtime) \S+", cmd))
+        if f and f not in out:
+            out.append(f)
+    return " / ".join(out)
+
+
+def figure_host_note(runs: RunSet) -> str:
+    """The E6 figure caption's sentence on where go test ran (what differs from the worker's runs)."""
+    gotest, worker = _hosts(runs)
+    same = same_host(gotest, worker)
+    if same is None:
+        return ""
+    g_cpu, g_commit, _ = _side_facts(gotest)
+    w_cpu, w_commit, _ = _side_facts(worker)
+    diffs = (["on another CPU" if g_cpu != w_cpu else "on another host"] if not same else ["on this host"])
+    if g_commit not in w_commit.split(", "):
+        diffs.append("at another commit")
+    if _load_per_core(gotest) > 1.0:
+        diffs.append("on a loaded VM")
+    return f" The go test sessions ran {', '.join(diffs)}; see the text below the E6 table."
+
+
+def count_word(n: int) -> str:
+    """1 -> "one", 2 -> "two", ... 9; larger numbers as digits."""
+    return ("zero one two three four five six seven eight nine".split() + [str(n)])[n if 0 <= n < 10 else 10]
+
+
+def _day_gap(gotest: list, worker: list) -> str:
+    """When the go test sessions were made, against the E6 worker run: "the same day", "3 days earlier"."""
+    from datetime import datetime
+
+    def day(m):
+        try:
+            return datetime.strptime(str(m.started or "")[:10], "%Y-%m-%d")
+        except ValueError:
+            return None
+
+    e6 = [m for m in worker if any(str(e).startswith("ramsql/") for e in (m.engines or {}))] or worker
+    g = [d for d in map(day, gotest) if d]
+    w = [d for d in map(day, e6) if d]
+    if not g or not w:
+        return "on a day not recorded"
+    n = (min(w) - max(g)).days if max(g) <= min(w) else (max(g) - min(w)).days
+    if n == 0:
+        return "the same day"
+    return f"{n} day{'s' if n != 1 else ''} " + ("earlier" if max(g) <= min(w) else "later")
+
+
+def gotest_env(runs: RunSet) -> str:
+    """Section 2.6's sentence on where E6's `go test` sessions were made, from the manifests."""
+    gotest, worker = _hosts(runs)
+    same = same_host(gotest, worker)
+    if same is None:
+        return "No `go test -bench` session is in these runs."
+    n = len(gotest)
+    sessions = f"The {count_word(n)} `go test` session{'s' if n != 1 else ''} of E6"
+    if same:
+        order = (", one before the worker's E6 run and one after it" if _bracketed(gotest, worker) else
+                 f", {_day_gap(gotest, worker)} than the worker's E6 run".replace("the same day than", "the same day as"))
+        load = " under load" if _load_per_core(gotest) > 1.0 else ""
+        return (f"{sessions} were made on this machine too{load}{order} (the manifests record the same CPU "
+                "model, kernel and hostname; Appendix B.7), so E6 compares our worker with `go test` on one machine.")
+    cores = {(m.machine or {}).get("cpu", {}).get("cores") for m in gotest} - {None}
+    guest = f"{max(cores)}-core guest" if cores else "machine"
+    loaded = ", loaded" if _load_per_core(gotest) > 1.0 else ""
+    return (f"{sessions} were made {_day_gap(gotest, worker)} on another{loaded} {guest} (Appendix B.7), so E6 "
+            "compares our worker with `go test` across two machines.")
+
+
+def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
+    """Section 8's paragraph on the `go test` sessions: flags, where and when, what a sample is, how
+    their times compare with the worker's (geometric mean over the cells both measured), and why."""
+    gotest, worker = _hosts(runs)
+    if not gotest:
+        return ("No `go test -bench` session is in these runs (`python -m harness gobench` makes them); E6's "
+                "ratios are the worker's.")
+    same = same_host(gotest, worker)
+    flags = gotest_flags(runs) or "its default flags"
+    n = len(gotest)
+    where = (("on this host, one before the worker's run and one after it" if _bracketed(gotest, worker)
+              else f"on this host, {_day_gap(gotest, worker)}") if same else
+             f"{_day_gap(gotest, worker)}, on another{', loaded' if _load_per_core(gotest) > 1.0 else ''} host")
+    g_commit, w_commit = _side_facts(gotest)[1], _side_facts(worker)[1] if worker else ""
+    commit = " at the worker's commit" if g_commit in w_commit.split(", ") else " at another commit"
+    text = (f"The same Go code also ran under `go test -bench . {flags}` (the seed's was -count 6 -benchtime 1s), "
+            f"in {count_word(n)} session{'s' if n != 1 else ''} {where}{commit} (Section 2.6): an A/A test of `go test` and "
+            "benchstat there. A `go test` sample is one timing loop of one test binary, not a fresh process.")
+    ratios, cells, sessions = [], set(), 0
+    for sess in SESSION_FILES.values():
+        col = f"{sess}_mean_s"
+        if col in side:
+            r = side[col] / side["mean_s"]
+            ok = [(i, float(x)) for i, x in enumerate(r) if np.isfinite(x) and x > 0]
+            ratios += [x for _, x in ok]
+            cells |= {i for i, _ in ok}
+            sessions += bool(ok)
+    if ratios:
+        gm = float(np.exp(np.mean(np.log(ratios))))
+        size = ("about the worker's" if 0.8 <= gm <= 1.25 else f"{gm:.1f} times the worker's" if gm > 1
+                else f"{1 / gm:.1f} times shorter than the worker's")
+        over = f"{len(cells)} cells" + (f", {count_word(sessions)} sessions" if sessions > 1 else "")
+        text += f" Its times are {size} for the same operation (geometric mean over {over})"
+        text += ("; both ran on this host, so the host does not explain the difference (Appendix B.7). E6's ratios "
+                 "are the worker's." if same else
+                 "; reading both harnesses finds no cause but the host (Appendix B.7), so E6's ratios are the worker's.")
+    return text + (" Appendix B.7 has every cell both ways, the ratios, the seed's numbers beside ours and "
+                   "benchstat's table remade.")
+
+
 def harness_difference(runs: RunSet) -> str:
     """What the worker and `go test -bench` differ in, from the manifests: both time bench.go's same
     operation (go test: its loop over b.N operations / b.N; the worker: `ops` operations / ops; set-up,
     resets and checks untimed in both, the set-up remade, RamSQL's table dropped and refilled, on every
-    call, so no rows pile up as b.N grows), so the gap is the host's: another CPU, a loaded VM, another
-    commit and day."""
+    call, so no rows pile up as b.N grows). On another host the gap is put down to the host; on this
+    host (same CPU model, kernel and hostname) the host does not explain it."""
     gotest, worker = _hosts(runs)
     if not gotest or not worker:
         return ""
@@ -266,13 +430,23 @@ def harness_difference(runs: RunSet) -> str:
     if loads and cores:
         l15 = max(l[2] for l in loads)
         load = (f", on a {max(cores)}-core VM whose load average over 15 minutes was {l15:.1f} when they were "
-                f"imported ({l15 / max(cores):.0f} runnable threads per core)")
-    return (f"Why the two disagree: both time the same code (bench.go) and the same operation (go test's ns/op is "
-            "its timed loop over b.N operations / b.N, the worker's an iteration of `ops` operations / ops; set-up, "
-            "resets and checks untimed in both; every call remakes the set-up, RamSQL's table dropped and refilled, "
-            "so no rows pile up as b.N grows). What differs is the host: the go test sessions ran on "
+                f"imported ({l15 / max(cores):.{0 if l15 / max(cores) >= 10 else 1}f} runnable threads per core)")
+    same_code = ("both time the same code (bench.go) and the same operation (go test's ns/op is "
+                 "its timed loop over b.N operations / b.N, the worker's an iteration of `ops` operations / ops; set-up, "
+                 "resets and checks untimed in both; every call remakes the set-up, RamSQL's table dropped and refilled, "
+                 "so no rows pile up as b.N grows)")
+    if same_host(gotest, worker):
+        order = (" (one session before the worker's E6 run, one after it, so a drift of the host over the study "
+                 "shows as a difference between the two sessions)" if _bracketed(gotest, worker) else "")
+        return (f"How the two compare: {same_code}. Both ran on this host ({w_cpu}; the manifests record the same "
+                f"CPU model, kernel and hostname): the go test sessions at {_commits(g_commit)} on {g_day}{load}"
+                f"{order}; the worker's runs at {_commits(w_commit)} on {w_day}. The host does not explain a gap "
+                "between them; what is left is how each harness runs the code (go test: one process, its loop of "
+                "b.N operations timed as one sample; the worker: fresh processes, `ops` operations an iteration).")
+    return (f"Why the two disagree: {same_code}. What differs is the host: the go test sessions ran on "
             f"{g_cpu} at {_commits(g_commit)} on {g_day}{load}; the worker's runs on {w_cpu} at {_commits(w_commit)} on "
-            f"{w_day}. Reading the two finds no other difference, so we put the gap down to the host (another CPU, oversubscribed); go test's cells "
+            f"{w_day}. Reading the two finds no other difference, so we put the gap down to the host (another CPU"
+            + (", oversubscribed" if _load_per_core(gotest) > 1.0 else "") + "); go test's cells "
             "here say nothing about the engines' speed on our host.")
 
 
@@ -350,20 +524,27 @@ def _gotest_raw(runs: RunSet) -> dict[str, pd.DataFrame]:
 
 
 def _benchstat_output(runs: RunSet) -> tuple[str | None, str]:
-    """benchstat's stored output on the same lines (from an imported run's gobench/ folder), or why not."""
+    """benchstat's stored output on the same lines (from an imported run's gobench/ folder), or why not.
+    A run whose benchstat ran comes first: of sessions made one per `gobench` call (the reference
+    campaign's E6: the second continues the first, `--after`), only the second compared the two."""
     import json
 
+    reasons = []
     for d in runs.run_dirs:
         folder = Path(d) / "gobench"
         if (folder / "gobench.json").exists():
             meta = json.loads((folder / "gobench.json").read_text())
             info = meta.get("benchstat") or {}
             if "skipped" in info:
-                return None, f"benchstat was not run: {info['skipped']}"
+                reasons.append(f"benchstat was not run: {info['skipped']}")
+                continue
             text = (folder / "benchstat.txt").read_text() if (folder / "benchstat.txt").exists() else ""
             if info.get("status") or not text.strip():
-                return None, f"benchstat failed (status {info.get('status')}): {info.get('stderr', '')[:200]}"
+                reasons.append(f"benchstat failed (status {info.get('status')}): {info.get('stderr', '')[:200]}")
+                continue
             return text, ""
+    if reasons:
+        return None, reasons[0]
     return None, "no imported `go test -bench` sessions (`harness gobench`) in these runs"
 
 
@@ -404,7 +585,8 @@ def benchstat_remake(runs: RunSet) -> dict:
     return {"compare": cmp, "markdown": "\n\n".join(parts)}
 
 
-def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None = None) -> str:
+def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None = None,
+                  where: str = "on another host") -> str:
     """Generated sentences: what the seed's code measured per engine (rows read) and the fixed ratios."""
     if ours.empty:
         return "_No E6 cells in these runs._"
@@ -427,7 +609,7 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
         if gotest is not None and len(gotest):
             gt = [f"{_ratio_str(r, lo, hi)} ({sess})" for sess, r, lo, hi in gotest]
             if gt:
-                text += (" `go test -bench`, on another, loaded host (Appendix B.7), gives select_10k_fixed "
+                text += (f" `go test -bench`, {where or 'on another host'} (Appendix B.7), gives select_10k_fixed "
                          + " and ".join(gt) + ".")
     return text.strip()
 
@@ -444,7 +626,7 @@ def abstract(runs: RunSet) -> str:
         return "_No E6 comparison in these runs._"
     gt = gotest_ratios(runs, "ramsql.select_10k_fixed")
     if gt:
-        s = s.rstrip(".") + ("), by our worker; `go test -bench`, run on another, loaded host, gives "
+        s = s.rstrip(".") + (f"), by our worker; `go test -bench`, run {gotest_where(runs) or 'on another host'}, gives "
                              + " and ".join(_ratio_str(r, lo, hi) for _, r, lo, hi in gt) + ".")
         s = s.replace(" (99% CI)), by our worker", " (99% CI), by our worker")
     return s

@@ -460,21 +460,28 @@ def seed004_select(runs: RunSet) -> Claim:
     # sentence gives two numbers (100x as written, its own µs give another): each is a reading; the imported
     # `go test` sessions measure the same code under another harness (the harness rule)
     gotest = gotest_ratios(runs, "ramsql.select_10k")
-    verdict = v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, seed_ratio, gotest), uses=("S1", "S2"))
+    host = gotest_host(runs)
+    verdict = v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, seed_ratio, gotest, host), uses=("S1", "S2"))
     return Claim("004", "\"RamSQL SELECT is 100x slower than SQLite (7479µs vs 11µs)\"",
                  f"100x as written ({num(seed_ratio)}x from its own 7,479 µs / 11.05 µs)",
-                 ramsql_readings(r, r0, rows_read(runs), gotest) + ". "
+                 ramsql_readings(r, r0, rows_read(runs), gotest, host) + ". "
                  + band_sentence(r0, 100.0), verdict)
 
 
-def ramsql_verdict(own: Interval, own_numbers: float, gotest: list[float]) -> v.Verdict:
+def gotest_host(runs: RunSet) -> str:
+    """Where the imported `go test` sessions ran, from the manifests: "this host" when their CPU model,
+    kernel and hostname are the worker's runs', else "another host" (`ramsql.same_host`)."""
+    return "this host" if ramsql.gotest_where(runs).startswith("on this host") else "another host"
+
+
+def ramsql_verdict(own: Interval, own_numbers: float, gotest: list[float], host: str = "another host") -> v.Verdict:
     """Seed 004's select claim: "about 100x" as written and "about" the ratio of its own µs, each decided on the
     seed's code in our worker (`verdicts.readings`), then the harness rule against the `go test` sessions."""
     if not math.isfinite(own[0]):
         return decide(own, v.above)
     read = v.readings([("100x as written", decide(own, lambda lo, hi: v.about(lo, hi, 100.0))),
                        (f"{num(own_numbers)}x from its own µs", decide(own, lambda lo, hi: v.about(lo, hi, own_numbers)))])
-    return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i} (another host)", x) for i, x in enumerate(gotest, 1)])
+    return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i} ({host})", x) for i, x in enumerate(gotest, 1)])
 
 
 def gotest_ratios(runs: RunSet, bench: str) -> list[float]:
@@ -499,7 +506,7 @@ def rows_read(runs: RunSet) -> dict[tuple[str, str], float]:
 
 
 def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], float],
-                    gotest: list[float] | None = None) -> str:
+                    gotest: list[float] | None = None, host: str = "another host") -> str:
     """Every reading of seed 004's select claim: the seed's own code in our worker (it decides), the
     fixed benchmark (another operation: context), and the imported `go test` sessions."""
     def read(bench: str, engine: str) -> str:
@@ -515,10 +522,19 @@ def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], 
         text += (f". Fixed so both read the same rows (select_10k_fixed, {read('ramsql.select_10k_fixed', rs)} and "
                  f"{read('ramsql.select_10k_fixed', sq)}): {show(fixed)}, another operation, so context only")
     if gotest:
-        text += (f". The seed's code under `go test` (two imported sessions, another machine, Section 8): "
-                 + " and ".join(f"{x:,.0f}x" for x in gotest)
-                 + "; both lie outside our interval, a disagreement between harnesses unexplained here, which "
-                 "the harness rule makes the verdict's")
+        where = "on this host" if host == "this host" else "another machine"
+        outside = [x for x in gotest if math.isfinite(own[1]) and not own[1] <= x <= own[2]]
+        n = len(gotest)
+        text += (f". The seed's code under `go test` ({ramsql.count_word(n)} imported session{'s' if n != 1 else ''}, "
+                 f"{where}, Section 8): "
+                 + " and ".join(f"{x:,.0f}x" for x in gotest))
+        if outside:
+            text += ("; " + ("it lies" if n == 1 else "both lie" if len(outside) == n == 2 else "all lie"
+                             if len(outside) == n else f"{len(outside)} of {n} lie")
+                     + " outside our interval, a disagreement between harnesses unexplained here, which "
+                     "the harness rule makes the verdict's")
+        elif math.isfinite(own[1]):
+            text += "; within our interval"
     return text
 
 

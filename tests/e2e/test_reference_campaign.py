@@ -89,7 +89,7 @@ def test_the_wall_time_counts_measuring_not_the_wait_for_a_quiet_machine(tmp_pat
     monkeypatch.setattr(reference, "wait_for_quiet_machine", slow_wait)
     monkeypatch.setattr(reference, "_run", lambda cmd: tmp_path / "work" / "r")  # no measuring at all
     monkeypatch.setattr(reference, "disturbed_share", lambda run_dir: (0, 0))
-    monkeypatch.setattr(reference, "install", lambda study, run_dir, root: [])
+    monkeypatch.setattr(reference, "install", lambda study, run_dir, root, extra=(): [])
     state = run_campaign([TINY], tmp_path / "work", say=lambda line: None, root=root, quiet_wait_s=0)
     assert state["E1"]["wall_s"] < 1.0  # the 3 s of waiting are not the study's
 
@@ -112,6 +112,6 @@ def test_unknown_study_and_plan():
     with pytest.raises(UserError, match="unknown study E9; studies: E7, E1, E2"):
         reference.pick("E9")
     text = reference.plan_text(reference.pick(None))
-    assert "E7" in text and "total" in text and sum(s.budget_s for s in reference.STUDIES.values()) <= 90 * 60
+    assert "E7" in text and "total" in text and sum(s.total_s for s in reference.STUDIES.values()) <= 90 * 60
     out = harness("reference", "--plan", "--study", "e1,e3")
     assert "E1" in out.stdout and "E3" in out.stdout and "E2 " not in out.stdout
