@@ -42,6 +42,7 @@ class RunTag:
     started: str | None
     python: str | None
     cpus: int | None = None
+    ended: str | None = None  # ISO 8601, from the manifest (None when the run did not record it)
     libraries: dict = field(default_factory=dict)
     engines: dict = field(default_factory=dict)  # "engine@runtime family" -> versions
 
@@ -141,7 +142,7 @@ def run_tag(run_dir: Path, lookup: Callable[[str], str | None] | None = None) ->
     return RunTag(run_dir=Path(run_dir), run_id=str(m.run_id), commit=commit, commit_date=_iso(date),
                   dirty=dirty, started=_iso(m.started), python=((m.python or {}).get("version") or
                                                               "").split(" ")[0] or None,
-                  cpus=((m.machine or {}).get("cpu") or {}).get("cores"),
+                  cpus=((m.machine or {}).get("cpu") or {}).get("cores"), ended=_iso(m.ended),
                   libraries=dict(m.libraries or {}), engines=engines)
 
 

@@ -62,7 +62,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         aa = runfacts.aa_of(runs)  # the twins' run set and A/A table, for the A/A block and the abstract
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
-               "e1-ratios": ratio_md, "e1-findings": found, "abstract-e1": abstract(runs),
+               "e1-ratios": ratio_md, "e1-findings": found, "e1-steady": steady_caveat(e1) or "_Every E1 cell reached a steady state in most processes._", "abstract-e1": abstract(runs),
                "abstract-headline": abstract_headline(runs),
                "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs, aa),
                "reproduce": runfacts.reproduce_block(runs.run_dirs),
@@ -103,6 +103,32 @@ def warmup_takeaway(raw: pd.DataFrame) -> str:
     parts = [f"{int(counts[c])} {c}" for c in WARMUP_CLASSES if c in counts]
     cells = len(w[["engine", "runtime", "params"]].drop_duplicates())
     return f": of {len(w)} processes in {cells} cells, {', '.join(parts)}"
+
+
+def steady_caveat(summary: pd.DataFrame, prefix: str = PREFIX) -> str:
+    """The caveat under E1's findings: the cells most of whose processes reached no steady state (the
+    detector's per-process class, summed per cell as `no_steady`), grouped by engine and runtime, with how
+    many of their processes did reach one; such a process enters its cell's mean with every iteration,
+    its warm-up included. '' when no cell is so."""
+    need = {"benchmark", "engine", "runtime", "processes", "no_steady"}
+    if summary.empty or not need <= set(summary.columns):
+        return ""
+    d = summary[summary["benchmark"].astype(str).str.startswith(prefix) & summary["processes"].notna()
+                & summary["no_steady"].notna()]
+    d = d[(d["processes"] > 0) & (2 * d["no_steady"] > d["processes"])]
+    if d.empty:
+        return ""
+    groups = []
+    for (engine, runtime), g in d.groupby(["engine", "runtime"], sort=True):
+        family = str(runtime).rstrip("0123456789.")
+        cells = ", ".join(f"{str(r.benchmark).replace(prefix, '')} {int(r.processes - r.no_steady)} of "
+                          f"{int(r.processes)}" for r in g.sort_values("benchmark").itertuples())
+        groups.append(f"{engine}@{family} {cells}")
+    n = len(d)
+    return (f"Most processes of {n} E1 cell{'' if n == 1 else 's'} reached no steady state; such a process "
+            "enters its cell's mean with every iteration, so "
+            f"{'that mean includes' if n == 1 else 'those means include'} warm-up. Processes that reached one: "
+            + "; ".join(groups) + ".")
 
 
 def rates_takeaway(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> str:

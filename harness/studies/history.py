@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -66,9 +67,11 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
         pair = same_commit_pair(table)
         pairs = same_commit_pairs(table, tags)
         out["between-run-method"] = between_run_sentence(pair, "Every interval of this paper is one run's", pairs)
-        out.update({name: between_run_pointer(pair, subject, pairs) for name, subject in CROSS_RUN_TABLES.items()})
+        where = section_of(paper_path, "between-run-method") or "the methods"
+        out.update({name: between_run_pointer(pair, subject, where) for name, subject in CROSS_RUN_TABLES.items()})
         out["abstract-e7"] = abstract(pair, same_commit_all(table), pairs)
         out["campaign-history-runs"] = campaign_runs_sentence(pair)
+        out["e7-pair-timing"] = pair_timing_sentence(pair_timing(pairs, tags)) or "_No commit was run twice._"
         if fig is not None:
             out["e7-history-figure"] = figure_link(
                 f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked"
@@ -339,34 +342,81 @@ def between_run_sentence(pair: dict | None, subject: str, pairs: list[dict] | No
             + ".")
 
 
-def between_run_pointer(pair: dict | None, subject: str, pairs: list[dict] | None = None) -> str:
-    """The short line under a table that sets one run's numbers beside others (Section 2.5 says the
-    whole of it once): the size of what its intervals leave out."""
+def between_run_pointer(pair: dict | None, subject: str, where: str = "Section 2.5") -> str:
+    """The short line under a table that sets one run's numbers beside others: a pointer to `where` the
+    between-run spread its intervals leave out is given (`between_run_sentence`, said once, in the
+    methods), so the numbers of that spread are not repeated under every table."""
     if pair is None:
-        return f"{subject}; no commit was run twice, so what one run's intervals leave out is not measured (Section 2.5)."
-    r, m = pair.get("ratio_pct", math.nan), pair.get("mean_pct", math.nan)
-    if math.isnan(r) and math.isnan(m):
-        return (f"{subject}; its intervals leave out the difference between runs, up to {pair['largest_pct']:.0f}% "
-                "on the medians between two runs of one commit (Section 2.5).")
-    moved = " and ".join(t for t in (
-        "" if math.isnan(r) else f"a ratio of means moved up to {r:.0f}%",
-        "" if math.isnan(m) else f"a mean up to {m:.0f}%") if t)
-    rest = _pairs_short(pairs or [])
-    return (f"{subject}; its intervals leave out the difference between runs (runs of one commit: {moved} in "
-            f"{pair['commit']}'s pair{rest}; Section 2.5).")
+        return f"{subject}; no commit was run twice, so what one run's intervals leave out is not measured ({where})."
+    return f"{subject} (between-run spread, which its intervals leave out: {where})."
 
 
-def _pairs_short(pairs: list[dict]) -> str:
-    """The short lines' range over every clean same-commit pair: '; over all 3 such pairs up to 192% and
-    153% (338b797's, made at load 18.2 on 2 CPUs)'; '' with fewer than two pairs."""
-    if len(pairs) < 2:
+def section_of(paper_path: Path | str | None, block: str) -> str:
+    """'Section 2.5': the numbered heading a generated block sits under in the paper ('' when the paper
+    or the block is missing, or the heading has no number)."""
+    try:
+        text = Path(paper_path).read_text() if paper_path else ""
+    except OSError:
         return ""
-    r = [p["ratio_pct"] for p in pairs if not math.isnan(p["ratio_pct"])]
-    m = [p["mean_pct"] for p in pairs if not math.isnan(p["mean_pct"])]
-    top = max(pairs, key=largest_move)
-    load = "" if math.isnan(top["load"]) else f", at load {top['load']:.1f} on {top['cpus'] or '?'} CPUs"
-    both = " and ".join(t for t in (f"{max(r):.0f}%" if r else "", f"{max(m):.0f}%" if m else "") if t)
-    return f", up to {both} over all {len(pairs)} pairs ({top['commit']}'s{load})"
+    at = text.find(f"<!-- BEGIN generated:{block} -->")
+    if at < 0:
+        return ""
+    heads = re.findall(r"^#{2,6} (\d+(?:\.\d+)*)\.? ", text[:at], flags=re.M)
+    return f"Section {heads[-1]}" if heads else ""
+
+
+def _gap_words(seconds: float) -> str:
+    """A gap in words: '21 s' under two minutes, else '5 minutes' (or '3.2 hours' from two hours)."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
+def pair_timing(pairs: list[dict], tags: list) -> list[dict]:
+    """When the two runs of each clean same-commit pair ran, from the runs' recorded start and end times
+    (`tags`, `history.RunTag`): `gap_s`, the seconds from the first run's end to the second's start;
+    `between`, how many other runs of the history started in that gap; `longest_s`, the longer of the
+    two runs' durations. A pair whose times were not recorded is left out."""
+    def ts(value: object) -> pd.Timestamp | None:
+        t = pd.to_datetime(value, utc=True, errors="coerce") if value else None
+        return None if t is None or pd.isna(t) else t
+
+    by_id = {t.run_id: t for t in tags}
+    out = []
+    for p in pairs:
+        a, b = (by_id.get(r) for r in p["runs"])
+        if a is None or b is None:
+            continue
+        a0, a1, b0, b1 = ts(a.started), ts(getattr(a, "ended", None)), ts(b.started), ts(getattr(b, "ended", None))
+        if a0 is None or a1 is None or b0 is None:
+            continue
+        between = sum(1 for t in tags if t.run_id not in p["runs"] and ts(t.started) is not None
+                      and a0 < ts(t.started) < b0)
+        spans = [(a1 - a0).total_seconds()] + ([(b1 - b0).total_seconds()] if b1 is not None else [])
+        out.append({"commit": p["commit"], "gap_s": max((b0 - a1).total_seconds(), 0.0), "between": between,
+                    "longest_s": max(spans)})
+    return out
+
+
+def pair_timing_sentence(timing: list[dict]) -> str:
+    """Section 9's line on what a same-commit pair measures: its two runs were made one right after the
+    other (the gaps, from the runs' start and end times), so their difference is the host's drift over
+    that short gap, not what changes between days; '' when no pair's times were recorded."""
+    if not timing:
+        return ""
+    timing = sorted(timing, key=lambda t: t["gap_s"])
+    parts = [f"{t['commit']}'s" + (" second run started" if k == 0 else "") + f" {_gap_words(t['gap_s'])} after"
+             + (" its first ended" if k == 0 else "")
+             + (f" ({t['between']} other run{'' if t['between'] == 1 else 's'} between them)"
+                if t["between"] else "") for k, t in enumerate(timing)]
+    widest = max(t["gap_s"] for t in timing)
+    longest = max(t["longest_s"] for t in timing)
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"The two runs of each clean same-commit pair were made one soon after the other: {listed}; no run "
+            f"took over {_gap_words(longest)}. A pair's difference therefore measures the host's short-term drift "
+            f"only, over {_gap_words(widest)} at most, not what changes between days.")
 
 
 def figure_takeaway(table: pd.DataFrame) -> str:

@@ -230,7 +230,7 @@ def iterations_note(runs: RunSet) -> str:
     if per.empty:
         return ""
     typical, processes = int(per.median()), per.groupby(level=[0, 1, 2, 3, 4]).size()
-    text = f" Each E4 process timed {typical} iterations (median over {len(per)} processes)"
+    text = f" Each E4 process timed {typical} iterations (median over the {len(per):,} processes with timings)"
     if typical < MIN_SERIES:
         text += (f"; a series under {MIN_SERIES} iterations is taken whole, with no warm-up analysis, so the first "
                  "iteration of every process is in its mean")
@@ -537,9 +537,40 @@ def storage_text(runs: RunSet) -> str:
         return "_The process records name no storage._"
     seen = sorted({(s.get("fstype"), s.get("kind"), s.get("device"), s.get("mount")) for s in p["storage"]})
     parts = [f"{fstype} on {device} mounted at {mount} ({kind})" for fstype, kind, device, mount in seen]
+    raw = runs.raw_of(PREFIX + "*")
+    timed = set(iterations_per_process(raw).index) if len(raw) and "iteration" in raw else set()
     return (f"The embedded engines' database files lived on {'; '.join(parts)}, as each process record says "
-            f"(`storage`, read from /proc/mounts); {len(p)} process records. A run can put them elsewhere with "
-            "`--param datadir=DIR` (e.g. a disk directory under /var/tmp, or /dev/shm for memory).")
+            f"(`storage`, read from /proc/mounts); {records_breakdown(p, timed)}. A run can put them elsewhere "
+            "with `--param datadir=DIR` (e.g. a disk directory under /var/tmp, or /dev/shm for memory).")
+
+
+def records_breakdown(p: pd.DataFrame, timed: set[tuple]) -> str:
+    """What E4's process records count, so that the count of records (every process the run started,
+    as Section 2.3's disturbed share counts them) and the count of processes with timings (the median
+    iterations above) do not read as a contradiction: `p`, the records; `timed`, the PROCESS_KEYS of
+    the processes whose timings the estimates read."""
+    from harness.analysis.runset import is_twin
+    from harness.studies.common import PROCESS_KEYS
+
+    keys = p.reindex(columns=PROCESS_KEYS).astype(str).apply(tuple, axis=1) if len(p) else pd.Series(dtype=object)
+    timed_s = {tuple(str(x) for x in k) for k in timed}
+    has = keys.isin(timed_s)
+    twin = p["params"].astype(str).map(is_twin) if "params" in p else pd.Series(False, index=p.index)
+    other_twin = int((twin & ~has).sum())
+    nothing = int((~twin & ~has).sum())
+    disturbed = int((has & p.get("interference", pd.Series(None, index=p.index)).map(
+        lambda d: isinstance(d, dict) and bool(d.get("contaminated")))).sum())
+    rerun = int((has & p.get("rerun_of", pd.Series(None, index=p.index)).map(
+        lambda r: r is not None and r == r and str(r) not in ("", "None"))).sum())  # r == r: not NaN
+    inside = [f"{disturbed:,} of them disturbed, left out of every estimate" if disturbed else "",
+              f"{rerun:,} rerun{'' if rerun == 1 else 's'} in their place" if rerun else ""]
+    inside = [x for x in inside if x]
+    text = (f"{len(p):,} process records, every E4 process the run started: {int(has.sum()):,} with timings, over "
+            "which the iteration count above is a median" + (f" ({', and '.join(inside)})" if inside else ""))
+    rest = [f"{other_twin:,} A/A twin{'' if other_twin == 1 else 's'}" if other_twin else "",
+            f"{nothing:,} not applicable, with nothing timed" if nothing else ""]
+    rest = [x for x in rest if x]
+    return text + (", " + " and ".join(rest) if rest else "")
 
 
 def coverage_text(df: pd.DataFrame) -> str:

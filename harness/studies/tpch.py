@@ -158,13 +158,10 @@ def answers_text(runs: RunSet) -> str:
     return " ".join(parts)
 
 
-def abstract(runs: RunSet) -> str:
-    """The abstract's E3 sentence."""
-    indexes = {x for b, p in zip(runs.summary["benchmark"], runs.summary["params"].astype(str))
-               if str(b).startswith(PREFIX) for x in p.split(",") if x.startswith("indexes=")}
-    what = "TPC-H (query, index setting) pairs" if len(indexes) > 1 else "TPC-H queries"
-    # the same queries as Appendix B.3's geometric means: the ones every engine ran (a timed-out
-    # query is censored), the ones left out named with who lacks them
+def left_out(runs: RunSet) -> tuple[set[tuple[str, str]], str]:
+    """(the (query, params) cells every engine ran, over which E3's geometric means are taken; the clause
+    naming the queries left out and why: "q19, q20 left out: H2 over JDBC on the JVM timed out on them",
+    '' when none is)."""
     specs = _specs(runs)
     common = findings.common_cells(runs, PREFIX, specs) if specs else set()
     every = sorted({k[0] for k in runs.samples if k[0].startswith(PREFIX)})
@@ -172,10 +169,21 @@ def abstract(runs: RunSet) -> str:
     lacking = sorted({findings.plain_name(spec) for b in left for spec in specs if not findings.cells(runs, b, spec)})
     summ = runs.summary
     timed_out = bool(left) and set(left) <= set(summ.loc[summ["status"] == "timeout", "benchmark"])
-    label = f"{what} every engine completed" + (
-        f" ({', '.join(b.replace(PREFIX, '') for b in left)} left out: {', '.join(lacking)} "
-        f"{'timed out on' if timed_out else 'has no timing for'} {'it' if len(left) == 1 else 'them'})"
-        if left and lacking else "")
+    clause = (f"{', '.join(b.replace(PREFIX, '') for b in left)} left out: {', '.join(lacking)} "
+              f"{'timed out on' if timed_out else 'has no timing for'} {'it' if len(left) == 1 else 'them'}"
+              if left and lacking else "")
+    return common, clause
+
+
+def abstract(runs: RunSet) -> str:
+    """The abstract's E3 sentence."""
+    indexes = {x for b, p in zip(runs.summary["benchmark"], runs.summary["params"].astype(str))
+               if str(b).startswith(PREFIX) for x in p.split(",") if x.startswith("indexes=")}
+    what = "TPC-H (query, index setting) pairs" if len(indexes) > 1 else "TPC-H queries"
+    # the same queries as Appendix B.3's geometric means: the ones every engine ran (a timed-out
+    # query is censored), the ones left out named with who lacks them
+    common, clause = left_out(runs)
+    label = f"{what} every engine completed" + (f" ({clause})" if clause else "")
     # the queries left out are named once, in the first sentence
     out = [findings.compare_family(runs, PREFIX, spec, BASELINE, label if k == 0 else f"{what} every engine completed",
                                    common or None, plain=True)

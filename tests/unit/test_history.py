@@ -164,7 +164,8 @@ def test_study_blocks_and_figure(step_runs, tmp_path):
     result = study.compute([step_runs], tmp_path / "figures", resamples=100)
     blocks = result.blocks(tmp_path / "paper.md")
     assert set(blocks) == {"e7-history-text", "e7-history-runs", "e7-history-table", "e7-history-figure",
-                           "abstract-e7", "campaign-history-runs", "between-run-method", *study.CROSS_RUN_TABLES}
+                           "abstract-e7", "campaign-history-runs", "between-run-method", "e7-pair-timing",
+                           *study.CROSS_RUN_TABLES}
     import re
 
     found = re.search(r"Between consecutive runs of different commits, 1 of 8 comparisons is significant at "
@@ -222,8 +223,11 @@ def test_between_run_sentence_gives_the_latest_same_commit_pair_as_what_interval
     assert "1 of 1 moves between commits are significant" in study.figure_takeaway(table)
     assert set(study.CROSS_RUN_TABLES) >= {"between-run-seeds", "between-run-e4", "between-run-e6"}
     short = study.between_run_pointer(pair, "Seed 000's table sets ours beside the seed's")
-    assert "up to 7% on the medians between two runs of one commit (Section 2.5)" in short and len(short) < len(text)
-    assert "not measured (Section 2.5)" in study.between_run_pointer(None, "T")
+    # the numbers are said once (the methods' sentence); under a table, only a pointer to them
+    assert short == ("Seed 000's table sets ours beside the seed's (between-run spread, which its intervals leave "
+                     "out: Section 2.5).")
+    assert not any(ch.isdigit() for ch in short.replace("2.5", "").replace("000", ""))
+    assert "not measured (Section 9)" in study.between_run_pointer(None, "T", "Section 9")
 
 
 def test_the_abstract_reports_every_same_commit_pair_not_only_the_latest():
@@ -276,8 +280,6 @@ def test_the_same_commit_pair_reports_the_moves_of_means_and_ratios_not_only_med
     table = pd.DataFrame(rows)
     pair = study.same_commit_pair(table)
     assert round(pair["mean_pct"]) == 13 and round(pair["ratio_pct"]) == 13 and round(pair["largest_pct"]) == 2
-    short = study.between_run_pointer(pair, "T")
-    assert "ratio of means moved up to 13%" in short and "a mean up to 13%" in short
     assert "by up to 13%" in study.between_run_sentence(pair, "T") and "by up to 2%" in study.abstract(pair)
     assert "by up to 13%" in study.figure_takeaway(table)
 
@@ -324,7 +326,41 @@ def test_between_run_footers_give_every_clean_same_commit_pair_and_its_load():
     assert [p["commit"] for p in pairs] == ["aaaaaaa", "bbbbbbb"]
     assert pairs[1]["busy"] and not pairs[0]["busy"]
     pair = study.same_commit_pair(table)
-    line = study.between_run_pointer(pair, "T", pairs)
-    assert "over all 2 pairs" in line and "bbbbbbb's, at load 18.0 on 2 CPUs" in line and "150%" in line
     text = study.between_run_sentence(pair, "S", pairs)
     assert "over all 2 clean same-commit pairs" in text and "aaaaaaa 2 of 2, bbbbbbb 2 of 2" in text
+
+
+def test_the_between_run_pointer_names_the_section_that_holds_the_full_sentence(tmp_path):
+    from harness.studies import history as study
+
+    paper = tmp_path / "paper.md"
+    paper.write_text("## 2. Method\n\n### 2.5 The reference campaign\n\n<!-- BEGIN generated:between-run-method -->\n"
+                     "x\n<!-- END generated:between-run-method -->\n\n## 3. E1\n")
+    assert study.section_of(paper, "between-run-method") == "Section 2.5"
+    assert study.section_of(paper, "no-such-block") == ""
+    assert study.section_of(tmp_path / "missing.md", "between-run-method") == ""
+
+
+def test_the_pair_timing_sentence_says_the_runs_of_a_pair_were_made_minutes_apart_from_their_times():
+    """The reader is told a same-commit pair ran one soon after the other (from the runs' recorded start
+    and end times), so its difference is the host's short-term drift only."""
+    from types import SimpleNamespace as NS
+
+    from harness.studies import history as study
+
+    tags = [NS(run_id="a1", started="2026-01-01T10:00:00+0000", ended="2026-01-01T10:00:06+0000"),
+            NS(run_id="a2", started="2026-01-01T10:00:27+0000", ended="2026-01-01T10:00:33+0000"),
+            NS(run_id="b1", started="2026-01-01T11:00:00+0000", ended="2026-01-01T11:00:50+0000"),
+            NS(run_id="x", started="2026-01-01T11:02:00+0000", ended="2026-01-01T11:02:10+0000"),
+            NS(run_id="b2", started="2026-01-01T11:05:50+0000", ended="2026-01-01T11:06:00+0000"),
+            NS(run_id="c1", started=None, ended=None), NS(run_id="c2", started=None, ended=None)]
+    pairs = [{"commit": "bbbbbbb", "runs": ("b1", "b2")}, {"commit": "aaaaaaa", "runs": ("a1", "a2")},
+             {"commit": "ccccccc", "runs": ("c1", "c2")}]
+    timing = study.pair_timing(pairs, tags)
+    assert [(t["commit"], t["gap_s"], t["between"], t["longest_s"]) for t in timing] == [
+        ("bbbbbbb", 300.0, 1, 50.0), ("aaaaaaa", 21.0, 0, 6.0)]  # the pair without times is left out
+    text = study.pair_timing_sentence(timing)
+    assert "aaaaaaa's second run started 21 s after its first ended" in text
+    assert "bbbbbbb's 5 minutes after (1 other run between them)" in text
+    assert "no run took over 50 s" in text and "short-term drift only, over 5 minutes at most" in text
+    assert study.pair_timing_sentence([]) == ""

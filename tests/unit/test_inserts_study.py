@@ -78,7 +78,7 @@ def test_the_gains_caption_says_how_few_iterations_a_process_timed(tmp_path):
         return inserts.iterations_note(RunSet([run], resamples=200))
 
     short = note(3)
-    assert "timed 3 iterations (median over 6 processes)" in short and "taken whole" in short
+    assert "timed 3 iterations (median over the 6 processes with timings)" in short and "taken whole" in short
     assert "spread of its 6 process means" in short
     assert "taken whole" not in note(12)  # long enough for the warm-up analysis
 
@@ -109,3 +109,24 @@ def test_e4_seed_tables_shared_reason_is_printed_once_under_the_table():
     seed.attrs["notes"] = ["Note 1: the seed gives no number."]
     out = study.seed_notes(seed)
     assert out.count("the seed gives no number") == 1 and out.startswith("\n\nNote 1:")
+
+
+def test_the_process_records_say_what_they_count_beside_the_processes_with_timings():
+    """E4's storage line counts every process record (twins, disturbed processes and reruns included) and the
+    iterations note counts the processes with timings: the records line says how the two counts relate."""
+    rec = pd.DataFrame([
+        {"run_id": "r", "benchmark": "inserts.prepared", "params": "rows=10", "engine": "e", "runtime": "c", "process": 0,
+         "interference": {"contaminated": False}, "rerun_of": float("nan")},
+        {"run_id": "r", "benchmark": "inserts.prepared", "params": "rows=10", "engine": "e", "runtime": "c", "process": 1,
+         "interference": {"contaminated": True}, "rerun_of": float("nan")},
+        {"run_id": "r", "benchmark": "inserts.prepared", "params": "rows=10", "engine": "e", "runtime": "c", "process": 2,
+         "interference": {"contaminated": False}, "rerun_of": 1.0},
+        {"run_id": "r", "benchmark": "inserts.prepared", "params": "aa=twin,rows=10", "engine": "e", "runtime": "c",
+         "process": 3, "interference": None, "rerun_of": float("nan")},
+        {"run_id": "r", "benchmark": "inserts.bulk", "params": "rows=10", "engine": "e", "runtime": "c", "process": 4,
+         "interference": None, "rerun_of": float("nan")}])
+    timed = {("r", "inserts.prepared", "rows=10", "e", "c", p) for p in (0, 1, 2)}
+    text = inserts.records_breakdown(rec, timed)
+    assert text == ("5 process records, every E4 process the run started: 3 with timings, over which the iteration "
+                    "count above is a median (1 of them disturbed, left out of every estimate, and 1 rerun in their "
+                    "place), 1 A/A twin and 1 not applicable, with nothing timed")

@@ -271,3 +271,27 @@ def test_run_sequence_caption_counts_the_plotted_processes_by_warm_up_class():
     assert text.startswith(": of 12 processes in 2 cells, ")
     assert sum(int(p.split()[0]) for p in text.split("cells, ")[1].split(", ")) == 12 == counts.sum()
     assert bindings.warmup_takeaway(df.iloc[0:0]) == ""
+
+
+def test_e1_steady_state_caveat_names_the_cells_whose_processes_mostly_reached_none():
+    """E1's main text says which cells' means include warm-up: most of their processes reached no steady
+    state (k of n reached one, per cell), counted from the summary's per-cell `no_steady`."""
+    import pandas as pd
+
+    from harness.studies import bindings
+
+    s = pd.DataFrame([
+        {"benchmark": "bindings.select_fold", "engine": "sqlite/apsw", "runtime": "cpython3.11.7", "processes": 48, "no_steady": 42},
+        {"benchmark": "bindings.select_fold", "engine": "sqlite/sqlite3", "runtime": "pypy3.9.16", "processes": 48, "no_steady": 35},
+        {"benchmark": "bindings.point_query", "engine": "sqlite/sqlite3", "runtime": "pypy3.9.16", "processes": 24, "no_steady": 21},
+        {"benchmark": "bindings.select_all", "engine": "sqlite/sqlite3", "runtime": "cpython3.11.7", "processes": 59, "no_steady": 0},
+        {"benchmark": "bindings.select_all", "engine": "duckdb", "runtime": "cpython3.11.7", "processes": 60, "no_steady": 30},  # half: not most
+        {"benchmark": "bindings.select_all", "engine": "ferretdb/pymongo", "runtime": "cpython3.11.7", "processes": float("nan"), "no_steady": float("nan")},
+        {"benchmark": "micro.select", "engine": "sqlite/sqlite3", "runtime": "pypy3.9.16", "processes": 10, "no_steady": 10}])
+    text = bindings.steady_caveat(s)
+    assert text.startswith("Most processes of 3 E1 cells reached no steady state")
+    assert "those means include warm-up" in text
+    assert "sqlite/apsw@cpython select_fold 6 of 48; sqlite/sqlite3@pypy point_query 3 of 24, select_fold 13 of 48." in text
+    assert "duckdb" not in text and "micro" not in text and "select_all" not in text
+    assert bindings.steady_caveat(s[s["no_steady"] == 0]) == ""
+    assert bindings.steady_caveat(pd.DataFrame()) == ""

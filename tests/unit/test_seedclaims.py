@@ -374,3 +374,55 @@ def test_seed001s_h2_and_crossings_sentences_and_the_fold_claim_have_untestable_
 
 def test_query_15s_seed_number_comes_from_the_seeds_seconds():
     assert "SQLite 20.881 s, H2 0.009 s" in sc.seed001_h2_q15(None).seed_number
+
+
+def test_seed001_table_reads_pypy_over_cpython_like_section_5_and_names_its_query_set(monkeypatch):
+    """The review found Section 5's PyPy/CPython TPC-H ratio (over 20 queries) beside the seed table's
+    inverse (over 22): the table gives the same direction and says which queries Section 5 leaves out."""
+    from harness.studies import seeds, tpch
+
+    calls = []
+
+    def geomean(runs, prefix, a, b, only=None):
+        calls.append((prefix, a, b, only is not None))
+        return (1.05, 0.997, 1.10, len(only)) if only else (1.04, 0.992, 1.09, 22)
+
+    common = {(f"tpch.q{i:02d}", "sf=0.1") for i in range(1, 21)}
+    monkeypatch.setattr(seeds, "geomean_ratio", geomean)
+    monkeypatch.setattr(tpch, "left_out", lambda runs: (common, "q19, q20 left out: H2 timed out on them"))
+    text = seeds.ours(None, "tpch_geo")
+    assert text.startswith("1.04 [0.992, 1.09] (sqlite3, PyPy time / CPython time, 22 benchmarks, all both runtimes ran")
+    assert "Section 5's 1.05 [0.997, 1.10] is over the 20 every engine ran, q19, q20 left out: H2 timed out on them)" in text
+    assert all(a == seeds.PYPY and b == seeds.PY for _, a, b, _ in calls)  # PyPy's time over CPython's, both calls
+    # with nothing left out, nothing to explain
+    monkeypatch.setattr(tpch, "left_out", lambda runs: (set(), ""))
+    assert seeds.ours(None, "tpch_geo") == "1.04 [0.992, 1.09] (sqlite3, PyPy time / CPython time, 22 benchmarks)"
+
+
+def test_seed004_number_says_where_the_100x_comes_from():
+    """The RamSQL row says which of the seed's tables its number comes from: the sentence under the first
+    (RamSQL before v0.1.0) and the second table's ratio (v0.1.3, the rewrite the RamSQL we run continues)."""
+    from harness.studies import ramsql
+
+    text = sc.seed004_number_source(ramsql.SEED_SEC_PER_OP["ramsql.select_10k"],
+                                    ramsql.SEED_SECOND_SEC_PER_OP["ramsql.select_10k"], "v0.1.5")
+    assert text.startswith("100x as written, under its first table (RamSQL before v0.1.0), whose own 7,479 µs / "
+                           "11.05 µs give 677x")
+    assert "second table, of RamSQL v0.1.3 after the rewrite our v0.1.5 continues (S1), gives 54.6x" in text
+    assert "(682.3 µs / 12.50 µs)" in text
+    assert ";" not in sc.seed004_number_source(ramsql.SEED_SEC_PER_OP["ramsql.select_10k"], None, "v0.1.5")
+
+
+def test_seed004_insert_flip_is_said_beside_rule_s2_only_when_the_sides_of_1_differ():
+    from harness.studies import ramsql
+
+    seed = ramsql.SEED_SEC_PER_OP["ramsql.insert10"]  # 0.854x: RamSQL faster in the seed's first table
+    second = ramsql.SEED_SECOND_SEC_PER_OP["ramsql.insert10"]
+    text = sc.driver_flip(seed, (2.00, 1.51, 2.65), second, 676.8, (65.4, 44.3, 96.5))
+    assert text.startswith("Beside rule S2")
+    assert "0.854x in the seed's first table (RamSQL faster) and 2.00x [1.51, 2.65] here (SQLite faster)" in text
+    assert "gives 1.99x, our side" in text and "RamSQL is the slower in the seed and here alike" in text
+    assert sc.driver_flip(seed, (0.9, 0.8, 0.99), second) == ""  # same side: no flip
+    assert sc.driver_flip(seed, (1.1, 0.9, 1.3), second) == ""  # the interval straddles 1: no flip shown
+    assert sc.driver_flip(seed, sc.NONE) == ""
+    assert "our side" not in sc.driver_flip(seed, (2.0, 1.5, 2.6), {ramsql.RAMSQL: 1.0, ramsql.SQLITE: 2.0})
