@@ -238,9 +238,20 @@ def _hosts(runs: RunSet) -> tuple[list, list]:
         src = m.source if isinstance(m.source, dict) else {}
         if src.get("format") == "gobench":
             gotest.append(m)
-        elif any(str(e).startswith(("ramsql/", "sqlite/go")) for e in (m.engines or {})):
+        elif _measures_e6(m):
             worker.append(m)
     return gotest, worker
+
+
+def _measures_e6(m) -> bool:
+    """Whether a run is one of E6's worker runs: it planned ramsql.* benchmarks on an E6 engine that
+    was available (a run of another study lists every engine it probed, E6's included, as unavailable)."""
+    conf = m.configuration if isinstance(getattr(m, "configuration", None), dict) else {}
+    benchmarks = conf.get("benchmarks")
+    if benchmarks is not None and not any(str(b).startswith("ramsql.") for b in benchmarks):
+        return False
+    return any(str(e).startswith(("ramsql/", "sqlite/go")) and (not isinstance(v, dict) or v.get("available", True))
+               for e, v in (m.engines or {}).items())
 
 
 def _side_facts(ms: list) -> tuple[str, str, str]:

@@ -92,3 +92,17 @@ def test_the_verdict_and_readings_name_the_host_they_are_given():
     assert "(two imported sessions, on this host, Section 8): 30x and 22x; 1 of 2 lie outside our interval" in text
     inside = sc.ramsql_readings((16.3, 10.5, 25.3), (20.0, 15.0, 25.0), {}, [18.0, 22.0], "this host")
     assert inside.endswith("18x and 22x; within our interval")
+
+
+def test_another_studys_run_that_probed_e6_engines_is_not_a_worker_run():
+    """E5's run lists every engine it probed, E6's among them as unavailable, and began a day earlier:
+    counted as a worker run, it made the sessions '1 day later than the worker's E6 run' and hid the
+    bracket (the sessions one before and one after the worker's run)."""
+    e5 = SimpleNamespace(machine=XEON, project={"commit": "bbbbbbb2", "dirty": False},
+                         started="2026-11-26T15:37:00+0000", ended="2026-11-26T15:41:00+0000",
+                         configuration={"benchmarks": ["app.insert_user"]},
+                         engines={"ramsql/go@cpython": {"available": False}, "sqlite/sqlite3@cpython": {}}, source=None)
+    runs = _Runs([*HERE.manifests(), e5])
+    gotest, worker = ramsql._hosts(runs)
+    assert worker == [WORKER] and len(gotest) == 2
+    assert "one before the worker's E6 run and one after it" in ramsql.gotest_env(runs)
