@@ -14,9 +14,9 @@
 # ---
 
 # %% [markdown]
-# # E7: history across runs (seed 003's nightly benchmarks tracked in Codespeed)
+# # E7: history across runs (after seed 003's nightly JRuby benchmarks tracked in Codespeed)
 #
-# Seed 003 ran its benchmarks nightly on each new commit and sent each result (commit, date, mean,
+# Seed 003 ran Ruby benchmarks nightly on JRuby's newest commit and sent each result (commit, date, mean,
 # standard deviation) to Codespeed, whose timeline view shows regressions. Here each run of the same
 # cells is a point on a timeline in commit order, with its own interval, and a change from the previous
 # run is marked only when `compare`'s test (benchstat's Mann-Whitney U on per-process means) finds it

@@ -1,6 +1,6 @@
 """History across runs: each run of the same cells on a timeline, and the changes that matter.
 
-What seed 003 did with nightly builds and Codespeed (a result per commit, plotted by commit
+What seed 003 did with nightly JRuby builds and Codespeed (a result per commit, plotted by commit
 date), with two things Codespeed's mean and standard deviation could not give: each point
 carries its own interval (the cell's mean and confidence interval, computed from that run
 alone), and a change between consecutive runs is called significant only by the test

@@ -1,4 +1,4 @@
-"""E7, history across runs (seed 003's nightly benchmarks tracked in Codespeed).
+"""E7, history across runs (after seed 003's nightly JRuby benchmarks tracked in Codespeed).
 
 Unlike the other studies this one does not pool its runs into one RunSet: each run is one point
 on the timeline, estimated alone, and consecutive runs are compared (`analysis.history`).
@@ -247,8 +247,12 @@ def pairs_range_text(pairs: list[dict]) -> str:
     load = ("" if math.isnan(top["load"]) else
             f", made at a median load of {top['load']:.1f} on {top['cpus'] or '?'} CPUs")
     sig = ", ".join(f"{p['commit']} {p['significant']} of {p['cells']}" for p in pairs)
-    moved = " and ".join(t for t in (f"a ratio of means by {rng('ratio_pct')}" if rng("ratio_pct") else "",
-                                     f"a mean by {rng('mean_pct')}" if rng("mean_pct") else "") if t)
+    # each quantity named: a ratio of means and a mean (what the studies report), a median (what the test
+    # compares and the abstract's largest move is)
+    said = [t for t in (f"a ratio of means by {rng('ratio_pct')}" if rng("ratio_pct") else "",
+                        f"a mean by {rng('mean_pct')}" if rng("mean_pct") else "",
+                        f"a median by {rng('largest_pct')}" if rng("largest_pct") else "") if t]
+    moved = ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1]
     return (f"over all {len(pairs)} clean same-commit pairs of the history, the largest moves were {moved}, "
             f"most in {top['commit']}'s pair{load}; significant moves: {sig}")
 
@@ -473,7 +477,7 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
             n_sig = int(pair["significant"].astype(bool).sum())
             parts.append(f"Between the two runs of commit {(commit or '?')[:7]}, where nothing changed but the time "
                          f"they ran at, {n_sig} of {len(pair)} comparisons {'is' if n_sig == 1 else 'are'} significant"
-                         + (f" (up to {pair[pair['significant'].astype(bool)]['delta_pct'].abs().max():.0f}%): a "
+                         + (f" (medians up to {pair[pair['significant'].astype(bool)]['delta_pct'].abs().max():.0f}%): a "
                             "change of that size between those runs is the machine's, not the code's."
                             if n_sig else "."))
     noisy = table["noisy"].dropna()
@@ -533,6 +537,6 @@ def abstract(pair: dict | None, every: dict | None = None, pairs: list[dict] | N
             f"{moves_text(pair, f' at alpha = 0.05, {TEST_NAME}')}.")
     if every is not None and every["cells"] > pair["cells"]:
         text += (f" Over every comparison of two runs of one commit with clean trees in the history ({every['cells']} cell moves, "
-                 f"older runs included), the largest move was {every['largest_pct']:.0f}%{_top_pair(pairs)} "
+                 f"older runs included), the largest move of a median was {every['largest_pct']:.0f}%{_top_pair(pairs)} "
                  f"and {every['significant']} of {every['cells']} were significant.")
     return text

@@ -22,6 +22,7 @@ from harness.analysis import stats, tables, wording
 from harness.analysis.figures.e6 import plot_per_op
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
+from harness.analysis.stats.compare import samples_needed
 from harness.analysis.stats.intervals import CellBoot, combine_log_ratios
 from harness.studies.common import (
     StudyResult,
@@ -391,6 +392,21 @@ def gotest_env(runs: RunSet) -> str:
             "compares our worker with `go test` across two machines.")
 
 
+def few_samples_clause(flags: str, alpha: float = 0.05, confidence: float = 0.95) -> str:
+    """`; 4 samples a side, fewer than the 6 benchstat asks for ...` when go test's -count is below what
+    benchstat needs for a median's interval: why that count (the fewest for which a two-sided
+    Mann-Whitney test can reach p <= alpha, the A/A bracket's test), '' otherwise."""
+    m = re.search(r"-count (\d+)", flags)
+    if not m:
+        return ""
+    count, (_, need_ci), (_, need_test) = int(m.group(1)), tables.ci_samples_needed(confidence), samples_needed(alpha)
+    if count >= need_ci:
+        return ""
+    why = (f" but the fewest with which a Mann-Whitney test can reach p <= {alpha:g}, to fit the campaign's slot"
+           if count == need_test else "")
+    return f"; {count} a side, below benchstat's {need_ci} for an interval{why}"
+
+
 def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
     """Section 8's paragraph on the `go test` sessions: flags, where and when, what a sample is, how
     their times compare with the worker's (geometric mean over the cells both measured), and why."""
@@ -406,7 +422,8 @@ def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
              f"{_day_gap(gotest, worker)}, on another{', loaded' if _load_per_core(gotest) > 1.0 else ''} host")
     g_commit, w_commit = _side_facts(gotest)[1], _side_facts(worker)[1] if worker else ""
     commit = " at the worker's commit" if g_commit in w_commit.split(", ") else " at another commit"
-    text = (f"The same Go code also ran under `go test -bench . {flags}` (the seed's was -count 6 -benchtime 1s), "
+    text = (f"The same Go code also ran under `go test -bench . {flags}` (the seed's was -count 6 -benchtime 1s"
+            f"{few_samples_clause(flags)}), "
             f"in {count_word(n)} session{'s' if n != 1 else ''} {where}{commit} (Section 2.6): an A/A test of `go test` and "
             "benchstat there. A `go test` sample is one timing loop of one test binary, not a fresh process.")
     ratios, cells, sessions = [], set(), 0
@@ -419,12 +436,13 @@ def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
             cells |= {i for i, _ in ok}
             sessions += bool(ok)
     if ratios:
+        # the factor always, with the cells' range: "about the worker's" dropped the number, and the
+        # sentence after it spoke of "the difference" even when there was none to speak of
         gm = float(np.exp(np.mean(np.log(ratios))))
-        size = ("about the worker's" if 0.8 <= gm <= 1.25 else f"{gm:.1f} times the worker's" if gm > 1
-                else f"{1 / gm:.1f} times shorter than the worker's")
         over = f"{len(cells)} cells" + (f", {count_word(sessions)} sessions" if sessions > 1 else "")
-        text += f" Its times are {size} for the same operation (geometric mean over {over})"
-        text += ("; both ran on this host, so the host does not explain the difference (Appendix B.7). E6's ratios "
+        text += (f" Its times are {gm:.2f} times the worker's for the same operation (geometric mean over {over}; "
+                 f"{min(ratios):.2f} to {max(ratios):.2f} by cell)")
+        text += ("; both ran on this host, so any gap is the harnesses', not the host's (Appendix B.7). E6's ratios "
                  "are the worker's." if same else
                  "; reading both harnesses finds no cause but the host (Appendix B.7), so E6's ratios are the worker's.")
     return text + (" Appendix B.7 has every cell both ways, the ratios, the seed's numbers beside ours and "

@@ -124,8 +124,8 @@ def test_the_optimisation_claim_needs_intervals_that_say_so():
     rows = []
     for k in range(4):
         for rt in ("haskell-O0-ghc9.0.2", "haskell-O2-ghc9.0.2"):
-            rows.append({"benchmark": f"app.op{k}", "params": "corpus=LG", "engine": "acidstate/acid-state",
-                         "runtime": rt, "corpus": "LG"})
+            rows.append({"benchmark": f"app.op{k}", "params": "corpus=LG2", "engine": "acidstate/acid-state",
+                         "runtime": rt, "corpus": "LG2"})
     cells = pd.DataFrame(rows)
 
     def verdict(interval, cells=cells):
@@ -137,3 +137,11 @@ def test_the_optimisation_claim_needs_intervals_that_say_so():
     # the seed's optimised build ran at its 50k corpus only: without LG the claim is not ours to decide
     small = cells.assign(params="corpus=SM", corpus="SM")
     assert verdict((2.1, 1.6, 2.8), small) == "untestable here"
+    # LG-O dealt with user #45678, as LG2 did, not LG's #42: LG alone is not the seed's pair either
+    lg = cells.assign(params="corpus=LG", corpus="LG")
+    why = study.claim_optimisation(lg, lambda i, j: (2.1, 1.6, 2.8))["verdict"]
+    assert why.word == "untestable here" and "LG2 against LG-O, both user #45678" in why.why
+    # only the LG2 pairs decide: an SM pair beside them does not
+    mixed = pd.concat([cells, small], ignore_index=True)
+    assert study.claim_optimisation(mixed, lambda i, j: (2.1, 1.6, 2.8) if mixed.loc[i, "corpus"] == "LG2"
+                                    else (1.1, 0.9, 1.3))["verdict"].word == "supported"

@@ -68,8 +68,31 @@ def test_the_sentences_say_this_host_for_sessions_made_around_the_workers_run():
     intro = ramsql.gotest_intro(HERE, side)
     assert "`go test -bench . -count 3 -benchtime 50ms`" in intro
     assert "on this host, one before the worker's run and one after it at the worker's commit" in intro
-    assert "about the worker's" in intro and "(geometric mean over 2 cells, two sessions)" in intro
-    assert "the host does not explain" in intro and "another" not in intro
+    # the factor is given even when it is near 1, with its range by cell, and the sentence after it
+    # names what is left (the harnesses) without a "difference" that may not be there
+    assert "Its times are 1.03 times the worker's for the same operation" in intro
+    assert "(geometric mean over 2 cells, two sessions; 1.00 to 1.10 by cell)" in intro
+    assert "about the worker's" not in intro and "the difference" not in intro
+    assert "so any gap is the harnesses', not the host's" in intro
+    assert "another" not in intro
+    # -count 3 is below what benchstat needs for an interval, and below what its test needs too
+    assert "(the seed's was -count 6 -benchtime 1s; 3 a side, below benchstat's 6 for an interval)" in intro
+
+
+def test_the_gotest_intro_gives_the_factor_and_why_four_samples():
+    """Far from 1 or near it, in either direction, the sentence gives the geometric mean as a factor
+    with its range; -count 4 says why it is below benchstat's 6 (the fewest for a Mann-Whitney p <= 0.05)."""
+    for means, factor, spread in (([0.5, 0.5], "0.50 times", "0.50 to 0.50 by cell"),
+                                  ([1.05, 1.05], "1.05 times", "1.05 to 1.05 by cell"),
+                                  ([3.0, 12.0], "6.00 times", "3.00 to 12.00 by cell")):
+        side = pd.DataFrame({"mean_s": [1.0, 1.0], "bench.txt_mean_s": means})
+        intro = ramsql.gotest_intro(HERE, side)
+        assert f"Its times are {factor} the worker's for the same operation (geometric mean over 2 cells; {spread})" \
+            in intro, intro
+    assert ramsql.few_samples_clause("-count 4 -benchtime 50ms") == (
+        "; 4 a side, below benchstat's 6 for an interval but the fewest with which a Mann-Whitney test can reach "
+        "p <= 0.05, to fit the campaign's slot")
+    assert ramsql.few_samples_clause("-count 6 -benchtime 1s") == "" and ramsql.few_samples_clause("") == ""
 
 
 def test_the_sentences_say_another_host_for_the_imported_sessions():
@@ -81,7 +104,7 @@ def test_the_sentences_say_another_host_for_the_imported_sessions():
     assert note == " The go test sessions ran on another CPU, at another commit, on a loaded VM; see the text below the E6 table."
     side = pd.DataFrame({"mean_s": [1.0], "bench.txt_mean_s": [9.0], "newbench.txt_mean_s": [9.0]})
     intro = ramsql.gotest_intro(THERE, side)
-    assert "3 days earlier, on another, loaded host at another commit" in intro and "9.0 times the worker's" in intro
+    assert "3 days earlier, on another, loaded host at another commit" in intro and "9.00 times the worker's" in intro
     assert "no cause but the host" in intro
 
 

@@ -245,6 +245,23 @@ def test_the_abstract_reports_every_same_commit_pair_not_only_the_latest():
     text = abstract(pair, every)
     assert "up to 7%" in text and "192%" in text and "1 of 4" in text
     assert "192%" not in abstract(pair)
+    # a change of medians, and said so: Section 2.5's range of means must not read as contradicting it
+    assert "the largest move of a median was 192%" in text
+
+
+def test_the_range_over_pairs_names_each_quantity_the_abstract_quotes():
+    """Section 2.5 gives the ranges of the largest moves of means and ratios of means; the abstract's
+    largest move is of a median, so the range of medians is given too, named as such."""
+    from harness.studies.history import pairs_range_text
+
+    nan = math.nan
+    pairs = [{"commit": "a", "cells": 4, "significant": 4, "ratio_pct": 54.0, "mean_pct": 181.0, "largest_pct": 192.0,
+              "load": 18.2, "cpus": 2},
+             {"commit": "b", "cells": 4, "significant": 0, "ratio_pct": 4.0, "mean_pct": 11.0, "largest_pct": 6.0,
+              "load": nan, "cpus": 2}]
+    text = pairs_range_text(pairs)
+    assert "a ratio of means by 4% to 54%, a mean by 11% to 181% and a median by 6% to 192%" in text
+    assert "most in a's pair" in text
 
 
 def test_a_ratio_within_a_run_moves_less_than_the_times_when_the_host_slows_both_engines():

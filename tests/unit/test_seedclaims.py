@@ -321,6 +321,12 @@ def test_prepared_inserts_are_read_from_the_c_workers_exec_and_prepared_cells_at
     assert claim.verdict.word == v.SUPPORTED and claim.verdict.rules == ("S1", "S3")
     assert "2 supported" in claim.verdict.why  # a claim about every N: each N is a cell
     assert "every-cell rule, not \"most\"" in claim.ours and "no \"most\"" in claim.ours  # why "every" is said
+    # the sentence is in the drafts of "Fast Bulk Inserts into SQLite" (August 2010) that seed 003's copy
+    # holds, not in "Some SQLite 3.7 Benchmarks" (October 2010): the row cites the post it quotes
+    assert claim.cite == sc.CITE_003_BULK and "Fast Bulk Inserts into SQLite" in claim.cite
+    assert "August 2010" in claim.cite and sc.seed003_versions(None).cite == sc.CITE["003"]
+    rows, _ = sc._rows_and_notes([claim])
+    assert rows[2].startswith(f"| {sc.CITE_003_BULK} | Prepared statements")
 
 
 def test_a_long_reading_keeps_its_first_clause_in_the_table_and_goes_in_full_to_a_note():
