@@ -125,8 +125,11 @@ def spread(rs: list[Interval], what: str = "cells") -> str:
     return f"estimates {ok[0]:.3g}x to {ok[-1]:.3g}x over {len(ok)} {what}" if ok else "not measured"
 
 
-def _claim(claim: str, verdict: v.Verdict, evidence: str = "") -> dict[str, Any]:
-    return {"claim": claim, "verdict": verdict, "evidence": evidence}
+def _claim(claim: str, verdict: v.Verdict, evidence: str = "",
+           cells: list[tuple[str, Interval, v.Verdict]] | None = None) -> dict[str, Any]:
+    """A claim's row: its words, verdict and evidence, and (`cells`) each cell's label, interval and verdict
+    where the verdict is a rule over cells (`sensitivity.py` says which cells an alternative reading moves)."""
+    return {"claim": claim, "verdict": verdict, "evidence": evidence, "cells": cells or []}
 
 
 #: the cells where seed 002's "wins by 8x" comparison holds: AcidState against the seed's contenders that we
@@ -187,16 +190,17 @@ ACID_VERDICT_SCOPE = (f"at corpora {', '.join(ACID_CORPORA)}, against HDBC-SQLit
                       "(`ghc --make`, -O0)")
 
 
-def claim_acid(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
+def claim_acid(cells: pd.DataFrame, ratio: Ratio, line: float | None = None, seed_build: bool = True) -> dict[str, Any]:
     """AcidState wins its selects by 8x or more: every list/select cell in the claim's scope, on the seed's
     build (`ghc --make`, no -O: our -O0), the next fastest contender's time / AcidState's at least 8 (a
-    straddling interval is inconclusive); the -O2 cells are context, and each refuting cell's margin is said."""
+    straddling interval is inconclusive); the -O2 cells are context, and each refuting cell's margin is said.
+    `line` and `seed_build` are for the alternative readings of `sensitivity.py` (another line; the -O2 cells)."""
     claim = "AcidState: \"the benchmarks it wins, it wins by an 8x or larger margin\" (list and select)"
-    pairs = acid_pairs(cells, ratio) if len(cells) else []
+    pairs = acid_pairs(cells, ratio, seed_build=seed_build) if len(cells) else []
     if not pairs:
         return _claim(claim, v.untestable("no AcidState cell of the seed's build (-O0) beside HDBC-sqlite3's on "
                                           "corpus SM or MD in these runs"))
-    line = SEED["acid_margin"]
+    line = SEED["acid_margin"] if line is None else line
     verdicts = [v.at_least(r[1], r[2], line) for *_, r in pairs]
     inner = v.every_cell(verdicts)
     refuting = [p for p, x in zip(pairs, verdicts) if x.word == v.REFUTED]
@@ -207,10 +211,11 @@ def claim_acid(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
                                      f"{pair_text(refuting)}; " if refuting else "")
                 + f"{acid_scope(cells)}")
     optimised = acid_pairs(cells, ratio, seed_build=False)
-    if optimised:
+    if optimised and seed_build:
         evidence += (f". The -O2 build, which the seed did not use at these corpora, as context: "
                      f"{spread([r for *_, r in optimised])} ({pair_text(optimised)})")
-    return _claim(claim, verdict, evidence)
+    return _claim(claim, verdict, evidence, cells=[(pair_text([p]).split(": ")[0], p[3], x)
+                                                   for p, x in zip(pairs, verdicts)])
 
 
 def claim_acid_narrow(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
@@ -297,9 +302,11 @@ def claim_push(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
                   v.untestable(how if have else how + "; no item-insertion cell of FerretDB in these runs"))
 
 
-def sqlite_loses(cells: pd.DataFrame, ratio: Ratio, runtime: str) -> tuple[list[v.Verdict], list[Interval]]:
+def sqlite_loses(cells: pd.DataFrame, ratio: Ratio, runtime: str,
+                 labels: list[tuple[str, Interval, v.Verdict]] | None = None) -> tuple[list[v.Verdict], list[Interval]]:
     """Per operation x corpus on `runtime`: HDBC-sqlite3's time / AcidState's (the seed's contender we
-    run as the seed did) > 1, one verdict per cell, and every pair's ratio."""
+    run as the seed did) > 1, one verdict per cell, and every pair's ratio; each cell's label, interval and
+    verdict appended to `labels` when given."""
     same = cells[cells["runtime"].astype(str) == runtime]
     out, rs = [], []
     for i, s in same[same["engine"] == "sqlite/hdbc"].iterrows():
@@ -311,26 +318,34 @@ def sqlite_loses(cells: pd.DataFrame, ratio: Ratio, runtime: str) -> tuple[list[
         rs += pairs
         if pairs:
             out.append(v.every_cell(v.above(r[1], r[2]) for r in pairs))
+            if labels is not None:
+                labels += [(f"{str(s['operation']).replace(PREFIX, '')} {s['corpus']}", r, v.above(r[1], r[2]))
+                           for r in pairs]
     return out, rs
 
 
-def claim_sqlite(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
+def claim_sqlite(cells: pd.DataFrame, ratio: Ratio, measured_corpora: bool = False,
+                 measured_contenders: bool = False) -> dict[str, Any]:
     """SQLite loses everywhere, tested with the seed's binding (HDBC-sqlite3) against the seed's other
-    engines built the seed's way (`ghc --make`, no -O)."""
+    engines built the seed's way (`ghc --make`, no -O). Slower than AcidState in every cell is not yet the
+    claim: corpora not measured and contenders with no like-for-like cell keep it inconclusive, unless the
+    alternative readings of `sensitivity.py` take the claim as about the measured corpora
+    (`measured_corpora`) or the measured contenders (`measured_contenders`) only."""
     claim = "\"SQLite loses in every category at every corpus size, but not by as much as I was expecting\""
     runtimes = sorted({str(r) for r, e in zip(cells.get("runtime", []), cells.get("engine", []))
                        if e == "sqlite/hdbc" and unoptimised(str(r))})
     if not runtimes:
         return _claim(claim, v.untestable("no sqlite/hdbc (HDBC-sqlite3, the seed's binding) cell without -O"))
-    vs, rs = sqlite_loses(cells, ratio, runtimes[0])
+    labels: list[tuple[str, Interval, v.Verdict]] = []
+    vs, rs = sqlite_loses(cells, ratio, runtimes[0], labels)
     verdict = v.every_cell(vs)
-    if verdict.word == v.SUPPORTED:  # slower than AcidState everywhere is not yet slower than every contender
-        have, missing = corpora_of(cells)
+    have, missing = corpora_of(cells)
+    gaps = ([f"{', '.join(missing)} not measured"] if missing and not measured_corpora else []) + (
+        [] if measured_contenders else ["MongoDB and MySQL, the seed's other contenders, have no like-for-like cell"])
+    if verdict.word == v.SUPPORTED and gaps:  # slower than AcidState everywhere is not yet slower than every contender
         verdict = v.Verdict(v.INCONCLUSIVE, f"slower than AcidState in every cell on {', '.join(have)}, but "
-                                            + (f"{', '.join(missing)} not measured, and " if missing else "")
-                                            + "MongoDB and MySQL, the seed's other contenders, have no like-for-like "
-                                            "cell")
-    return _claim(claim, verdict,
+                                            + ", and ".join(gaps))
+    return _claim(claim, verdict, cells=labels, evidence=
                   f"sqlite/hdbc time / AcidState's on {runtimes[0]} (the seed's `ghc --make`; its other contenders, MongoDB "
                   f"and MySQL, have no like-for-like cell here): "
                   f"{spread(rs, 'pairs of cells')}{corpora_text(cells)}")
@@ -428,17 +443,25 @@ def claims(cells: pd.DataFrame, ratio: Ratio, runs: Any = None) -> list[dict[str
     (`verdicts.on_todays_stack`): ours run newer releases of the same libraries and GHC (substitution
     S1); the MongoDB claims name their engine difference, which no substitution covers."""
     ours = our_setting(cells, runs)
-    out = []
-    for f, kw in ((claim_acid, {}), (claim_acid_narrow, {}), (claim_acid_micro, {}), (claim_mongo, {}), (claim_push, {}), (claim_sqlite, {}),
-                  (claim_optimisation, {}), (claim_optimisation, {"only_acid": True})):
-        c = f(cells, ratio, **kw)
-        c["measured"] = c["verdict"]  # what the interval alone would say, kept for the record
-        mongo = f.__name__ in MONGO_CLAIMS
-        theirs, mine = (SEED_SETTING, ours) if mongo else (stores_setting(SEED_SETTING), stores_setting(ours))
-        c["verdict"] = v.on_todays_stack(theirs, mine, lambda c=c: c["verdict"], uses=() if mongo else ("S1",),
-                                         absolute=f.__name__ in ABSOLUTE)
-        out.append(c)
-    return out
+    return [on_stack(f, cells, ratio, ours, **kw)
+            for f, kw in ((claim_acid, {}), (claim_acid_narrow, {}), (claim_acid_micro, {}), (claim_mongo, {}),
+                          (claim_push, {}), (claim_sqlite, {}), (claim_optimisation, {}),
+                          (claim_optimisation, {"only_acid": True}))]
+
+
+def on_stack(f: Callable[..., dict[str, Any]], cells: pd.DataFrame, ratio: Ratio, ours: v.Setting,
+             **kw: Any) -> dict[str, Any]:
+    """One claim of seed 002 (`f(cells, ratio, **kw)`) with its verdict on today's stack, as `claims` gives
+    it; `sensitivity.py` calls it with a claim's alternative reading (`kw`). The claim's `key` is the
+    function's name (and `_acid` for the AcidState reading of the optimisation claim)."""
+    c = f(cells, ratio, **kw)
+    c["key"] = f.__name__ + ("_acid" if kw.get("only_acid") else "")
+    c["measured"] = c["verdict"]  # what the interval alone would say, kept for the record
+    mongo = f.__name__ in MONGO_CLAIMS
+    theirs, mine = (SEED_SETTING, ours) if mongo else (stores_setting(SEED_SETTING), stores_setting(ours))
+    c["verdict"] = v.on_todays_stack(theirs, mine, lambda: c["verdict"], uses=() if mongo else ("S1",),
+                                     absolute=f.__name__ in ABSOLUTE)
+    return c
 
 
 def claims_markdown(items: list[dict[str, Any]], method: str) -> str:

@@ -17,7 +17,7 @@ from harness.analysis import methodfacts
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
-from harness.studies import envtable, findings, runfacts, seedclaims, seeds
+from harness.studies import envtable, findings, runfacts, seedclaims, seeds, sensitivity
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
 from harness.studies.verdicts import rules_summary, rules_text as verdict_rules, substitutions_markdown
 
@@ -45,6 +45,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     seed_md = seeds.seed_table(runs, "000")
     noise = runfacts.noise_block(runs)
     verdicts = seedclaims.claims(runs)
+    readings = sensitivity.rows(runs, verdicts)  # each decided verdict under the alternative readings
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "
@@ -70,6 +71,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "abstract-precision": runfacts.abstract_precision(runs, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
+               "verdict-sensitivity": sensitivity.markdown(readings),
+               "verdict-sensitivity-summary": sensitivity.sentence(readings),
                "verdict-rules": substitutions_markdown(),
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),

@@ -50,6 +50,10 @@ class Claim:
     seed_number: str
     ours: str
     verdict: v.Verdict
+    #: the claim's name in code (its function's), which `sensitivity.ALTERNATIVES` keys its readings by
+    key: str = ""
+    #: for a verdict that is a rule over cells: each cell's label, interval and verdict
+    cells: tuple[tuple[str, Interval, v.Verdict], ...] = ()
     #: the post quoted, when not the one CITE names for the seed
     source: str = ""
 
@@ -321,7 +325,16 @@ SEED002_NUMBERS = (">= 8x", "no number", "below 100 µs", "no number", f"about 1
 def seed002(runs: RunSet) -> list[Claim]:
     """Seed 002's claims as the E5 study words and decides them."""
     items = app.claims(*_app(runs), runs=runs)
-    return [Claim("002", c["claim"], n, c["evidence"] or "—", c["verdict"]) for c, n in zip(items, SEED002_NUMBERS)]
+    return [Claim("002", c["claim"], n, c["evidence"] or "—", c["verdict"], c["key"], tuple(c["cells"]))
+            for c, n in zip(items, SEED002_NUMBERS)]
+
+
+def seed002_reading(runs: RunSet, f: Callable[..., dict], **kw) -> Claim:
+    """One of seed 002's claims under an alternative reading (`kw`, the claim function's parameters), its
+    verdict by the same code and on today's stack as in `seed002` (`app.on_stack`)."""
+    cells, ratio = _app(runs)
+    c = app.on_stack(f, cells, ratio, app.our_setting(cells, runs), **kw)
+    return Claim("002", c["claim"], "", c["evidence"] or "—", c["verdict"], c["key"], tuple(c["cells"]))
 
 
 # --- seed 003 ---------------------------------------------------------------------------------
@@ -408,12 +421,15 @@ def seed003_memory_off(runs: RunSet) -> Claim:
                             "the settings it ranks differ in what they sync, and "))
 
 
-def seed003_prepared(runs: RunSet) -> Claim:
+def seed003_prepared(runs: RunSet, min_rows: int = 0, rule: Callable = v.every_cell) -> Claim:
     """Prepared statements are faster on inserts: the seed's C++ program against ours in C, a prepared
     INSERT with bind/step/reset per row against sprintf + sqlite3_exec per row, both in one transaction,
-    at every N both ran with SQLite's own journal settings (a claim about every N: `every_cell`)."""
+    at every N both ran with SQLite's own journal settings (a claim about every N: `every_cell`).
+    `min_rows` (only N >= it) and `rule` (another rule over the cells) are for `sensitivity.py`."""
     # "faster on inserts" holds for inserting any number of rows: every N both ran is a cell of the claim
-    rs = inserts.gain_at_every_n(runs, inserts.cells(runs.summary), "sqlite/native-c", "transaction", "prepared")
+    rs = [(n, r) for n, r in inserts.gain_at_every_n(runs, inserts.cells(runs.summary), "sqlite/native-c",
+                                                     "transaction", "prepared") if n >= min_rows]
+    cells = tuple((f"N = {n:,}", r, v.above(r[1], r[2])) for n, r in rs)
     theirs, ours = seed003_setting(runs, "inserts in one transaction: a prepared INSERT reused (bind, step, reset) "
                                          "against sqlite3_exec of each row's INSERT")
     where = "; ".join(f"N = {n:,}: {show(r)}" for n, r in rs) or "no N both ran"
@@ -422,8 +438,9 @@ def seed003_prepared(runs: RunSet) -> Claim:
                  f"sqlite3_exec time / prepared time in C, one transaction, at every N both ran: {where}. Read "
                  "under the every-cell rule, not \"most\": the sentence is a general statement about inserts, with "
                  "no \"most\" or \"usually\", so it holds only if it holds at every N",
-                 v.on_todays_stack(theirs, ours, lambda: v.every_cell(v.above(r[1], r[2]) for _, r in rs)
-                                   if rs else decide(NONE, v.above), uses=("S1", "S3")), source=CITE_003_BULK)
+                 v.on_todays_stack(theirs, ours, lambda: rule(x for *_, x in cells)
+                                   if rs else decide(NONE, v.above), uses=("S1", "S3")), "seed003_prepared", cells,
+                 source=CITE_003_BULK)
 
 
 def seed003_versions(runs: RunSet | None) -> Claim:
@@ -461,17 +478,10 @@ def seed004_select(runs: RunSet) -> Claim:
     seed = ramsql.SEED_SEC_PER_OP["ramsql.select_10k"]
     seed_ratio = seed[ramsql.RAMSQL] / seed[ramsql.SQLITE]
     ratios = ramsql.engine_ratios(runs)
-    hit = ratios[ratios["benchmark"] == "ramsql.select_10k_fixed"]
-    r = tuple(float(x) for x in hit.iloc[0][["ratio", "low", "high"]]) if len(hit) else NONE
-    as_seed = ratios[ratios["benchmark"] == "ramsql.select_10k"]
-    r0 = tuple(float(x) for x in as_seed.iloc[0][["ratio", "low", "high"]]) if len(as_seed) else NONE
-    theirs, ours = seed004_setting(runs, "the seed's SELECT over 10,000 rows (its select_10k code)")
-    # the seed's own code decides: no rule covers another operation, and the fixed benchmark is one. The
-    # sentence gives two numbers (100x as written, its own µs give another): each is a reading; the imported
-    # `go test` sessions measure the same code under another harness (the harness rule)
+    r = select_ratio(ratios, "ramsql.select_10k_fixed")
+    r0, verdict = seed004_select_verdict(runs)
     gotest = gotest_ratios(runs, "ramsql.select_10k")
     host = gotest_host(runs)
-    verdict = v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, seed_ratio, gotest, host), uses=("S1", "S2"))
     ins = ratios[ratios["benchmark"] == "ramsql.insert10"]
     r_ins = tuple(float(x) for x in ins.iloc[0][["ratio", "low", "high"]]) if len(ins) else NONE
     flip = driver_flip(ramsql.SEED_SEC_PER_OP["ramsql.insert10"], r_ins,
@@ -480,7 +490,33 @@ def seed004_select(runs: RunSet) -> Claim:
                  seed004_number_source(seed, ramsql.SEED_SECOND_SEC_PER_OP.get("ramsql.select_10k"),
                                        version_of(engine_versions(runs), "ramsql/go", "github.com/proullon/ramsql")),
                  ramsql_readings(r, r0, rows_read(runs), gotest, host) + ". "
-                 + band_sentence(r0, 100.0) + (f" {flip}" if flip else ""), verdict)
+                 + band_sentence(r0, 100.0) + (f" {flip}" if flip else ""), verdict, "seed004_select")
+
+
+def select_ratio(ratios: pd.DataFrame, bench: str) -> Interval:
+    """RamSQL / SQLite of one benchmark from `ramsql.engine_ratios`, or NONE."""
+    hit = ratios[ratios["benchmark"] == bench]
+    return tuple(float(x) for x in hit.iloc[0][["ratio", "low", "high"]]) if len(hit) else NONE
+
+
+def seed004_select_verdict(runs: RunSet, bench: str = "ramsql.select_10k", as_written_only: bool = False,
+                           harnesses: bool = True) -> tuple[Interval, v.Verdict]:
+    """Seed 004's select claim on today's stack: (our interval, the verdict). The table reads the seed's own
+    code (`bench` select_10k); `sensitivity.py` reads it on the fixed code (select_10k_fixed), against 100x as
+    written only (`as_written_only`), or without the `go test` sessions (`harnesses=False`), by the same rule."""
+    seed = ramsql.SEED_SEC_PER_OP["ramsql.select_10k"]
+    seed_ratio = seed[ramsql.RAMSQL] / seed[ramsql.SQLITE]
+    r0 = select_ratio(ramsql.engine_ratios(runs), bench)
+    # the fixed code (another operation, which no substitution covers) is read as the claim's own operation:
+    # that is the alternative reading, so the settings stay the table's
+    theirs, ours = seed004_setting(runs, "the seed's SELECT over 10,000 rows (its select_10k code)")
+    # the seed's own code decides: no rule covers another operation, and the fixed benchmark is one. The
+    # sentence gives two numbers (100x as written, its own µs give another): each is a reading; the imported
+    # `go test` sessions measure the same code under another harness (the harness rule)
+    gotest = gotest_ratios(runs, bench) if harnesses else []
+    host = gotest_host(runs)
+    own = math.nan if as_written_only else seed_ratio
+    return r0, v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, own, gotest, host), uses=("S1", "S2"))
 
 
 def _us(seconds: float) -> str:
@@ -542,8 +578,10 @@ def ramsql_verdict(own: Interval, own_numbers: float, gotest: list[float], host:
     seed's code in our worker (`verdicts.readings`), then the harness rule against the `go test` sessions."""
     if not math.isfinite(own[0]):
         return decide(own, v.above)
-    read = v.readings([("100x as written", decide(own, lambda lo, hi: v.about(lo, hi, 100.0))),
-                       (f"{num(own_numbers)}x from its own µs", decide(own, lambda lo, hi: v.about(lo, hi, own_numbers)))])
+    named = [("100x as written", decide(own, lambda lo, hi: v.about(lo, hi, 100.0)))]
+    if math.isfinite(own_numbers):  # nan: the sentence read against 100x alone (`sensitivity.py`)
+        named.append((f"{num(own_numbers)}x from its own µs", decide(own, lambda lo, hi: v.about(lo, hi, own_numbers))))
+    read = v.readings(named)
     return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i} ({host})", x) for i, x in enumerate(gotest, 1)])
 
 

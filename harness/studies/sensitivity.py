@@ -1,0 +1,223 @@
+"""How each decided verdict of the seeds' table depends on the reading of its claim.
+
+The verdict table (`seedclaims.py`) reads every claim by one set of rules (`verdicts.rules_text`). A
+reader may hold another reading: "8x or larger" as loosely as "about 8x", a claim about inserts as one
+about the sizes where a timing means something, the fixed benchmark as the claim's operation. For each
+decided claim (read on today's stack: supported, refuted or inconclusive) this module recomputes the
+verdict under each such reading by calling the claim's own function with the reading's parameters, so
+every verdict here comes from the same code as the table's, never typed in.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from harness.studies import app, inserts, seedclaims as sc
+from harness.studies import verdicts as v
+
+if TYPE_CHECKING:
+    from harness.analysis.runset import RunSet
+
+#: the decided words: a claim read on today's stack
+DECIDED = (v.SUPPORTED, v.REFUTED, v.INCONCLUSIVE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One alternative reading of a claim: what it reads differently, the verdict it gets from the claim's
+    own code, and what in the evidence moves the verdict (or keeps it)."""
+
+    reading: str
+    verdict: v.Verdict
+    changes: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """A decided claim of the table, its short name, and its alternative readings."""
+
+    claim: sc.Claim
+    short: str
+    readings: tuple[Reading, ...]
+
+    @property
+    def changed(self) -> bool:
+        """Whether some alternative reading gives another word than the table's."""
+        return any(r.verdict.word != self.claim.verdict.word for r in self.readings)
+
+
+def _cell(label: str, r: sc.Interval) -> str:
+    return f"{label} {sc.show(r)}"
+
+
+def cell_changes(base: sc.Claim, alt: sc.Claim) -> str:
+    """What the alternative reading moves among the cells a verdict over cells rests on: the cells whose
+    word changes (same cells, another line or rule), the cells it leaves out, or, when it reads other
+    cells, those of them that do not support the claim. "" when no cell moves (or there are no cells)."""
+    if not alt.cells:
+        return ""
+    before = {(label, r): x for label, r, x in base.cells}
+    after = {(label, r): x for label, r, x in alt.cells}
+    if set(after) == set(before):
+        return "; ".join(f"{_cell(*k)}: {before[k].word} → {after[k].word}" for k in after
+                         if after[k].word != before[k].word)
+    if set(after) < set(before):
+        return "leaves out " + "; ".join(f"{_cell(*k)} ({x.word})" for k, x in before.items() if k not in after)
+    return "; ".join(f"{_cell(*k)} {x.word}" for k, x in after.items() if x.word != v.SUPPORTED)
+
+
+def tally(cells: tuple[tuple[str, sc.Interval, v.Verdict], ...]) -> str:
+    """`cells: 1 supported, 3 inconclusive`."""
+    c = v.counts(x for *_, x in cells)
+    return "cells: " + ", ".join(f"{c[w]} {w}" for w in DECIDED if c[w])
+
+
+def changes(base: sc.Claim, alt: sc.Claim) -> str:
+    """The "what changes" of a reading: the cells it moves and the cells' new tally, else the alternative
+    verdict's reason."""
+    moved = cell_changes(base, alt)
+    return f"{moved}; {tally(alt.cells)}" if moved else (alt.verdict.why or "—")
+
+
+def _readings(base: sc.Claim, alts: list[tuple[str, sc.Claim]]) -> tuple[Reading, ...]:
+    return tuple(Reading(text, alt.verdict, changes(base, alt)) for text, alt in alts)
+
+
+# --- the alternative readings, one function per decided claim --------------------------------------
+
+def acid(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
+    """Seed 002's "wins by an 8x or larger margin": the line moved by the tolerance of "about" (8 / 1.5), and
+    the -O2 build's cells in place of the seed's `ghc --make` (-O0)."""
+    line = app.SEED["acid_margin"]
+    loose = line / v.ABOUT
+    return _readings(base, [
+        (f"\"8x or larger\" with the tolerance of \"about\": line {line:g} / {v.ABOUT:g} = {loose:.3g}x",
+         sc.seed002_reading(runs, app.claim_acid, line=loose)),
+        ("the -O2 build's cells instead of the seed's `ghc --make` (-O0)",
+         sc.seed002_reading(runs, app.claim_acid, seed_build=False)),
+    ])
+
+
+def sqlite(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
+    """Seed 002's "SQLite loses in every category at every corpus size": the claim about the measured
+    corpora only, about the measured contenders only, and both."""
+    have = {label.rsplit(" ", 1)[-1] for label, *_ in base.cells}
+    corpora = ", ".join(c for c in app.CORPORA if c in have)
+    return _readings(base, [
+        (f"only the measured corpora ({corpora})", sc.seed002_reading(runs, app.claim_sqlite, measured_corpora=True)),
+        ("only the measured contender (AcidState)",
+         sc.seed002_reading(runs, app.claim_sqlite, measured_contenders=True)),
+        ("only what is measured: both of the above",
+         sc.seed002_reading(runs, app.claim_sqlite, measured_corpora=True, measured_contenders=True)),
+    ])
+
+
+def smallest_n_note(runs: RunSet, n: int) -> str:
+    """`: 10 processes of 3 iterations, warm-up included` for seed 003's prepared cells at N = n ("" when the
+    cells do not say)."""
+    from harness.analysis.stats.warmup import MIN_SERIES
+
+    df = inserts.cells(runs.summary)
+    if df.empty or not {"processes", "iterations"} <= set(df.columns):
+        return ""
+    d = inserts.default_settings(df)
+    d = d[(d["engine"] == "sqlite/native-c") & (d["rows"] == n) & d["strategy"].isin(("transaction", "prepared"))
+          & d["iterations"].notna() & d["processes"].notna()]
+    if d.empty:
+        return ""
+    iters, procs = int(d["iterations"].max()), int(d["processes"].min())
+    return f": {procs} processes of {iters} iterations" + (", warm-up included" if iters < MIN_SERIES else "")
+
+
+def prepared(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
+    """Seed 003's "prepared statements are faster on inserts": without the smallest N (a few rows, timed in a
+    few iterations), and as a claim about most N rather than every N."""
+    ns = sorted(inserts_ns(base))
+    out = []
+    if len(ns) > 1:
+        out.append((f"only N ≥ {ns[1]:,} (not N = {ns[0]:,}{smallest_n_note(runs, ns[0])})",
+                    sc.seed003_prepared(runs, min_rows=ns[1])))
+    out.append(("\"faster on inserts\" at most N, not every N", sc.seed003_prepared(runs, rule=v.most_cells)))
+    return _readings(base, out)
+
+
+def inserts_ns(claim: sc.Claim) -> list[int]:
+    """The Ns of seed 003's prepared cells, from their labels (`N = 1,000`)."""
+    return [int(label.split("=")[1].replace(",", "")) for label, *_ in claim.cells]
+
+
+def ramsql_select(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
+    """Seed 004's "RamSQL SELECT is 100x slower than SQLite (7479µs vs 11µs)": against 100x alone (not also the
+    seed's own µs), and on the fixed code (select_10k_fixed: both engines read the same rows), with and
+    without the `go test` sessions (the harness rule)."""
+    def read(text: str, **kw) -> Reading:
+        r, verdict = sc.seed004_select_verdict(runs, **kw)
+        return Reading(text, verdict, f"{sc.show(r)}; " + (verdict.why or verdict.word))
+
+    fixed = "the fixed code (select_10k_fixed, where SQLite reads the rows too) as the claim's operation"
+    return (read("against 100x as written only, not also its own µs", as_written_only=True),
+            read(fixed, bench="ramsql.select_10k_fixed"),
+            read(fixed + ", without the `go test` sessions", bench="ramsql.select_10k_fixed", harnesses=False))
+
+
+#: the decided claims' alternative readings, by the claim's key (`Claim.key`), with the claim's short name
+ALTERNATIVES: dict[str, tuple[str, Callable[[RunSet, sc.Claim], tuple[Reading, ...]]]] = {
+    "claim_acid": ("AcidState wins by 8x or more (seed 002)", acid),
+    "claim_sqlite": ("SQLite loses in every category (seed 002)", sqlite),
+    "seed003_prepared": ("prepared statements faster on inserts (seed 003)", prepared),
+    "seed004_select": ("RamSQL SELECT 100x slower (seed 004)", ramsql_select),
+}
+
+#: the short names the main text's sentence uses
+SHORT = {"claim_acid": "AcidState's 8x", "claim_sqlite": "SQLite losing everywhere",
+         "seed003_prepared": "seed 003's prepared inserts", "seed004_select": "RamSQL's 100x"}
+
+
+def rows(runs: RunSet, items: list[sc.Claim]) -> list[Row]:
+    """One row per decided claim of `items` (the verdict table's), with its alternative readings; a decided
+    claim with none declared gets a row without readings (the table says so)."""
+    out = []
+    for c in items:
+        if c.verdict.word not in DECIDED:
+            continue
+        short, f = ALTERNATIVES.get(c.key, (c.quote, None))
+        out.append(Row(c, short, f(runs, c) if f else ()))
+    return out
+
+
+def _esc(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(table: list[Row]) -> str:
+    """The sensitivity table: claim (short) | verdict | alternative reading | verdict under it | what changes."""
+    if not table:
+        return "_No claim of the verdict table is decided, so no reading of one can change it._"
+    lines = ["| claim | verdict | alternative reading | verdict under it | what changes |", "|---|---|---|---|---|"]
+    for row in table:
+        if not row.readings:
+            lines.append(f"| {_esc(row.short)} | {row.claim.verdict.word} | no alternative reading declared | — | — |")
+        for i, r in enumerate(row.readings):
+            word = r.verdict.word
+            mark = f"**{word}** (changed)" if word != row.claim.verdict.word else f"{word} (same)"
+            head = (_esc(row.short), row.claim.verdict.word) if i == 0 else ("", "")
+            lines.append(f"| {head[0]} | {head[1]} | {_esc(r.reading)} | {mark} | {_esc(r.changes)} |")
+    n, k = len(table), sum(r.changed for r in table)
+    share = f"all {n}" if k == n and n > 1 else f"{k} of the {n}"
+    return ("\n".join(lines) + f"\n\nTable: The {n} decided verdicts of Section 10 under the readings a reader might "
+            f"hold instead of the rules above; {share} change{'s' if k == 1 else ''} under at least one. Every verdict here is "
+            "computed by the claim's own function with the reading's parameters (`harness/studies/sensitivity.py`), "
+            "on today's stack as in Section 10; intervals as in the verdict table.")
+
+
+def sentence(table: list[Row]) -> str:
+    """The main text's pointer (Section 10): how many decided verdicts change under some alternative reading."""
+    if not table:
+        return "_No claim is decided, so no reading can change a verdict._"
+    changed = [SHORT.get(r.claim.key, r.short) for r in table if r.changed]
+    n, k = len(table), len(changed)
+    which = (f" ({', '.join(changed[:-1])} and {changed[-1]})" if k > 1 else f" ({changed[0]})" if k else "")
+    share = f"All {n}" if k == n and n > 1 else f"None of the {n}" if not k else f"{k} of the {n}"
+    return (f"{share} decided verdicts{which} change{'s' if k == 1 else ''} under some alternative reading "
+            "of the rules (Appendix B.9, each recomputed by the same code).")

@@ -1,0 +1,154 @@
+"""The verdicts' sensitivity to the reading (harness/studies/sensitivity.py): one test per alternative
+reading on synthetic intervals, each decided by the claim's own code, and the block lists every decided
+claim of the verdict table."""
+import math
+import re
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from harness.fsutil import PROJECT_ROOT
+from harness.studies import app, inserts
+from harness.studies import seedclaims as sc
+from harness.studies import sensitivity as sens
+from harness.studies import verdicts as v
+
+
+def _cells(rows):
+    return pd.DataFrame(rows, columns=["benchmark", "params", "engine", "runtime", "operation", "corpus", "mean_s"])
+
+
+def _ratio(table):
+    return lambda a, b: table.get((a, b), (math.nan, math.nan, math.nan))
+
+
+ACID = _cells([
+    ("app.list_users", "corpus=MD", "acidstate/acid-state", "haskell-O0", "app.list_users", "MD", 1e-5),
+    ("app.list_users", "corpus=MD", "sqlite/hdbc", "haskell-O0", "app.list_users", "MD", 4e-5),
+    ("app.list_users", "corpus=MD", "acidstate/acid-state", "haskell-O2", "app.list_users", "MD", 1e-5),
+    ("app.list_users", "corpus=MD", "sqlite/hdbc", "haskell-O2", "app.list_users", "MD", 9e-5),
+])
+
+
+def test_acid_refuted_at_line_8_is_inconclusive_with_the_tolerance_of_about():
+    ratio = _ratio({(1, 0): (4.32, 3.46, 5.38), (3, 2): (9.0, 8.5, 9.5)})
+    assert app.claim_acid(ACID, ratio)["verdict"].word == v.REFUTED
+    loose = app.claim_acid(ACID, ratio, line=8 / v.ABOUT)
+    assert 8 / v.ABOUT == pytest.approx(5.33, abs=0.01)
+    assert loose["verdict"].word == v.INCONCLUSIVE
+    assert [x.word for *_, x in loose["cells"]] == [v.INCONCLUSIVE]
+    as_claim = lambda c: sc.Claim("002", "q", "", "", c["verdict"], "claim_acid", tuple(c["cells"]))  # noqa: E731
+    assert (sens.changes(as_claim(app.claim_acid(ACID, ratio)), as_claim(loose))
+            == "list_users MD 4.32x [3.46, 5.38]: refuted → inconclusive; cells: 1 inconclusive")
+    # a cell wholly above 5.33 would support it there while still straddling 8
+    assert app.claim_acid(ACID, _ratio({(1, 0): (6.5, 5.4, 8.2)}), line=8 / v.ABOUT)["verdict"].word == v.SUPPORTED
+
+
+def test_acid_on_the_optimised_build_reads_the_O2_cells_only():
+    ratio = _ratio({(1, 0): (4.32, 3.46, 5.38), (3, 2): (9.0, 8.5, 9.5)})
+    o2 = app.claim_acid(ACID, ratio, seed_build=False)
+    assert o2["verdict"].word == v.SUPPORTED
+    assert [r for _, r, _ in o2["cells"]] == [(9.0, 8.5, 9.5)]
+
+
+def test_sqlite_loses_is_decided_only_when_both_gaps_are_read_away():
+    cells = _cells([(f"app.{op}", f"corpus={c}", e, "haskell-O0", f"app.{op}", c, 1e-4)
+                    for op in ("list_users", "query_user") for c in ("SM", "MD")
+                    for e in ("sqlite/hdbc", "acidstate/acid-state")])
+    # every sqlite/hdbc row (even index) over the AcidState row after it: wholly above 1
+    ratio = _ratio({(i, i + 1): (3.0, 2.0, 4.5) for i in range(0, len(cells), 2)})
+    assert app.claim_sqlite(cells, ratio)["verdict"].word == v.INCONCLUSIVE
+    corpora = app.claim_sqlite(cells, ratio, measured_corpora=True)["verdict"]
+    assert corpora.word == v.INCONCLUSIVE and "MongoDB" in corpora.why and "not measured" not in corpora.why
+    contenders = app.claim_sqlite(cells, ratio, measured_contenders=True)["verdict"]
+    assert contenders.word == v.INCONCLUSIVE and "LG, LG2 not measured" in contenders.why
+    assert "MongoDB" not in contenders.why
+    both = app.claim_sqlite(cells, ratio, measured_corpora=True, measured_contenders=True)
+    assert both["verdict"].word == v.SUPPORTED
+    assert len(both["cells"]) == 4
+    # a cell that refutes it refutes it under every reading
+    bad = {(i, i + 1): (3.0, 2.0, 4.5) for i in (2, 4, 6)}
+    bad[(0, 1)] = (0.5, 0.4, 0.7)
+    assert app.claim_sqlite(cells, _ratio(bad), True, True)["verdict"].word == v.REFUTED
+
+
+SEED003 = [(10, (1.38, 0.881, 2.17)), (1000, (4.04, 2.86, 5.69)), (100000, (6.29, 4.94, 8.00))]
+
+
+@pytest.fixture
+def seed003(monkeypatch):
+    same = v.Setting("SQLite", "C API", "C", "inserts")
+    monkeypatch.setattr(inserts, "gain_at_every_n", lambda *a, **k: list(SEED003))
+    monkeypatch.setattr(inserts, "cells", lambda summary: pd.DataFrame())
+    monkeypatch.setattr(sc, "seed003_setting", lambda runs, op: (same, same))
+    return SimpleNamespace(summary=None)
+
+
+def test_prepared_inconclusive_at_every_n_is_supported_from_n_1000(seed003):
+    assert sc.seed003_prepared(seed003).verdict.word == v.INCONCLUSIVE
+    big = sc.seed003_prepared(seed003, min_rows=1000)
+    assert big.verdict.word == v.SUPPORTED
+    assert [label for label, *_ in big.cells] == ["N = 1,000", "N = 100,000"]
+    assert sc.seed003_prepared(seed003, rule=v.most_cells).verdict.word == v.SUPPORTED
+    base = sc.seed003_prepared(seed003)
+    assert sens.changes(base, big) == "leaves out N = 10 1.38x [0.881, 2.17] (inconclusive); cells: 2 supported"
+    assert sens.inserts_ns(base) == [10, 1000, 100000]
+
+
+def test_ramsql_on_the_fixed_code_by_the_same_rule():
+    own = (59.2, 45.2, 77.4)  # the seed's code: straddles 100x / 1.5, refutes 677x
+    assert sc.ramsql_verdict(own, 677.0, [59.0, 56.0]).word == v.INCONCLUSIVE
+    assert sc.ramsql_verdict(own, math.nan, []).word == v.INCONCLUSIVE  # against 100x alone: still straddles
+    fixed = (22.5, 16.7, 30.2)
+    assert sc.ramsql_verdict(fixed, 677.0, []).word == v.REFUTED  # wholly below 66.7 and 451
+    assert sc.ramsql_verdict(fixed, math.nan, []).word == v.REFUTED
+    # a `go test` session outside the interval leaves it inconclusive (the harness rule)
+    disagree = sc.ramsql_verdict(fixed, 677.0, [23.0, 31.6])
+    assert disagree.word == v.INCONCLUSIVE and "31.6x" in disagree.why
+    assert sc.ramsql_verdict(fixed, 677.0, [23.0, 29.0]).word == v.REFUTED
+
+
+def _claim(key, word, quote="q"):
+    return sc.Claim("002", quote, "", "", v.Verdict(word), key)
+
+
+def test_every_decided_claim_gets_a_row_and_only_those(monkeypatch):
+    stub = lambda runs, c: (sens.Reading("another line", v.Verdict(v.INCONCLUSIVE), "x"),)  # noqa: E731
+    same = lambda runs, c: (sens.Reading("a wider rule", v.Verdict(c.verdict.word), "y"),)  # noqa: E731
+    monkeypatch.setattr(sens, "ALTERNATIVES", {"a": ("claim A", stub), "b": ("claim B", same)})
+    items = [_claim("a", v.REFUTED), _claim("b", v.INCONCLUSIVE), _claim("c", v.SUPPORTED, "claim C quoted"),
+             _claim("d", v.UNTESTABLE)]
+    rows = sens.rows(None, items)
+    assert [r.claim.key for r in rows] == ["a", "b", "c"]
+    assert [r.changed for r in rows] == [True, False, False]
+    md = sens.markdown(rows)
+    for name in ("claim A", "claim B", "claim C quoted"):
+        assert f"| {name} |" in md
+    assert "no alternative reading declared" in md
+    assert "1 of the 3 changes under at least one" in md
+    assert sens.sentence(rows).startswith("1 of the 3 decided verdicts (claim A) changes under")
+
+
+def test_the_sentence_stays_short_with_every_claim_changed():
+    rows = [sens.Row(_claim(k, v.REFUTED), k, (sens.Reading("r", v.Verdict(v.INCONCLUSIVE), ""),))
+            for k in sens.ALTERNATIVES]
+    assert len(sens.sentence(rows).split()) <= 40
+
+
+def _block(text, name):
+    return text.split(f"<!-- BEGIN generated:{name} -->", 1)[1].split(f"<!-- END generated:{name} -->", 1)[0]
+
+
+def test_the_committed_block_lists_every_decided_claim_of_the_verdict_table():
+    text = (PROJECT_ROOT / "paper.md").read_text()
+    vocabulary = "|".join(v.WORDS)
+    table = [re.findall(rf"\*\*({vocabulary})\*\*", line) for line in _block(text, "seed-verdicts").splitlines()
+             if line.startswith("| ")]
+    words = [found[-1] for found in table if found and found[-1] != v.UNTESTABLE]
+    rows = [line.split("|") for line in _block(text, "verdict-sensitivity").splitlines()
+            if line.startswith("| ") and not line.startswith("| claim |")]
+    named = [(r[1].strip(), r[2].strip()) for r in rows if r[1].strip()]
+    assert len(named) == len(words) > 0
+    assert sorted(w for _, w in named) == sorted(words)  # each with the verdict table's word
+    assert f"{len(words)} decided verdicts" in _block(text, "verdict-sensitivity-summary")
