@@ -215,7 +215,10 @@ def precision_block(runs: RunSet) -> str:
              f"geometric means within ±{GEOMEAN_TARGET:.0%} (the widest) |",
              "|---|---|---:|---:|---:|---:|---:|"]
     stop_notes = []
-    for r in t.to_dict("records"):
+    # in study order (E1, E2, ...), another tool's imported runs last
+    records = sorted(t.to_dict("records"), key=lambda r: (r["family"] == "imported",
+                                                          str(STUDIES.get(r["family"], r["family"])), str(r["run"])))
+    for r in records:
         g = geo[geo["family"] == r["family"]] if len(geo) else geo
         within = int((g["half"] <= GEOMEAN_TARGET).sum()) if len(g) else 0
         widest = _pct(float(g["half"].max())) if len(g) and g["half"].notna().any() else "—"
@@ -304,7 +307,7 @@ def aa_block(runs: RunSet, aa: tuple[RunSet, pd.DataFrame] | None = None) -> str
     lines = [f"| study | family | A/A pairs | called different | twin / cell, geometric mean [{conf} CI] | includes 1 "
              f"| one pair detects ({POWER:.0%} power) |",
              "|---|---|---:|---:|---:|---|---:|"]
-    for r in t.to_dict("records"):
+    for r in sorted(t.to_dict("records"), key=lambda r: str(STUDIES.get(r["family"], r["family"]))):  # E1, E2, ...
         ok = math.isfinite(r["low"]) and math.isfinite(r["high"])
         ci = f"{r['geomean']:.3f} [{r['low']:.3f}, {r['high']:.3f}]" if ok else f"{r['geomean']:.3f} (no interval)"
         inside = ("yes" if r["low"] <= 1.0 <= r["high"] else "**no**") if ok else "—"

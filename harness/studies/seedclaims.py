@@ -582,21 +582,14 @@ def ramsql_verdict(own: Interval, own_numbers: float, gotest: list[float], host:
     if math.isfinite(own_numbers):  # nan: the sentence read against 100x alone (`sensitivity.py`)
         named.append((f"{num(own_numbers)}x from its own µs", decide(own, lambda lo, hi: v.about(lo, hi, own_numbers))))
     read = v.readings(named)
-    return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i} ({host})", x) for i, x in enumerate(gotest, 1)])
+    return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i} ({host})", *g) for i, g in
+                                                     enumerate((g if isinstance(g, tuple) else (g,) for g in gotest), 1)])
 
 
-def gotest_ratios(runs: RunSet, bench: str) -> list[float]:
-    """RamSQL / SQLite per imported `go test` session for one benchmark (point estimates: a session's
-    samples come from one test binary, so they carry no process-level interval)."""
-    g = ramsql.gotest_per_op(runs)
-    if g.empty:
-        return []
-    out = []
-    for _, sess in g[g["benchmark"] == bench].groupby("session", sort=True):
-        by = dict(zip(sess["engine"], sess["mean_s"]))
-        if by.get(ramsql.RAMSQL) and by.get(ramsql.SQLITE):
-            out.append(float(by[ramsql.RAMSQL] / by[ramsql.SQLITE]))
-    return out
+def gotest_ratios(runs: RunSet, bench: str) -> list[tuple[float, float, float]]:
+    """RamSQL / SQLite per imported `go test -bench` session for one benchmark, with its interval (each
+    result line one sample, as the E6 table's go test cells: `ramsql.gotest_ratios`)."""
+    return [(est, lo, hi) for _, est, lo, hi in ramsql.gotest_ratios(runs, bench)]
 
 
 def rows_read(runs: RunSet) -> dict[tuple[str, str], float]:
@@ -624,19 +617,29 @@ def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], 
                  f"{read('ramsql.select_10k_fixed', sq)}): {show(fixed)}, another operation, so context only")
     if gotest:
         where = "on this host" if host == "this host" else "another machine"
-        outside = [x for x in gotest if math.isfinite(own[1]) and not own[1] <= x <= own[2]]
-        n = len(gotest)
+        sessions = [g if isinstance(g, tuple) else (g, math.nan, math.nan) for g in gotest]
+        outside = [g for g in sessions if math.isfinite(own[1]) and _apart(g, own)]
+        n = len(sessions)
         text += (f". The seed's code under `go test` ({ramsql.count_word(n)} imported session{'s' if n != 1 else ''}, "
                  f"{where}, Section 8): "
-                 + " and ".join(f"{x:,.0f}x" for x in gotest))
+                 + " and ".join(show(g) if math.isfinite(g[1]) else f"{g[0]:,.0f}x" for g in sessions))
         if outside:
             text += ("; " + ("it lies" if n == 1 else "both lie" if len(outside) == n == 2 else "all lie"
                              if len(outside) == n else f"{len(outside)} of {n} lie")
-                     + " outside our interval, a disagreement between harnesses unexplained here, which "
+                     + " apart from our interval, a disagreement between harnesses unexplained here, which "
                      "the harness rule makes the verdict's")
         elif math.isfinite(own[1]):
-            text += "; within our interval"
+            text += ("; each overlaps our interval" if all(math.isfinite(g[1]) for g in sessions)
+                     else "; within our interval")
     return text
+
+
+def _apart(other: tuple[float, float, float], own: Interval) -> bool:
+    """Whether another measurement disagrees with ours, as the harness rule reads it: intervals that do
+    not overlap, or, without an interval, an estimate outside ours."""
+    if math.isfinite(other[1]) and math.isfinite(other[2]):
+        return other[2] < own[1] or other[1] > own[2]
+    return not own[1] <= other[0] <= own[2]
 
 
 def seed004_change(runs: RunSet | None) -> Claim:

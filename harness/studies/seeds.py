@@ -134,14 +134,15 @@ def _speedup(runs: RunSet, benchmark: str, slow: str, fast: str) -> tuple[float,
     return r if r else (math.nan, math.nan, math.nan)
 
 
-#: seed 001's contrast as ours is given: the direction of E3's ratios (time / the baseline's, sqlite3 on
-#: CPython), so Section 5's TPC-H ratio and this table's read the same way round
-JIT_RATIO = "PyPy time / CPython time"
+#: seed 001's contrast as ours is given: the seed's direction (the slower side's time over the JIT side's,
+#: a speedup: above 1, the JIT side is faster), so a row's two columns read the same way round; Section 5
+#: gives the inverse (time over the baseline's, sqlite3 on CPython), and the TPC-H row says so
+JIT_RATIO = "CPython time / PyPy time"
 
 
 def tpch_subset_clause(runs: RunSet, n: int) -> str:
-    """Why this table's TPC-H ratio is over another set of queries than Section 5's: here every query
-    both runtimes ran; there the ones every engine ran (the others named, and why), with that ratio."""
+    """Section 5's TPC-H ratio beside this table's: the inverse direction (PyPy / CPython), and over the
+    queries every engine ran (the others named, and why) where this table has every query both runtimes ran."""
     from harness.studies import tpch
 
     common, clause = tpch.left_out(runs)
@@ -150,8 +151,8 @@ def tpch_subset_clause(runs: RunSet, n: int) -> str:
     r, lo, hi, m = geomean_ratio(runs, "tpch.", PYPY, PY, common)
     if not m:
         return ""
-    return (f", all both runtimes ran; Section 5's {interval(r, lo, hi)} is over the {m} every engine ran"
-            + (f", {clause}" if clause else ""))
+    return (f", all both runtimes ran; Section 5 gives the inverse, PyPy / CPython, {interval(r, lo, hi)}, over "
+            f"the {m} every engine ran" + (f", {clause}" if clause else ""))
 
 
 def ours(runs: RunSet, key: str) -> str:
@@ -173,13 +174,13 @@ def ours(runs: RunSet, key: str) -> str:
             " (postgresql/psycopg, select_all)"
     if key in ("tpch_geo", "micro_geo"):
         prefix = "tpch." if key == "tpch_geo" else "micro."
-        r, lo, hi, n = geomean_ratio(runs, prefix, PYPY, PY)
+        r, lo, hi, n = geomean_ratio(runs, prefix, PY, PYPY)
         if not n:
             return "not measured"
         text = interval(r, lo, hi) + f" (sqlite3, {JIT_RATIO}, {n} benchmarks"
         return text + (tpch_subset_clause(runs, n) if key == "tpch_geo" else "") + ")"
     if key.startswith("micro."):
-        return interval(*_speedup(runs, key, PYPY, PY)) + f" (sqlite3, {JIT_RATIO})"
+        return interval(*_speedup(runs, key, PY, PYPY)) + f" (sqlite3, {JIT_RATIO})"
     raise KeyError(key)
 
 
@@ -205,7 +206,7 @@ def seed_table(runs: RunSet, seed: str) -> str:
                f"from the runs: mean with its {conf} confidence interval, {runs.method} method; rates are N "
                "divided by the time interval's bounds; ratios by combining the two cells' log variances (t on "
                "the log scale). The seed's ± are its own half-widths, as printed."
-               + (f" Ours are {JIT_RATIO}, the direction of Section 5's ratios (time over the baseline's, sqlite3 on CPython); the seed's speedups are "
-                  "the slower side's time over the JIT side's, so a speedup s there reads as 1/s here."
+               + (f" Ours are {JIT_RATIO}, the seed's direction: a speedup of the JIT side, above 1 when PyPy "
+                  "is faster; Section 5's ratios are the inverse, time over the baseline's (sqlite3 on CPython)."
                   if seed == "001" else ""))
     return "\n".join(lines) + "\n\n" + caption

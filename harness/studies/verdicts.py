@@ -139,14 +139,26 @@ def readings(named: Iterable[tuple[str, Verdict]]) -> Verdict:
     return Verdict(INCONCLUSIVE, said + "; the readings disagree, so the claim is not decided")
 
 
-def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable[tuple[str, float]]) -> Verdict:
-    """The harness rule: when another harness measuring the same claim gives an estimate outside our
-    interval [low, high], the two disagree beyond what our interval allows and the claim is inconclusive,
-    whatever our interval alone says (the reason said); otherwise `verdict` stands."""
-    outside = [(name, x) for name, x in others if math.isfinite(x) and valid(low, high) and not low <= x <= high]
+def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable[tuple]) -> Verdict:
+    """The harness rule: when another measurement of the same claim (another harness or host) disagrees
+    with ours, the claim is inconclusive, whatever our interval alone says (the reason said); otherwise
+    `verdict` stands. `others` holds (name, estimate) or (name, estimate, low, high): with an interval,
+    the two disagree only when the intervals do not overlap (a point estimate outside ours is not yet a
+    disagreement: the other measurement has its own spread); without one, when the estimate lies
+    outside our interval."""
+    outside = []
+    for other in others:
+        name, x = other[0], other[1]
+        if not (math.isfinite(x) and valid(low, high)):
+            continue
+        if len(other) >= 4 and valid(other[2], other[3]):
+            if other[3] < low or other[2] > high:
+                outside.append((name, x, f" [{other[2]:.3g}, {other[3]:.3g}]"))
+        elif not low <= x <= high:
+            outside.append((name, x, ""))
     if not outside or verdict.word == UNTESTABLE:
         return verdict
-    who = ", ".join(f"{name} {factor_text(x)}" for name, x in outside)
+    who = ", ".join(f"{name} {factor_text(x)}{ci}" for name, x, ci in outside)
     why = (f"{verdict.why}; " if verdict.why else f"our interval alone: {verdict.word}; ")
     return Verdict(INCONCLUSIVE, why + f"and another measurement of it gives {who}, outside our interval "
                    f"[{low:.3g}, {high:.3g}]: the measurements disagree" + (" too" if verdict.word == INCONCLUSIVE
@@ -221,8 +233,8 @@ def rules_text() -> str:
             f"interval lies below {ABOUT:g}, refuted when it lies above. A claim whose own sentence gives two numbers "
             "that disagree is decided against "
             "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
-            "or host measuring the same claim gives an estimate outside our interval, the measurements disagree and "
-            "the claim is inconclusive, the reason said.")
+            "or host measuring the same claim gives an interval that does not overlap ours (or, without an interval, "
+            "an estimate outside ours), the measurements disagree and the claim is inconclusive, the reason said.")
 
 
 def rules_summary() -> str:

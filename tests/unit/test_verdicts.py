@@ -245,3 +245,15 @@ def test_the_rules_summary_gives_the_about_band_and_substitutions_from_code_in_t
 def test_a_harness_disagreement_on_an_inconclusive_claim_says_too_not_a_second_conclusion():
     out = v.across_harnesses(v.Verdict(v.INCONCLUSIVE, "readings disagree"), 44.3, 96.5, [("go test", 494.0)])
     assert out.word == v.INCONCLUSIVE and out.why.endswith("the measurements disagree too")
+
+
+def test_the_harness_rule_compares_intervals_when_the_other_measurement_has_one():
+    """A second review: the rule set go test's point estimate (31.6x) against our interval [16.7, 30.2]
+    although go test's own interval [17.1, 58.6] overlaps it; with intervals, only intervals that do
+    not overlap disagree."""
+    refuted = v.Verdict(v.REFUTED)
+    assert v.across_harnesses(refuted, 16.7, 30.2, [("go test 2", 31.6, 17.1, 58.6)]) is refuted
+    apart = v.across_harnesses(refuted, 16.7, 30.2, [("go test 2", 60.0, 40.0, 90.0)])
+    assert apart.word == v.INCONCLUSIVE and "60x [40, 90]" in apart.why
+    # without an interval the estimate is still judged against ours
+    assert v.across_harnesses(refuted, 16.7, 30.2, [("go test", 31.6)]).word == v.INCONCLUSIVE
