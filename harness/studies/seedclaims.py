@@ -618,7 +618,7 @@ def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], 
     if gotest:
         where = "on this host" if host == "this host" else "another machine"
         sessions = [g if isinstance(g, tuple) else (g, math.nan, math.nan) for g in gotest]
-        outside = [g for g in sessions if math.isfinite(own[1]) and _apart(g, own)]
+        outside = [g for g in sessions if math.isfinite(own[1]) and v.apart(*g, own[1], own[2])]
         n = len(sessions)
         text += (f". The seed's code under `go test` ({ramsql.count_word(n)} imported session{'s' if n != 1 else ''}, "
                  f"{where}, Section 8): "
@@ -632,14 +632,6 @@ def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], 
             text += ("; each overlaps our interval" if all(math.isfinite(g[1]) for g in sessions)
                      else "; within our interval")
     return text
-
-
-def _apart(other: tuple[float, float, float], own: Interval) -> bool:
-    """Whether another measurement disagrees with ours, as the harness rule reads it: intervals that do
-    not overlap, or, without an interval, an estimate outside ours."""
-    if math.isfinite(other[1]) and math.isfinite(other[2]):
-        return other[2] < own[1] or other[1] > own[2]
-    return not own[1] <= other[0] <= own[2]
 
 
 def seed004_change(runs: RunSet | None) -> Claim:

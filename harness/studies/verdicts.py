@@ -139,6 +139,15 @@ def readings(named: Iterable[tuple[str, Verdict]]) -> Verdict:
     return Verdict(INCONCLUSIVE, said + "; the readings disagree, so the claim is not decided")
 
 
+def apart(x: float, o_low: float, o_high: float, low: float, high: float) -> bool:
+    """Whether another measurement (estimate `x`, interval [o_low, o_high], nan bounds when it has none)
+    disagrees with ours, [low, high]: intervals that do not overlap, or, without an interval, an
+    estimate outside ours."""
+    if valid(o_low, o_high):
+        return o_high < low or o_low > high
+    return not low <= x <= high
+
+
 def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable[tuple]) -> Verdict:
     """The harness rule: when another measurement of the same claim (another harness or host) disagrees
     with ours, the claim is inconclusive, whatever our interval alone says (the reason said); otherwise
@@ -147,15 +156,12 @@ def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable
     disagreement: the other measurement has its own spread); without one, when the estimate lies
     outside our interval."""
     outside = []
-    for other in others:
-        name, x = other[0], other[1]
+    for name, x, *bounds in others:
         if not (math.isfinite(x) and valid(low, high)):
             continue
-        if len(other) >= 4 and valid(other[2], other[3]):
-            if other[3] < low or other[2] > high:
-                outside.append((name, x, f" [{other[2]:.3g}, {other[3]:.3g}]"))
-        elif not low <= x <= high:
-            outside.append((name, x, ""))
+        o_low, o_high = bounds[:2] if len(bounds) >= 2 else (math.nan, math.nan)
+        if apart(x, o_low, o_high, low, high):
+            outside.append((name, x, f" [{o_low:.3g}, {o_high:.3g}]" if valid(o_low, o_high) else ""))
     if not outside or verdict.word == UNTESTABLE:
         return verdict
     who = ", ".join(f"{name} {factor_text(x)}{ci}" for name, x, ci in outside)

@@ -107,13 +107,19 @@ def test_the_sequence_is_session_run_session_and_all_three_are_installed(tmp_pat
     assert json.loads((work / "state.json").read_text())["E6"]["steps"]["gotest2"]["status"] == "done"
 
 
-def test_a_campaign_stopped_in_the_second_session_runs_only_that_session_again(tmp_path, fakes):
+def _stopped_at(tmp_path, fakes, where: str):
+    """A campaign of E6 whose command `where` fails: (the calls made, the root, the work folder)."""
     calls, fail = fakes
     root, work = tmp_path / "root", tmp_path / "work"
     (root / "data" / "reference").mkdir(parents=True)
-    fail.add("gotest2")
+    fail.add(where)
     with pytest.raises(UserError, match="stopped"):
         reference.run_campaign([E6], work, say=lambda line: None, root=root, quiet_wait_s=0)
+    return calls, root, work
+
+
+def test_a_campaign_stopped_in_the_second_session_runs_only_that_session_again(tmp_path, fakes):
+    calls, root, work = _stopped_at(tmp_path, fakes, "gotest2")
     st = json.loads((work / "state.json").read_text())["E6"]
     assert st["status"] == "measured" and st["steps"]["gotest1"]["status"] == "done"
     assert st["steps"]["gotest2"]["status"] == "running"
@@ -126,12 +132,7 @@ def test_a_campaign_stopped_in_the_second_session_runs_only_that_session_again(t
 
 
 def test_a_campaign_stopped_before_the_run_keeps_the_first_session(tmp_path, fakes):
-    calls, fail = fakes
-    root, work = tmp_path / "root", tmp_path / "work"
-    (root / "data" / "reference").mkdir(parents=True)
-    fail.add("run")
-    with pytest.raises(UserError, match="stopped"):
-        reference.run_campaign([E6], work, say=lambda line: None, root=root, quiet_wait_s=0)
+    calls, root, work = _stopped_at(tmp_path, fakes, "run")
     assert _kinds(calls) == ["gobench", "run"]
     calls.clear()
     said: list[str] = []
