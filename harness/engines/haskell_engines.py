@@ -21,7 +21,7 @@ from typing import Any, Dict, Optional
 
 from harness.engines.foreign import ForeignEngine
 
-HASKELL_RUNTIMES = ("haskell", "haskell-O0")
+HASKELL_RUNTIMES = ("haskell", "haskell-O0", "haskell-O1")
 
 
 class HaskellEngine(ForeignEngine):

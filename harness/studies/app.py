@@ -134,9 +134,10 @@ def _claim(claim: str, verdict: v.Verdict, evidence: str = "",
 
 #: the cells where seed 002's "wins by 8x" comparison holds: AcidState against the seed's contenders that we
 #: run the seed's way, through its Haskell bindings (HDBC-sqlite3; PostgreSQL, also run through HDBC here, was
-#: never the seed's, and its MongoDB and MySQL have no like-for-like cell), on the seed's smaller corpora
+#: never the seed's, and its MongoDB and MySQL have no like-for-like cell), on every corpus measured (the
+#: seed's claim spans all four)
 ACID_CONTENDERS = ("sqlite/hdbc",)
-ACID_CORPORA = ("SM", "MD")
+ACID_CORPORA = CORPORA
 
 
 def acid_pairs(cells: pd.DataFrame, ratio: Ratio, operations: tuple[str, ...] = SELECTS,
@@ -171,23 +172,28 @@ def pair_text(pairs: list[tuple[str, str, str, Interval]]) -> str:
     return "; ".join(f"{op.replace(PREFIX, '')} {corpus}: {show(r)}" for op, corpus, _, r in pairs)
 
 
+def acid_corpora(cells: pd.DataFrame) -> list[str]:
+    """The corpora at which some AcidState cell was measured, in the seed's order."""
+    have = set(cells.loc[cells["engine"].map(is_acid), "corpus"]) if len(cells) else set()
+    return [c for c in ACID_CORPORA if c in have]
+
+
 def acid_scope(cells: pd.DataFrame) -> str:
     """What the 8x verdict covers and what it leaves out, from the cells."""
     engines = sorted({str(e) for e in cells.get("engine", []) if not is_acid(str(e))} - set(ACID_CONTENDERS))
-    corpora = [c for c in CORPORA if c not in ACID_CORPORA]
-    have = set(cells["corpus"]) if len(cells) else set()
-    unmeasured = [c for c in corpora if c not in have]
+    measured = acid_corpora(cells)
+    unmeasured = [c for c in ACID_CORPORA if c not in measured]
     return (f"decided over {', '.join(ACID_CONTENDERS)} (HDBC-sqlite3, the seed's own binding) on corpora "
-            f"{' and '.join(ACID_CORPORA)}; left out: " + (f"the other {len(engines)} engine"
+            f"{', '.join(measured)}; left out: " + (f"the other {len(engines)} engine"
             f"{'s' if len(engines) > 1 else ''} of E5 (a Python driver adds an interpreter the seed never had, "
             "FerretDB is not MongoDB, and the seed never ran PostgreSQL)" if engines else "no other engine")
-            + (f", and corpora {', '.join(corpora)}" + (" (not measured in these runs)" if unmeasured == corpora
-                                                         else "") if corpora else ""))
+            + (f", and corpora {', '.join(unmeasured)} (not measured in these runs)" if unmeasured else ""))
 
 
-#: what the AcidState verdicts cover, said in the verdict itself
-ACID_VERDICT_SCOPE = (f"at corpora {', '.join(ACID_CORPORA)}, against HDBC-SQLite only, on the seed's build "
-                      "(`ghc --make`, -O0)")
+def acid_verdict_scope(cells: pd.DataFrame) -> str:
+    """What the AcidState verdicts cover, said in the verdict itself."""
+    return (f"at corpora {', '.join(acid_corpora(cells))}, against HDBC-SQLite only, on the seed's build "
+            "(`ghc --make`, -O0)")
 
 
 def claim_acid(cells: pd.DataFrame, ratio: Ratio, line: float | None = None, seed_build: bool = True) -> dict[str, Any]:
@@ -199,12 +205,12 @@ def claim_acid(cells: pd.DataFrame, ratio: Ratio, line: float | None = None, see
     pairs = acid_pairs(cells, ratio, seed_build=seed_build) if len(cells) else []
     if not pairs:
         return _claim(claim, v.untestable("no AcidState cell of the seed's build (-O0) beside HDBC-sqlite3's on "
-                                          "corpus SM or MD in these runs"))
+                                          "any corpus in these runs"))
     line = SEED["acid_margin"] if line is None else line
     verdicts = [v.at_least(r[1], r[2], line) for *_, r in pairs]
     inner = v.every_cell(verdicts)
     refuting = [p for p, x in zip(pairs, verdicts) if x.word == v.REFUTED]
-    verdict = v.Verdict(inner.word, f"{ACID_VERDICT_SCOPE}: {inner.why}", inner.detectable)
+    verdict = v.Verdict(inner.word, f"{acid_verdict_scope(cells)}: {inner.why}", inner.detectable)
     rs = [r for *_, r in pairs]
     evidence = (f"sqlite/hdbc time / AcidState's per operation x corpus, {pairs[0][2]} (the seed's `ghc --make`): "
                 f"{spread(rs)}; " + (f"the refuting cells' margins (below {line:g}x, the whole interval): "
@@ -227,7 +233,7 @@ def claim_acid_narrow(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
     pairs = acid_pairs(cells, ratio, OPERATIONS) if len(cells) else []
     if not pairs:
         return _claim(claim, v.untestable("no AcidState cell of the seed's build (-O0) beside HDBC-sqlite3's on "
-                                          "corpus SM or MD in these runs"))
+                                          "any corpus in these runs"))
     losses = [(op, c, rt, r) for op, c, rt, r in pairs if v.valid(r[1], r[2]) and r[2] < 1]
     rs = [r for *_, r in pairs]
     evidence = (f"sqlite/hdbc time / AcidState's, every operation, {pairs[0][2]}: {spread(rs)}"
@@ -235,12 +241,12 @@ def claim_acid_narrow(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
     if not losses:
         return _claim(claim, v.untestable(
             "on the 8x claim's cells (every operation, against HDBC-sqlite3, the one contender run the seed's way, "
-            f"{ACID_VERDICT_SCOPE.replace(', against HDBC-SQLite only', '')}) AcidState loses no cell: no interval of "
+            f"{acid_verdict_scope(cells).replace(', against HDBC-SQLite only', '')}) AcidState loses no cell: no interval of "
             "sqlite/hdbc time / AcidState's lies below 1, so there is no loss to call narrow; the seed's losses were "
             "to MongoDB, its footnote says, and FerretDB does not stand in for MongoDB"), evidence)
     # AcidState's time / the winner's: a loss is narrow when it stays below the band of `verdicts.narrowly`
     verdict = v.every_cell(v.narrowly(1 / r[2], 1 / r[1]) for *_, r in losses)
-    return _claim(claim, v.Verdict(verdict.word, f"{ACID_VERDICT_SCOPE}: {verdict.why}", verdict.detectable),
+    return _claim(claim, v.Verdict(verdict.word, f"{acid_verdict_scope(cells)}: {verdict.why}", verdict.detectable),
                   evidence)
 
 
@@ -345,14 +351,17 @@ def claim_sqlite(cells: pd.DataFrame, ratio: Ratio, measured_corpora: bool = Fal
     if verdict.word == v.SUPPORTED and gaps:  # slower than AcidState everywhere is not yet slower than every contender
         verdict = v.Verdict(v.INCONCLUSIVE, f"slower than AcidState in every cell on {', '.join(have)}, but "
                                             + ", and ".join(gaps))
+    elif verdict.word == v.INCONCLUSIVE and gaps:  # what else keeps it open is said too
+        verdict = v.Verdict(v.INCONCLUSIVE, f"{verdict.why}; and " + ", and ".join(gaps), verdict.detectable)
     return _claim(claim, verdict, cells=labels, evidence=
                   f"sqlite/hdbc time / AcidState's on {runtimes[0]} (the seed's `ghc --make`; its other contenders, MongoDB "
                   f"and MySQL, have no like-for-like cell here): "
                   f"{spread(rs, 'pairs of cells')}{corpora_text(cells)}")
 
 
-def optimisation_pairs(cells: pd.DataFrame, ratio: Ratio, only_acid: bool) -> list[Interval]:
-    """-O0 time / optimised time of each cell measured with both builds (AcidState's lookups only)."""
+def optimisation_pairs(cells: pd.DataFrame, ratio: Ratio, only_acid: bool, build: str | None = None) -> list[Interval]:
+    """-O0 time / optimised time of each cell measured with both builds (AcidState's lookups only);
+    `build` ("O1", "O2") keeps the optimised twins of that flag only."""
     out = []
     low = cells[cells["runtime"].astype(str).map(unoptimised)] if len(cells) else cells
     if only_acid and len(low):
@@ -361,17 +370,36 @@ def optimisation_pairs(cells: pd.DataFrame, ratio: Ratio, only_acid: bool) -> li
         twins = cells[(cells["benchmark"] == c["benchmark"]) & (cells["params"] == c["params"])
                       & (cells["engine"] == c["engine"]) & ~cells["runtime"].astype(str).map(unoptimised)
                       & (cells["runtime"].astype(str).str[:3] == str(c["runtime"])[:3])]
+        if build is not None:
+            twins = twins[twins["runtime"].astype(str).map(lambda r: optimisation_flag(r) == build)]
         out += [ratio(i, j) for j in twins.index]
     return out
 
 
+def optimisation_flag(runtime: str) -> str:
+    """The -O level a Haskell runtime was built with: `haskell-O1-ghc9.0.2` -> "O1" ("" if none is named)."""
+    for part in str(runtime).split("-"):
+        if len(part) == 2 and part[0] == "O" and part[1].isdigit():
+            return part
+    return ""
+
+
 #: the seed's unoptimised corpus that LG-O (`ghc -O --make`, 50,000 users, user #45678) is set beside
 SEED_OPTIMISED_AGAINST = "LG2"
+#: what the seed's `ghc -O` is: GHC's -O means -O1 (runtime `haskell-O1`)
+SEED_OPTIMISED_BUILD = "O1"
+
+
+def _geo_spread(rs: list[Interval]) -> str:
+    ok = [r[0] for r in rs if math.isfinite(r[0]) and r[0] > 0]
+    geo = f"geometric mean {math.exp(sum(map(math.log, ok)) / len(ok)):.3g}x; " if ok else ""
+    return f"{geo}{spread(rs)}"
 
 
 def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = False) -> dict[str, Any]:
-    """`ghc -O` about halves most numbers (about 5x for AcidState lookups): most cells' -O0 / -O2
-    time within the band of "about"."""
+    """`ghc -O` about halves most numbers (about 5x for AcidState lookups), read as the seed measured it:
+    at LG2 (its LG-O's corpus and user), -O0 time / -O1 time (`ghc -O`), most cells' whole interval within
+    the band of "about". The -O0 / -O2 pairs at the other corpora are context, never the decision."""
     if only_acid:
         claim, value = "`ghc -O` \"improves AcidState lookups by about 5x\"", SEED["acid_lookup_optimisation"]
     else:
@@ -379,9 +407,17 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
     rs = optimisation_pairs(cells, ratio, only_acid)
     if not rs:
         return _claim(claim, v.untestable("no pair of Haskell builds with and without optimisation (-O0) here"))
-    ok = [r[0] for r in rs if math.isfinite(r[0]) and r[0] > 0]
-    geo = f"geometric mean {math.exp(sum(map(math.log, ok)) / len(ok)):.3g}x; " if ok else ""
-    evidence = f"-O0 time / -O2 time (seed: about {value:g}x): {geo}{spread(rs)}{corpora_text(cells)}"
+    at_seed = cells[cells["corpus"] == SEED_OPTIMISED_AGAINST] if len(cells) else cells
+    at = optimisation_pairs(at_seed, ratio, only_acid, SEED_OPTIMISED_BUILD)
+    elsewhere = cells[cells["corpus"] != SEED_OPTIMISED_AGAINST] if len(cells) else cells
+    o2 = optimisation_pairs(elsewhere, ratio, only_acid, "O2")
+    o2_corpora = ", ".join(corpora_of(elsewhere)[0])
+    context = (f"-O0 time / -O2 time at {o2_corpora}, as context: {_geo_spread(o2)}" if o2 else "")
+    if at:
+        evidence = (f"{SEED_OPTIMISED_AGAINST}, -O0 time / -O1 time (the seed's `ghc -O`; seed: about {value:g}x): "
+                    f"{_geo_spread(at)}" + (f"; {context}" if context else ""))
+    else:
+        evidence = f"-O0 time / optimised time (seed: about {value:g}x): {_geo_spread(rs)}{corpora_text(cells)}"
     have, _ = corpora_of(cells)
     # the seed's only optimised build, LG-O, ran at its 50k corpus with user #45678: its match is LG2
     # (same corpus and user, `ghc --make`), not LG (user #42); only pairs at LG2 are the seed's test
@@ -391,10 +427,10 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
                                           "these runs do not measure; ours is -O0 against -O2 at the smaller "
                                           "corpora, a contrast, not the seed's test"),
                       evidence)
-    at = optimisation_pairs(cells[cells["corpus"] == SEED_OPTIMISED_AGAINST], ratio, only_acid)
     if not at:
-        return _claim(claim, v.untestable(f"no pair of builds with and without optimisation at "
-                                          f"{SEED_OPTIMISED_AGAINST}, the seed's corpus for LG-O"), evidence)
+        return _claim(claim, v.untestable(f"no pair of -O0 and -O1 builds (the seed's `ghc --make` and `ghc -O "
+                                          f"--make`) at {SEED_OPTIMISED_AGAINST}, the seed's corpus for LG-O"),
+                      evidence)
     return _claim(claim, v.most_cells(v.about(r[1], r[2], value) for r in at), evidence)
 
 
@@ -488,7 +524,7 @@ def series_labels(cells: pd.DataFrame) -> dict[str, str]:
 
 
 def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[str] | None = None) -> str:
-    """The figure's point, from the cells: per operation at the largest measured corpus, the store
+    """The figure's point, from the cells: per operation at the largest corpus measured for every store, the store
     with the lowest mean among `members` (all series when None) against the runner-up, by the ratio
     runner-up / fastest with its interval (`ratio`): "fastest" only when that interval excludes 1.
     Overlapping bars are never read as a test. Without `ratio`, only the estimates are said."""
@@ -499,19 +535,30 @@ def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[
     return f"{among} corpus {corpus}, {clause}."
 
 
+def largest_common_corpus(cells: pd.DataFrame) -> str:
+    """The largest corpus at which every series of `cells` was measured (a comparison among all of them);
+    the largest measured at all when they share none; "" for no cell. E5 measures its 50,000-user corpus
+    for two engines only, so a group's findings stay where its every store was measured."""
+    if cells.empty:
+        return ""
+    present = [k for k in CORPORA if k in set(cells["corpus"])]
+    every = [k for k in present if set(cells.loc[cells["corpus"] == k, "series"]) == set(cells["series"])]
+    return (every or present)[-1] if present else ""
+
+
 def takeaway_clause(cells: pd.DataFrame, ratio: Ratio | None = None,
                     members: list[str] | None = None) -> tuple[str, str]:
-    """(the largest measured corpus, what `app_takeaway` says of it without its opening words);
+    """(the largest corpus every series was measured at, what `app_takeaway` says of it without its opening words);
     ("", "") when there is nothing to say."""
     if cells.empty:
         return "", ""
     c = cells[(cells["hash"] != "on") & cells["mean_s"].notna()] if "hash" in cells else cells[cells["mean_s"].notna()]
     if members is not None:
         c = c[c["series"].isin(members)]
-    present = [k for k in CORPORA if k in set(c["corpus"])]
-    if not present:
+    corpus = largest_common_corpus(c)
+    if not corpus:
         return "", ""
-    big = c[c["corpus"] == present[-1]]
+    big = c[c["corpus"] == corpus]
     names = series_labels(cells)
     parts, seen = [], []  # seen: (first, second, ratio, called) per operation
     for op in OPERATIONS:
@@ -539,7 +586,7 @@ def takeaway_clause(cells: pd.DataFrame, ratio: Ratio | None = None,
     if not parts:
         return "", ""
     short = _uniform_takeaway(seen, len(parts))
-    return present[-1], short or "; ".join(parts)
+    return corpus, short or "; ".join(parts)
 
 
 def findings_paragraph(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tuple[str, list[str]]],
@@ -551,8 +598,8 @@ def findings_paragraph(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tu
     if not said:
         return "_no valid app.* cells in these runs_"
     corpora = sorted({corpus for _, corpus, _ in said}, key=CORPORA.index)
-    where = (f"at corpus {corpora[0]}, the largest measured" if len(corpora) == 1
-             else "each at its largest measured corpus (" + ", ".join(corpora) + ")")
+    where = (f"at corpus {corpora[0]}, the largest measured for every store" if len(corpora) == 1
+             else "each at its largest corpus measured for every store (" + ", ".join(corpora) + ")")
     return (f"What the figures show, {where} (a store is called fastest only where the {confidence:.0%} "
             "interval of the runner-up's time over its own excludes 1). "
             + " ".join(f"{title}: {clause}." for title, _, clause in said))
@@ -573,11 +620,11 @@ def findings_table(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tuple[
     corpora: set[str] = set()
     for title, members in groups:
         g = c[c["series"].isin(members)]
-        present = [k for k in CORPORA if k in set(g["corpus"])]
-        if not present:
+        corpus = largest_common_corpus(g)
+        if not corpus:
             continue
-        corpora.add(present[-1])
-        big = g[g["corpus"] == present[-1]]
+        corpora.add(corpus)
+        big = g[g["corpus"] == corpus]
         label = title  # said on the group's first row only
         for op in OPERATIONS:
             d = big[big["operation"] == op].sort_values("mean_s")
@@ -602,7 +649,7 @@ def findings_table(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tuple[
     if len(lines) == 2:
         return ""
     where = ", ".join(sorted(corpora, key=CORPORA.index))
-    return ("\n".join(lines) + f"\n\nTable: E5 at corpus {where} (the largest measured), per group of drivers "
+    return ("\n".join(lines) + f"\n\nTable: E5 at corpus {where} (the largest measured for every store of a group), per group of drivers "
             "(one figure each) and operation: the store with the lowest mean time, and the runner-up's time over "
             f"its own with the {level} interval" + (f" ({method})" if method else "")
             + "; \"fastest\" only where that interval excludes 1. Every cell is in Appendix B.6.")
@@ -626,9 +673,16 @@ def _uniform_takeaway(seen: list[tuple], n: int) -> str:
 
 def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members: list[str], method: str,
                    corpora: tuple[str, ...] = CORPORA) -> str:
-    """A figure's caption: which group, its takeaway (ratio-based), the method, the corpora not drawn."""
-    have, missing = corpora_of(cells)
+    """A figure's caption: which group, its takeaway (ratio-based), the method, the corpora not drawn and
+    those drawn for some of its stores only."""
+    mine = cells[cells["series"].isin(members)] if len(cells) else cells
+    have, missing = corpora_of(mine)
     not_drawn = f" Corpora {', '.join(missing)} were not measured and are not drawn." if missing else ""
+    names = series_labels(cells)
+    for k in have:
+        some = sorted(set(mine.loc[mine["corpus"] == k, "series"]))
+        if len(some) < len(set(mine["series"])):
+            not_drawn += f" {k} was measured for {' and '.join(names.get(x, x) for x in some)} only."
     return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, members)} "
             f"Bars: 99% CIs ({method}); \"fastest\" only where the 99% interval of runner-up / fastest excludes 1."
             f"{not_drawn}")

@@ -12,7 +12,8 @@ PKGS = {"HDBC": "2.4.0.4", "acid-state": "0.16.1.1"}
 
 def test_runtime_family_of_each_recorded_runtime():
     recorded = {"cpython3.11.7": "cpython", "pypy3.9.16": "pypy", "c-gcc12.2.0": "c",
-                "haskell-O2-ghc9.0.2": "haskell", "haskell-O0-ghc9.0.2": "haskell-O0", "jvm-17.0.15": "jvm",
+                "haskell-O2-ghc9.0.2": "haskell", "haskell-O0-ghc9.0.2": "haskell-O0",
+                    "haskell-O1-ghc9.0.2": "haskell-O1", "jvm-17.0.15": "jvm",
                 "go1.26.8": "go"}
     assert {r: runtime_family(r) for r in recorded} == recorded
     assert set(recorded.values()) == set(RUNTIMES)
@@ -45,6 +46,6 @@ def test_haskell_engines_run_only_in_the_haskell_worker():
     names = {"sqlite/hdbc", "sqlite/persistent", "postgresql/hdbc", "postgresql/simple", "acidstate/acid-state"}
     for name in names:
         e = engines.get(name)
-        assert e.native and set(e.runtimes) == {"haskell", "haskell-O0"}
+        assert e.native and set(e.runtimes) == {"haskell", "haskell-O0", "haskell-O1"}
     assert {n for n in names if engines.get(n).server_family} == {"postgresql/hdbc", "postgresql/simple"}
     assert not names & set(engines.EMBEDDED)

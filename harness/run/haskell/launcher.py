@@ -1,4 +1,4 @@
-"""Runner side of the Haskell worker (runtimes `haskell` and `haskell-O0`): build on demand, probe, launch.
+"""Runner side of the Haskell worker (runtimes `haskell`, `haskell-O0`, `haskell-O1`): build on demand, probe, launch.
 
 The worker is one Haskell program (`Main.hs` and the modules beside it) that speaks the worker
 protocol itself: it reads the runner's spec JSON and writes the result JSON (Protocol.hs). It is
@@ -10,7 +10,8 @@ Each build writes `bench-<opt>-<key>.json` beside it (command, ghc and package v
 hash, build seconds), which the probe reports and the manifest records.
 
 Runtime `haskell` is `ghc -O2`; `haskell-O0` is `ghc -O0`, the seed 002 comparison of an
-unoptimised build ("ghc --make" without -O). Environment: `CROSSINGS_GHC` (else `ghc`) chooses
+unoptimised build ("ghc --make" without -O); `haskell-O1` is `ghc -O1`, what the seed's `ghc -O --make`
+means (its LG-O corpus). Environment: `CROSSINGS_GHC` (else `ghc`) chooses
 the compiler; `CROSSINGS_HASKELL_CACHE` moves the cache directory.
 """
 from __future__ import annotations
@@ -32,7 +33,7 @@ from harness.run.runtime_base import Runtime
 HASKELL_DIR = Path(__file__).resolve().parent
 MAIN = HASKELL_DIR / "Main.hs"
 #: optimisation flag per runtime family
-OPT_FLAGS = {"haskell": "-O2", "haskell-O0": "-O0"}
+OPT_FLAGS = {"haskell": "-O2", "haskell-O0": "-O0", "haskell-O1": "-O1"}
 #: the GHC packages the program links, and the Debian package that ships each
 PACKAGES = {
     "base": "ghc", "bytestring": "ghc", "containers": "ghc", "deepseq": "ghc", "directory": "ghc",
