@@ -372,7 +372,7 @@ def _day_gap(gotest: list, worker: list) -> str:
 
 
 def gotest_env(runs: RunSet) -> str:
-    """Section 2.6's sentence on where E6's `go test` sessions were made, from the manifests."""
+    """Appendix E's sentence on where E6's `go test` sessions were made, from the manifests."""
     gotest, worker = _hosts(runs)
     same = same_host(gotest, worker)
     if same is None:
@@ -424,7 +424,7 @@ def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
     commit = " at the worker's commit" if g_commit in w_commit.split(", ") else " at another commit"
     text = (f"The same Go code also ran under `go test -bench . {flags}` (the seed's was -count 6 -benchtime 1s"
             f"{few_samples_clause(flags)}), "
-            f"in {count_word(n)} session{'s' if n != 1 else ''} {where}{commit} (Section 2.6): an A/A test of `go test` and "
+            f"in {count_word(n)} session{'s' if n != 1 else ''} {where}{commit} (Appendix E): an A/A test of `go test` and "
             "benchstat there. A `go test` sample is one timing loop of one test binary, not a fresh process.")
     ratios, cells, sessions = [], set(), 0
     for sess in SESSION_FILES.values():

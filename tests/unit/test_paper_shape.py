@@ -10,7 +10,7 @@ from harness.fsutil import PROJECT_ROOT
 PAPER = PROJECT_ROOT / "paper.md"
 MAX_PARAGRAPH = 1200
 MAX_COLUMNS = 7
-MAX_MAIN_WORDS = 9000
+MAX_MAIN_WORDS = 8400
 
 
 def _blocks(text: str) -> list[str]:
