@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, log_axis, marker, save, subplots
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, colour, log_axis, marker, save, subplots
 
 OPERATIONS = ("app.insert_user", "app.list_users", "app.insert_item", "app.query_user")
 
@@ -66,7 +66,9 @@ def plot_group(cells: pd.DataFrame, members: list[str], path: Path | str, corpor
     """One figure: a panel per operation, the `members` series dodged around each measured corpus,
     markers at the mean, bars the interval (none where there is none), no lines."""
     labels = labels or {}
-    fig, axes = subplots(1, len(OPERATIONS), figsize=(2.1 * len(OPERATIONS), 2.6), squeeze=False, sharey=True)
+    # the page's width for four panels (wider, the PDF scales the figure and its text down)
+    fig, axes = subplots(1, len(OPERATIONS), figsize=(FIGURE_WIDTH_IN, 2.9), squeeze=False, sharey=True,
+                         layout="constrained")
     width = 0.8 / max(1, len(members))
     for ax, op in zip(axes[0], OPERATIONS):
         df = cells[cells["operation"] == op]
@@ -84,7 +86,7 @@ def plot_group(cells: pd.DataFrame, members: list[str], path: Path | str, corpor
         ax.set_yscale("log")
         ax.set_xticks(range(len(corpora)), corpora)
         ax.set_xlim(-0.6, len(corpora) - 0.4)
-        ax.set_title(op.replace("app.", ""), fontsize=8)
+        ax.set_title(op.replace("app.", ""))
         ax.set_xlabel("corpus")
     axes[0][0].set_ylabel("ms per operation (log scale)")
     if ylim:
@@ -96,9 +98,8 @@ def plot_group(cells: pd.DataFrame, members: list[str], path: Path | str, corpor
             if ll not in names:
                 handles.append(hh)
                 names.append(ll)
-    fig.legend(handles, names, loc="lower center", ncol=min(3, max(1, len(names))), fontsize=6.5,
-               bbox_to_anchor=(0.5, -0.02 - 0.055 * ((len(names) + 2) // 3)))
-    fig.tight_layout()
+    # under the panels, two names a row (three of the longest do not fit the page's width)
+    fig.legend(handles, names, loc="outside lower center", ncol=min(2, max(1, len(names))))
     return save(fig, path)
 
 

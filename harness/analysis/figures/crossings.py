@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, log_axis, marker, save, subplots
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, colour, log_axis, marker, save, subplots
 
 DODGE = 0.008  # decades between neighbouring series at one crossing count
 
@@ -36,7 +36,7 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
         ["benchmark", "params", "engine"])
     t = t.merge(counts, on=["benchmark", "params", "engine"], how="inner")
     t = t[t["crossings"].astype(float) > 0]
-    fig, ax = subplots(figsize=(8.0, 4.2))
+    fig, ax = subplots(figsize=(FIGURE_WIDTH_IN, 4.8), layout="constrained")
     engines = sorted(t["engine"].unique())
     runtimes = sorted(t["runtime"].astype(str).unique())
     series = list(t.groupby(["engine", "runtime"], sort=True))
@@ -54,13 +54,15 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
     if len(t):
         names = _benchmark_ticks(t)
         top = ax.secondary_xaxis("top")
-        top.set_xticks(list(names.index), list(names.values), rotation=35, ha="left", fontsize=7)
+        top.set_xticks(list(names.index), list(names.values), rotation=30, ha="left", rotation_mode="anchor")
         top.minorticks_off()
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)  # outside: no point hidden
+        # below the axes (outside: no point hidden), engines in columns: the figure keeps the page's width
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, borderaxespad=0.0,
+                  columnspacing=1.2, handletextpad=0.3)
     method = str(t["method"].iloc[0]) if len(t) and "method" in t else "process-bootstrap"
     conf = float(t["confidence"].iloc[0]) if len(t) and "confidence" in t else 0.99
     # short: the test (rho with its interval) and the method are in the caption, not over the frame
     ax.set_title(f"E2: time relative to the baseline against crossings\n"
                  f"one point per benchmark and engine; bars {conf:.0%} CI ({method})",
-                 fontsize=8, loc="left", pad=30)
+                 loc="left", pad=8)
     return save(fig, path)

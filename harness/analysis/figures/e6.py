@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, log_axis, marker, save, subplots, time_unit
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, colour, log_axis, marker, save, subplots, time_unit
 
 SESSIONS = ("bench.txt", "newbench.txt")
 
@@ -16,7 +16,8 @@ def plot_per_op(side: pd.DataFrame, path: Path | str, method: str = "") -> Path:
     marker) and each go test session's (hollow markers), so disagreement between the ways in shows."""
     benches = list(dict.fromkeys(side["benchmark"]))
     engines = sorted(set(side["engine"]))
-    fig, ax = subplots(figsize=(6.5, 0.55 * len(benches) * len(engines) + 1.2))
+    fig, ax = subplots(figsize=(FIGURE_WIDTH_IN, 0.42 * len(benches) * len(engines) + 1.4),
+                       layout="constrained")  # labels inside the page's width: printed unscaled
     scale, unit = time_unit(side["mean_s"])
     y = 0
     ticks, labels = [], []
@@ -52,7 +53,7 @@ def plot_per_op(side: pd.DataFrame, path: Path | str, method: str = "") -> Path:
     handles.append(Line2D([], [], color="grey", marker=marker(0), ls="", label="worker protocol"))
     handles += [Line2D([], [], color="grey", marker=marker(i + 1), mfc="white", ls="", label=f"go test {s}")
                 for i, s in enumerate(SESSIONS)]
-    ax.legend(handles=handles, loc="lower right", fontsize=6)
+    ax.legend(handles=handles, loc="lower right")
     ci = f"99% CI ({method})" if method else "99% CI"
     ax.set_title(f"E6: RamSQL vs SQLite in Go, per operation;\nerror bars {ci}")
     return save(fig, path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, log_axis, save, subplots
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, colour, log_axis, save, subplots
 
 
 def _label(engine: str, runtime: str) -> str:
@@ -34,7 +34,7 @@ def plot_family(table: pd.DataFrame, path: Path | str, baseline: str, what: str,
         return None
     geo = geo.sort_values("ratio")
     rows = [(e, r) for e, r in zip(geo["engine"], geo["runtime"])]
-    fig, ax = subplots(figsize=(6.5, 0.9 + 0.42 * len(rows)))
+    fig, ax = subplots(figsize=(FIGURE_WIDTH_IN, 0.9 + 0.42 * len(rows)), layout="constrained")
     for i, (engine, runtime) in enumerate(rows):
         y = len(rows) - 1 - i
         per = t[(t["engine"] == engine) & (t["runtime"] == runtime) & (t["benchmark"] != "geomean")]
@@ -67,7 +67,7 @@ def plot_seed_beside_ours(table: pd.DataFrame, seed: dict[str, float], path: Pat
         return None
     t = t.sort_values("benchmark")
     names = list(t["benchmark"])
-    fig, ax = subplots(figsize=(6.5, 0.9 + 0.24 * len(names)))
+    fig, ax = subplots(figsize=(FIGURE_WIDTH_IN, 0.9 + 0.24 * len(names)), layout="constrained")
     y = np.arange(len(names))[::-1]
     lo, hi = t["ratio_ci_low"].to_numpy(float), t["ratio_ci_high"].to_numpy(float)
     r = t["ratio"].to_numpy(float)
@@ -84,5 +84,6 @@ def plot_seed_beside_ours(table: pd.DataFrame, seed: dict[str, float], path: Pat
     ax.grid(axis="y", visible=False)
     ax.set_xlabel(f"time of {engine} / time of {baseline} (log scale)")
     ax.set_title(title, loc="left")
-    ax.legend(loc="lower right")
+    # below the axis label, outside the frame: inside it covered the last queries' points
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     return save(fig, path)

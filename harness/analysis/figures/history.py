@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import PALETTE, save, subplots, time_unit
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, PALETTE, SMALL_TEXT, save, subplots, time_unit
 
 SLOWER = PALETTE[3]  # vermillion
 FASTER = PALETTE[0]  # blue
@@ -33,12 +33,15 @@ def plot_history(history: pd.DataFrame, path: Path | str, alpha: float = 0.05) -
     if h.empty:
         return None
     cells = list(h.groupby(CELL, sort=True))
-    ncols = 2 if len(cells) > 1 else 1
+    # one column at the page's width while the cells are few: each run's tick label and change mark
+    # has room (two columns printed them at 5 pt and on top of each other)
+    ncols = 1 if len(cells) <= 4 else 2
     nrows = math.ceil(len(cells) / ncols)
     positions = sorted(history["position"].unique())
     ticks = history.drop_duplicates("position").set_index("position")
     labels = [_tick(ticks.loc[p, "commit"], ticks.loc[p, "commit_date"], ticks.loc[p, "dirty"]) for p in positions]
-    fig, axes = subplots(nrows, ncols, figsize=(3.8 * ncols, 2.2 * nrows + 0.9), squeeze=False, sharex=True)
+    fig, axes = subplots(nrows, ncols, figsize=(FIGURE_WIDTH_IN, (2.2 if ncols == 1 else 2.6) * nrows + 1.2),
+                         squeeze=False, sharex=True)
     for ax in axes.flat[len(cells):]:
         ax.set_visible(False)
     for i, (key, g) in enumerate(cells):
@@ -65,20 +68,20 @@ def plot_history(history: pd.DataFrame, path: Path | str, alpha: float = 0.05) -
             ax.plot(xi, ti, marker="^" if slower else "v", color=SLOWER if slower else FASTER, ms=6, ls="none",
                     zorder=3, transform=ax.transData)
             ax.annotate(f"{d:+.0f}%", (xi, ti), textcoords="offset points", xytext=(0, 6), ha="center",
-                        fontsize=6.5, color=SLOWER if slower else FASTER)
+                        fontsize=SMALL_TEXT, color=SLOWER if slower else FASTER)
         ax.set_ylim(bottom=0, top=max(np.nanmax(np.where(has, hi, m)) * 1.25, 1e-12))
         bench, params, engine, runtime = key
-        ax.set_title(f"{bench} [{params}]\n{engine} ({runtime})", loc="left", fontsize=7.5)
+        ax.set_title(f"{bench} [{params}], {engine} ({runtime})" if ncols == 1 else
+                     f"{bench} [{params}]\n{engine} ({runtime})", loc="left")
         ax.set_ylabel(f"time per operation ({unit})")
         ax.set_xticks(positions, labels, rotation=35, ha="right", rotation_mode="anchor")
         ax.set_xlim(min(positions) - 0.5, max(positions) + 0.5)
-        ax.tick_params(axis="x", labelsize=6)
         if i + ncols >= len(cells):  # the lowest panel of its column: label the runs (commit, commit date UTC)
             ax.tick_params(axis="x", labelbottom=True)
     conf = float(history["confidence"].dropna().iloc[0]) if history["confidence"].notna().any() else 0.99
     method = str(history["method"].dropna().iloc[0]) if history["method"].notna().any() else ""
     fig.suptitle(f"History: mean and {conf:.0%} CI per run ({method}), runs in commit order;\n"
                  f"▲ slower / ▼ faster than the previous run (Mann-Whitney U, p <= {alpha:g})",
-                 x=0.01, ha="left", fontsize=8)
+                 x=0.01, ha="left")
     fig.tight_layout()
     return save(fig, path)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness.analysis.figures.style import colour, log_axis, marker, save, subplots
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, SMALL_TEXT, colour, log_axis, marker, save, subplots
 
 STRATEGIES = ("autocommit", "transaction", "prepared", "multirow", "bulk")
 JOURNALS = ("delete", "truncate", "persist", "memory", "wal", "off")
@@ -27,10 +27,11 @@ def plot_scaling(cells: pd.DataFrame, path: Path | str, value: str = "time", met
     if df.empty:
         return None
     panels = sorted(set(zip(df["engine"], df["runtime_family"])))
-    ncols = min(4, len(panels))
+    # three panels a row at the page's width: four (or the width to hold them) printed the ticks at 5 pt
+    ncols = min(3, len(panels))
     nrows = (len(panels) + ncols - 1) // ncols
-    fig, axes = subplots(nrows, ncols, figsize=(2.6 * ncols + 0.6, 2.4 * nrows + 0.6), squeeze=False,
-                         sharex=True, sharey=True)
+    fig, axes = subplots(nrows, ncols, figsize=(FIGURE_WIDTH_IN, 1.95 * nrows + 0.9), squeeze=False,
+                         sharex=True, sharey=True, layout="constrained")
     handles = {}
     for ax, (engine, family) in zip(axes.flat, panels):
         sub = df[(df["engine"] == engine) & (df["runtime_family"] == family)]
@@ -54,22 +55,27 @@ def plot_scaling(cells: pd.DataFrame, path: Path | str, value: str = "time", met
             handles[strategy] = h
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(_engine_label(engine, family), fontsize=8)
+        ax.set_title(_engine_label(engine, family))
     # the panels share both axes: plain-number ticks (1, 10, 100), decades only when they span more
     # than two (no minor ticks: those of seven log-log panels were two thirds of the drawing time)
     log_axis(axes.flat[0], "y")
     log_axis(axes.flat[0], "x", compact=True)  # 10, 1k, 1M: seven narrow panels, full numbers would collide
-    for ax in axes.flat[len(panels):]:
-        ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("rows inserted (N, log scale)")
-    for row in axes:
-        row[0].set_ylabel("seconds per operation (log scale)" if value == "time" else "inserts/s (log scale)")
+    for i, ax in enumerate(axes.flat[:len(panels)]):
+        if i + ncols >= len(panels):  # the lowest panel of its column: its N ticks (none below it)
+            ax.tick_params(axis="x", labelbottom=True)
+    empty = list(axes.flat[len(panels):])
+    for ax in empty:
+        ax.axis("off")
+    # one label per axis for the whole figure, not one per row and column
+    fig.supxlabel("rows inserted (N, log scale)")
+    fig.supylabel("seconds per operation (log scale)" if value == "time" else "inserts/s (log scale)")
     what = "time per operation" if value == "time" else "inserts per second"
     fig.suptitle(f"E4: {what} against N per strategy (mean, 99% CI, {method})" if method else f"E4: {what}")
     order = [s for s in STRATEGIES if s in handles]
-    fig.legend([handles[s] for s in order], order, loc="lower center", ncol=len(order), bbox_to_anchor=(0.5, -0.02))
-    fig.subplots_adjust(bottom=0.16)
+    if empty:  # in the grid's empty corner, clear of every panel
+        empty[0].legend([handles[s] for s in order], order, loc="center", title="strategy")
+    else:
+        fig.legend([handles[s] for s in order], order, loc="outside lower center", ncol=len(order))
     return save(fig, path)
 
 
@@ -84,7 +90,8 @@ def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") ->
     panels = sorted(set(zip(df["engine"], df["rows"])))
     ncols = min(3, len(panels))
     nrows = (len(panels) + ncols - 1) // ncols
-    fig, axes = subplots(nrows, ncols, figsize=(2.7 * ncols + 0.8, 2.6 * nrows + 0.4), squeeze=False)
+    fig, axes = subplots(nrows, ncols, figsize=(FIGURE_WIDTH_IN, 3.0 * nrows + 0.7), squeeze=False,
+                         layout="constrained")
     import matplotlib.colors as mcolors
 
     vals = df["inserts_per_s"].to_numpy(dtype=float)
@@ -107,21 +114,26 @@ def plot_journal_grid(grid: pd.DataFrame, path: Path | str, method: str = "") ->
             if np.isfinite(v):
                 h = half[i, j]
                 label = f"{v / 1e3:.0f}k\n" + (f"±{100 * h:.0f}%" if np.isfinite(h) else "no CI")
-                ax.text(j, i, label, ha="center", va="center", fontsize=5.5,
+                ax.text(j, i, label, ha="center", va="center", fontsize=SMALL_TEXT,
                         color="white" if norm(v) < 0.6 else "black")
         ax.set_xticks(range(len(SYNCS)), SYNCS)
         first_column = list(axes.flat).index(ax) % ncols == 0
         ax.set_yticks(range(len(JOURNALS)), JOURNALS if first_column else [""] * len(JOURNALS))
         ax.grid(False)
-        ax.set_title(f"{engine}, N = {int(n):,}", fontsize=8)
+        ax.set_title(f"{engine}\nN = {int(n):,}")  # two lines: one ran into its neighbour's
         ax.set_xlabel("synchronous")
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for row in axes:
         row[0].set_ylabel("journal_mode")
     if image is not None:
-        fig.colorbar(image, ax=list(axes.flat), shrink=0.8, label="inserts/s (mean)")
+        bar = fig.colorbar(image, ax=list(axes.flat), shrink=0.8, label="inserts/s (mean)")
+        from matplotlib.ticker import FuncFormatter
+
+        thousands = FuncFormatter(lambda v, _pos: f"{v / 1e3:,.0f}k")  # as the squares write it, not 9 x 10^5
+        bar.ax.yaxis.set_major_formatter(thousands)
+        bar.ax.yaxis.set_minor_formatter(thousands)
     fig.suptitle(f"E4: inserts.prepared, journal_mode x synchronous\n(means, ± half-width of the 99% CI; {method})"
                  if method else
-                 "E4: journal_mode x synchronous", y=1.1)
+                 "E4: journal_mode x synchronous")
     return save(fig, path)

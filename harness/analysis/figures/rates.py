@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from harness.analysis.summary import rate_of
-from harness.analysis.figures.style import cell_label, colour, save, subplots
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, SMALL_TEXT, cell_label, colour, save, subplots
 
 
 def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> pd.DataFrame:
@@ -29,11 +29,12 @@ def e1_rows(summary: pd.DataFrame, benchmark: str = "bindings.select_fold") -> p
 def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
                     title: str = "E1: SELECT id FROM testdata consumed by the client") -> Path:
     """Horizontal bars of rows/s per engine/driver/runtime with CI error bars, one panel per variant,
-    stacked (fastest at the top), so that the labels stay readable at the page's width."""
+    stacked (fastest at the top), drawn at the page's width so that the labels print at their size."""
     benches = [b for b in ("bindings.select_fold", "bindings.select_all") if b in set(summary["benchmark"])]
     bars = max([len(e1_rows(summary, b)) for b in benches] or [1])
     panels = max(1, len(benches))
-    fig, axes = subplots(panels, 1, figsize=(7.0, panels * (0.27 * bars + 1.3)), squeeze=False)
+    fig, axes = subplots(panels, 1, figsize=(FIGURE_WIDTH_IN, panels * (0.2 * bars + 1.2)), squeeze=False,
+                         layout="constrained")
     for ax, bench in zip(axes[:, 0], benches):
         df = e1_rows(summary, bench)
         if df.empty:
@@ -50,17 +51,17 @@ def plot_rows_per_s(summary: pd.DataFrame, path: Path | str, method: str = "",
         for i in range(len(y)):
             if unbounded[i]:
                 ax.annotate("no CI (< 3 processes)", (min(y[i], top), pos[i]), xytext=(3, 0),
-                            textcoords="offset points", ha="left", va="center", fontsize=7)
+                            textcoords="offset points", ha="left", va="center", fontsize=SMALL_TEXT)
             elif high[i] > top:
-                ax.annotate(f"CI to {high[i]:.3g}", (0.97 * top, pos[i]), ha="right", va="center", fontsize=7)
+                ax.annotate(f"CI to {high[i]:.3g}", (0.97 * top, pos[i]), ha="right", va="center", fontsize=SMALL_TEXT)
         ax.set_xlim(0, top)
-        ax.set_yticks(pos, labels, fontsize=8)
+        ax.set_yticks(pos, labels)
         if ax is axes[-1, 0]:  # one axis label, under the last panel: never into the next title
             ax.set_xlabel("million rows/s (higher is better)")
-        ax.set_title(bench.replace("bindings.", "E1 "), fontsize=9)
+        ax.set_title(bench.replace("bindings.", "E1 "))
         ax.grid(axis="x", alpha=0.3)
     ci = f"99% CI ({method})" if method else "99% CI"
-    fig.suptitle(f"{title};\nerror bars {ci}", fontsize=9)
+    fig.suptitle(f"{title};\nerror bars {ci}")
     return save(fig, path)
 
 

@@ -25,15 +25,26 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#0
 #: markers for a second categorical dimension (runtime, warm-up class), distinct in greyscale
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
+#: the paper prints a figure at most PRINT_WIDTH_IN wide (its text column, 46em of 10.5-pt body text,
+#: `studies.paper_pdf.CSS`); a figure drawn at that width or narrower prints at its own size, so these
+#: sizes are the printed ones: ticks and legends 8.5 pt, labels 9 pt, beside 10.5-pt body text and
+#: 9-pt captions. A wider figure is scaled down and its text with it: figures are drawn FIGURE_WIDTH_IN wide.
+PRINT_WIDTH_IN = 6.7
+FIGURE_WIDTH_IN = 6.5
+#: text inside a plot (annotations, heat-map squares), where a tick's size would not fit
+SMALL_TEXT = 8
+
 STYLE: dict[str, Any] = {
     "font.family": "DejaVu Sans",
-    "font.size": 8,
+    "font.size": 9,
     "axes.titlesize": 9,
-    "axes.labelsize": 8,
-    "xtick.labelsize": 7,
-    "ytick.labelsize": 7,
-    "legend.fontsize": 7,
-    "figure.titlesize": 9,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "legend.fontsize": 8.5,
+    "legend.title_fontsize": 8.5,
+    "figure.titlesize": 9.5,
+    "figure.labelsize": 9,
     "axes.linewidth": 0.6,
     "axes.spines.top": False,
     "axes.spines.right": False,
@@ -161,5 +172,5 @@ def svg_of(png: Path | str) -> Path:
 
 
 def cell_label(row: pd.Series) -> str:
-    rt = str(row["runtime"])
-    return f"{row['engine']}\n{rt}"
+    """A cell as one tick label, `engine (runtime)`: one line, so a bar needs one line of height."""
+    return f"{row['engine']} ({row['runtime']})"

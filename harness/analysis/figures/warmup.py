@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from harness.analysis import stats
-from harness.analysis.figures.style import colour, save, subplots, time_unit
+from harness.analysis.figures.style import FIGURE_WIDTH_IN, colour, save, subplots, time_unit
 
 #: the warm-up class is drawn as a line style and a marker, so the colour is free for the process
 CLASS_STYLE = {"flat": ("-", "o"), "warm-up": ("--", "^"), "slowdown": (":", "v"), "no steady state": ("-.", "x")}
@@ -15,7 +15,14 @@ CLASS_STYLE = {"flat": ("-", "o"), "warm-up": ("--", "^"), "slowdown": (":", "v"
 LEGEND_PROCESSES = 8
 
 
-def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) -> Any:
+def class_counts(w: pd.DataFrame) -> list[tuple[str, int]]:
+    """(warm-up class, processes) in CLASS_STYLE's order, then any other class."""
+    counts = w["warmup"].value_counts()
+    classes = [k for k in CLASS_STYLE if k in counts] + [k for k in counts.index if k not in CLASS_STYLE]
+    return [(k, int(counts[k])) for k in classes]
+
+
+def plot_run_sequence(df: pd.DataFrame, ax: Any = None, panel: bool = False, **steady_kwargs: float) -> Any:
     """Wall time per iteration of ONE cell: one colour per process, the process's warm-up class as
     its line style and marker (flat solid/circle, warm-up dashed/triangle up, slowdown dotted/
     triangle down, no steady state dash-dot/cross); a thin vertical line in the process's colour
@@ -25,6 +32,10 @@ def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) 
 
     Pass the rows of a single cell (benchmark, params, engine, runtime). Invalid iterations are
     left out, as in the statistics. Returns the matplotlib Axes.
+
+    `panel`: one panel of many (`run_sequence_figure`): no legend (the figure has one, for the
+    classes' line styles), the class counts under the cell's name in the title, the unit alone as
+    the y label (the figure labels its axes once).
     """
     if ax is None:
         _, ax = subplots(figsize=(7, 3.5))
@@ -43,21 +54,31 @@ def plot_run_sequence(df: pd.DataFrame, ax: Any = None, **steady_kwargs: float) 
         if pd.notna(row.steady_iteration) and row.steady_start > 0:
             ax.axvline(row.steady_iteration, color=c, ls=(0, (1, 2)), lw=0.8)
     key = cells.iloc[0]
-    title = f"{key.benchmark} {key.params} — {key.engine} ({key.runtime})".replace("  ", " ")
-    ax.set(xlabel="iteration", ylabel=f"wall time per iteration ({unit})", title=title)
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if panel:
+        lines = [""]  # the counts, wrapped between classes (never inside "no steady state")
+        for k, n in class_counts(w):
+            item = f"{n} {k}"
+            if lines[-1] and len(lines[-1]) + len(item) > 42:
+                lines[-1] += ","
+                lines.append("")
+            lines[-1] += (", " if lines[-1] else "") + item
+        counts = "\n".join(lines)
+        ax.set_title(f"{key.engine} ({key.runtime})\n{counts}", loc="left")
+        ax.set_ylabel(unit)
+        return ax
+    title = f"{key.benchmark} {key.params} — {key.engine} ({key.runtime})".replace("  ", " ")
+    ax.set(xlabel="iteration", ylabel=f"wall time per iteration ({unit})", title=title)
     if per_process:
         ax.legend(fontsize=6, ncol=2 if len(w) > 3 else 1)
     else:
         from matplotlib.lines import Line2D
 
-        counts = w["warmup"].value_counts()
-        classes = [k for k in CLASS_STYLE if k in counts] + [k for k in counts.index if k not in CLASS_STYLE]
         handles = [Line2D([], [], color="grey", ls=CLASS_STYLE.get(k, ("-", "."))[0],
                           marker=CLASS_STYLE.get(k, ("-", "."))[1], ms=2.5, lw=0.9,
-                          label=f"{k} ({counts[k]} processes)") for k in classes]
+                          label=f"{k} ({n} processes)") for k, n in class_counts(w)]
         ax.legend(handles=handles, fontsize=6, title=f"{len(w)} processes, one colour each", title_fontsize=6)
     return ax
 
@@ -72,14 +93,26 @@ def run_sequence_figure(raw: pd.DataFrame, benchmark: str) -> Any:
     n = len(cells)
     cols = 2 if n > 1 else 1
     rows = (n + cols - 1) // cols
-    fig, axes = subplots(rows, cols, figsize=(6.5 * cols, 3.2 * rows), squeeze=False)
+    # the page's width and at most about a page's height (9 in): the PDF neither scales the text
+    # down nor splits the figure over two pages
+    fig, axes = subplots(rows, cols, figsize=(FIGURE_WIDTH_IN, min(2.4, 8.7 / rows) * rows + 0.7), squeeze=False,
+                         layout="constrained")
     for ax, key in zip(axes.flat, cells.itertuples(index=False)):
         cell = df[(df["engine"] == key.engine) & (df["runtime"] == key.runtime) & (df["params"] == key.params)]
-        plot_run_sequence(cell, ax=ax)
-        ax.title.set_fontsize(8)
+        plot_run_sequence(cell, ax=ax, panel=True)
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
-    fig.tight_layout()
+    from matplotlib.lines import Line2D
+
+    # one legend for all panels: the classes' line styles (each panel's title counts its processes)
+    handles = [Line2D([], [], color="grey", ls=ls, marker=mk, ms=3, lw=0.9, label=k)
+               for k, (ls, mk) in CLASS_STYLE.items()]
+    params = cells["params"].unique()
+    name = f"{benchmark} {params[0]}" if len(params) == 1 else benchmark
+    fig.legend(handles=handles, loc="outside upper center", ncol=len(handles),
+               title=f"{name}: one colour per process, its warm-up class as")
+    fig.supxlabel("iteration")
+    fig.supylabel("wall time per iteration")
     return fig
 
 
