@@ -109,10 +109,14 @@ class _Ratios:
         self.confidence = runs.confidence
 
     def __call__(self, num: Any, den: Any) -> tuple[float, float, float]:
-        a, b = self.boots.get(self.keys[num]), self.boots.get(self.keys[den])
-        if a is None or b is None:
+        return self.geomean([(num, den)])
+
+    def geomean(self, pairs: list[tuple[Any, Any]]) -> tuple[float, float, float]:
+        """The geometric mean of the (num, den) pairs' time ratios, with its interval (one pair: its ratio)."""
+        boots = [(self.boots.get(self.keys[a]), self.boots.get(self.keys[b])) for a, b in pairs]
+        if not boots or any(a is None or b is None for a, b in boots):
             return math.nan, math.nan, math.nan
-        return combine_log_ratios([(a, b)], self.confidence)
+        return combine_log_ratios(boots, self.confidence)
 
 
 Interval = tuple[float, float, float]
@@ -199,8 +203,9 @@ def acid_verdict_scope(cells: pd.DataFrame) -> str:
 def claim_acid(cells: pd.DataFrame, ratio: Ratio, line: float | None = None, seed_build: bool = True) -> dict[str, Any]:
     """AcidState wins its selects by 8x or more: every list/select cell in the claim's scope, on the seed's
     build (`ghc --make`, no -O: our -O0), the next fastest contender's time / AcidState's at least 8 (a
-    straddling interval is inconclusive); the -O2 cells are context, and each refuting cell's margin is said.
-    `line` and `seed_build` are for the alternative readings of `sensitivity.py` (another line; the -O2 cells)."""
+    straddling interval is inconclusive); the optimised builds' cells are context, and each refuting cell's margin
+    is said. `line` and `seed_build` are for the alternative readings of `sensitivity.py` (another line; the
+    optimised builds' cells)."""
     claim = "AcidState: \"the benchmarks it wins, it wins by an 8x or larger margin\" (list and select)"
     pairs = acid_pairs(cells, ratio, seed_build=seed_build) if len(cells) else []
     if not pairs:
@@ -218,10 +223,20 @@ def claim_acid(cells: pd.DataFrame, ratio: Ratio, line: float | None = None, see
                 + f"{acid_scope(cells)}")
     optimised = acid_pairs(cells, ratio, seed_build=False)
     if optimised and seed_build:
-        evidence += (f". The -O2 build, which the seed did not use at these corpora, as context: "
+        evidence += (f". The optimised builds ({builds_text(optimised)}), as context: "
                      f"{spread([r for *_, r in optimised])} ({pair_text(optimised)})")
     return _claim(claim, verdict, evidence, cells=[(pair_text([p]).split(": ")[0], p[3], x)
                                                    for p, x in zip(pairs, verdicts)])
+
+
+def builds_text(pairs: list[tuple[str, str, str, Interval]]) -> str:
+    """Which optimised build each corpus of `pairs` has: `-O2 at SM, MD; -O1 at LG2`."""
+    by: dict[str, list[str]] = {}
+    for _, corpus, runtime, _ in pairs:
+        flag = f"-{optimisation_flag(runtime)}" if optimisation_flag(runtime) else str(runtime)
+        if corpus not in by.setdefault(flag, []):
+            by[flag].append(corpus)
+    return "; ".join(f"{flag} at {', '.join(sorted(cs, key=CORPORA.index))}" for flag, cs in sorted(by.items(), reverse=True))
 
 
 def claim_acid_narrow(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
@@ -359,9 +374,9 @@ def claim_sqlite(cells: pd.DataFrame, ratio: Ratio, measured_corpora: bool = Fal
                   f"{spread(rs, 'pairs of cells')}{corpora_text(cells)}")
 
 
-def optimisation_pairs(cells: pd.DataFrame, ratio: Ratio, only_acid: bool, build: str | None = None) -> list[Interval]:
-    """-O0 time / optimised time of each cell measured with both builds (AcidState's lookups only);
-    `build` ("O1", "O2") keeps the optimised twins of that flag only."""
+def optimisation_index_pairs(cells: pd.DataFrame, only_acid: bool, build: str | None = None) -> list[tuple[Any, Any]]:
+    """(-O0 cell, optimised twin) index pairs of the cells measured with both builds (AcidState's lookups
+    only); `build` ("O1", "O2") keeps the optimised twins of that flag only."""
     out = []
     low = cells[cells["runtime"].astype(str).map(unoptimised)] if len(cells) else cells
     if only_acid and len(low):
@@ -372,8 +387,13 @@ def optimisation_pairs(cells: pd.DataFrame, ratio: Ratio, only_acid: bool, build
                       & (cells["runtime"].astype(str).str[:3] == str(c["runtime"])[:3])]
         if build is not None:
             twins = twins[twins["runtime"].astype(str).map(lambda r: optimisation_flag(r) == build)]
-        out += [ratio(i, j) for j in twins.index]
+        out += [(i, j) for j in twins.index]
     return out
+
+
+def optimisation_pairs(cells: pd.DataFrame, ratio: Ratio, only_acid: bool, build: str | None = None) -> list[Interval]:
+    """-O0 time / optimised time of each cell measured with both builds (see `optimisation_index_pairs`)."""
+    return [ratio(i, j) for i, j in optimisation_index_pairs(cells, only_acid, build)]
 
 
 def optimisation_flag(runtime: str) -> str:
@@ -671,21 +691,76 @@ def _uniform_takeaway(seen: list[tuple], n: int) -> str:
     return ""
 
 
+def builds_note(cells: pd.DataFrame) -> str:
+    """What a figure's -O1 points are, when it draws them beside -O0's."""
+    rts = {str(r) for r in cells.get("runtime", [])}
+    if not any(optimisation_flag(r) == SEED_OPTIMISED_BUILD for r in rts) or not any(map(unoptimised, rts)):
+        return ""
+    return (f"The -O1 points are seed 002's `ghc -O --make` build beside its `ghc --make` (-O0) at "
+            f"{SEED_OPTIMISED_AGAINST}, the pair its -O claims compare (Section 10). ")
+
+
 def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members: list[str], method: str,
                    corpora: tuple[str, ...] = CORPORA) -> str:
     """A figure's caption: which group, its takeaway (ratio-based), the method, the corpora not drawn and
     those drawn for some of its stores only."""
     mine = cells[cells["series"].isin(members)] if len(cells) else cells
     have, missing = corpora_of(mine)
-    not_drawn = f" Corpora {', '.join(missing)} were not measured and are not drawn." if missing else ""
+    not_drawn = ("" if not missing else f" Corpus {missing[0]} was not measured and is not drawn." if len(missing) == 1
+                 else f" Corpora {', '.join(missing)} were not measured and are not drawn.")
     names = series_labels(cells)
+    first = build_groups(title, members)[0][1]  # the takeaway compares one build's stores
+    own = mine[mine["series"].isin(first)] if len(mine) else mine
     for k in have:
-        some = sorted(set(mine.loc[mine["corpus"] == k, "series"]))
-        if len(some) < len(set(mine["series"])):
+        some = sorted(set(own.loc[own["corpus"] == k, "series"]))
+        if some and len(some) < len(set(own["series"])):
             not_drawn += f" {k} was measured for {' and '.join(names.get(x, x) for x in some)} only."
-    return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, members)} "
-            f"Bars: 99% CIs ({method}); \"fastest\" only where the 99% interval of runner-up / fastest excludes 1."
+    return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, first)} "
+            f"{builds_note(mine)}Bars: 99% CIs ({method}); \"fastest\" only where the 99% interval of runner-up / "
+            "fastest excludes 1."
             f"{not_drawn}")
+
+
+def build_groups(title: str, members: list[str]) -> list[tuple[str, list[str]]]:
+    """A figure's group split by Haskell build, so a finding compares stores of one build only: the -O0
+    figure also draws the -O1 cells (the seed's `ghc -O`) beside them, which are not its contenders."""
+    flags: dict[str, list[str]] = {}
+    for m in members:
+        flags.setdefault(optimisation_flag(m.partition("@")[2]), []).append(m)
+    if len([f for f in flags if f]) < 2:  # one build (stores of no build, e.g. FerretDB, go with it)
+        return [(title, members)]
+    first = min(f for f in flags if f)
+    flags[first] = flags.pop("", []) + flags[first] if "" in flags else flags[first]
+    return [(f"Haskell -{flag} builds" + (" (seed 002's `ghc -O`)" if flag == SEED_OPTIMISED_BUILD else ""), ms)
+            for flag, ms in sorted(flags.items())]
+
+
+def abstract(cells: pd.DataFrame, ratio: Any, groups: list[tuple[str, list[str]]]) -> str:
+    """Section 1.1's E5 sentences: what the seed's own build (-O0) shows among the Haskell stores at the
+    largest corpus they all ran, and what `ghc -O` (-O1) against -O0 does at LG2, the seed's corpus for it,
+    as geometric means with their intervals beside the seed's numbers."""
+    if cells.empty or ratio is None:
+        return "_no valid app.* cells in these runs_"
+    out = []
+    seed_build = [m for title, m in groups if m and all(unoptimised(x.partition("@")[2]) for x in m)]
+    if seed_build:
+        corpus, clause = takeaway_clause(cells, ratio, seed_build[0])
+        if clause:
+            out.append(f"From Haskell, built as seed 002 built its stores (`ghc --make`, -O0), at corpus {corpus}: "
+                       f"{clause}.")
+    at = cells[cells["corpus"] == SEED_OPTIMISED_AGAINST]
+    every = optimisation_index_pairs(at, False, SEED_OPTIMISED_BUILD)
+    lookups = optimisation_index_pairs(at, True, SEED_OPTIMISED_BUILD)
+    if every and hasattr(ratio, "geomean"):
+        g, lk = ratio.geomean(every), ratio.geomean(lookups) if lookups else (math.nan,) * 3
+        def show(r: Interval) -> str:
+            return f"{r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]" if v.valid(r[1], r[2]) else f"{r[0]:.3g}x (no interval)"
+        out.append(f"At the seed's 50,000-user corpus {SEED_OPTIMISED_AGAINST}, `ghc -O` (-O1) against -O0 divides "
+                   f"the time by {show(g)} over {len(every)} cells of AcidState and HDBC-SQLite (geometric mean, "
+                   f"{getattr(ratio, 'confidence', 0.99):.0%} CI; the seed: about {SEED['optimisation']:g}x)"
+                   + (f", and AcidState's lookups by {show(lk)} (the seed: about "
+                      f"{SEED['acid_lookup_optimisation']:g}x)" if lookups else "") + ".")
+    return " ".join(out) or "_no valid app.* cells in these runs_"
 
 
 def ratios_summary(ratio_table: pd.DataFrame | None, baseline: str, method: str) -> str:
@@ -738,13 +813,14 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                                          "under the E5 table of mean times above.")
     raw = runs.raw_of(PREFIX + "*")
     app_runs = set(raw["run_id"]) if "run_id" in raw else set()
-    protocol = protocol_text([d for d in runs.run_dirs if Path(d).name in app_runs] or runs.run_dirs)
+    protocol = protocol_text([d for d in runs.run_dirs if Path(d).name in app_runs] or runs.run_dirs, shared=False)
 
     def blocks(paper_path: Path) -> dict[str, str]:
         out = {"e5-protocol": protocol, "e5-table": table_md, "e5-claims": claims_md,
                "e5-ratios": ratios_summary(ratio_table, baseline, method)}
-        groups = [(title, members) for title, members, _ in figs]
+        groups = [g for title, members, _ in figs for g in build_groups(title, members)]
         # what the figures show, as a table (its caption says how "fastest" is called); prose without one
+        out["abstract-e5"] = abstract(drawn, ratio, groups)
         out["e5-findings"] = (findings_table(drawn, ratio, groups, runs.confidence, method)
                               or findings_paragraph(drawn, ratio, groups, runs.confidence))
         if figs:

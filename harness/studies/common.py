@@ -30,9 +30,10 @@ def measured_families(run_dir: Path) -> list[str]:
     return sorted({str(b).split(".", 1)[0] for b in (plan.benchmarks if plan else None) or []})
 
 
-def protocol_text(run_dirs: list[Path | str]) -> str:
+def protocol_text(run_dirs: list[Path | str], shared: bool = True) -> str:
     """One line per run saying how it was measured, read from its manifest; the machine and the
-    libraries once when the runs share them (the engines' versions are in the environment table)."""
+    libraries once when the runs share them (the engines' versions are in the environment table), unless
+    `shared` is False (a study's own list, beside Appendix A's list of every run that says them)."""
     from harness.studies import STUDIES
 
     out, machines, libraries = [], set(), set()
@@ -62,6 +63,8 @@ def protocol_text(run_dirs: list[Path | str]) -> str:
         out.append(f"- Run `{m.run_id}` ({study}; profile `{c.get('profile')}`): {how}; cells interleaved in "
                    f"rounds (seed {c.get('seed')}); per-process timeout {c.get('timeout_s')} s; commit {commit}.")
     tail = []
+    if not shared:
+        return "\n".join(out)
     if len(machines) == 1:
         tail.append(f"Machine (every run): {machines.pop()}.")
     if len(libraries) == 1:

@@ -206,7 +206,7 @@ def test_the_8x_claim_is_decided_on_the_seeds_build_and_the_o2_cells_are_context
     out = app.claim_acid(cells, ratio)
     assert out["verdict"].word == v.SUPPORTED  # the refuting -O2 cell does not decide
     assert "at corpora MD, against HDBC-SQLite only" in out["verdict"].why
-    assert "-O2 build" in out["evidence"] and "list_users MD: 4x [3.5, 4.5]" in out["evidence"]
+    assert "optimised builds (-O2 at MD)" in out["evidence"] and "list_users MD: 4x [3.5, 4.5]" in out["evidence"]
     out = app.claim_acid(cells, _ratio({(1, 0): (4.32, 3.46, 5.38), (3, 2): (10.0, 9.0, 11.0)}))
     assert out["verdict"].word == v.REFUTED and "list_users MD: 4.32x [3.46, 5.38]" in out["evidence"]
     assert "refuting cells' margins" in out["evidence"]

@@ -22,16 +22,13 @@ MAX_SERIES = 6
 #: the groups' names and the file-name stem each figure is written under
 GROUPS = (("Python drivers, SQL engines", "python"),
           ("Haskell (-O2) and the MongoDB wire protocol", "haskell"),
-          ("Haskell -O0 builds", "haskell_o0"),
-          ("Haskell -O1 builds (seed 002's `ghc -O`)", "haskell_o1"))
+          ("Haskell -O0 builds, and -O1 where it ran", "haskell_o0"))
 
 
 def _kind(s: str) -> int:
     engine, _, runtime = s.partition("@")
-    if runtime.startswith("haskell-O0"):
+    if runtime.startswith("haskell-O0") or runtime.startswith("haskell-O1"):
         return 2
-    if runtime.startswith("haskell-O1"):
-        return 3
     if runtime.startswith("haskell") or engine.startswith("ferretdb"):
         return 1
     return 0
@@ -39,7 +36,8 @@ def _kind(s: str) -> int:
 
 def series_groups(series: list[str]) -> list[tuple[str, list[str]]]:
     """The series (`engine@runtime`) in groups of at most MAX_SERIES: CPython's SQL drivers, then the
-    Haskell -O2 stores with the MongoDB wire, then the -O0 builds, then the -O1 builds; a longer group is split."""
+    Haskell -O2 stores with the MongoDB wire, then the -O0 builds with the -O1 ones (seed 002's `ghc -O`, set
+    beside -O0 where both ran); a longer group is split."""
     return [(title, members) for title, _, members in series_files(series)]
 
 
