@@ -39,7 +39,7 @@ SESSION_FILES = {"gotest-1": "bench.txt", "gotest-2": "newbench.txt"}
 FAITHFUL = ("ramsql.select", "ramsql.select_10k", "ramsql.insert10", "ramsql.setup")
 
 #: the seed's numbers (its first benchstat table, "newbench.txt" column: medians in s/op on an
-#: i7-7700K with RamSQL before v0.1.0 and the pure-Go SQLite glebarez/go-sqlite), typed from the
+#: i7-7700K with RamSQL before its v0.1.3 rewrite and the pure-Go SQLite glebarez/go-sqlite), typed from the
 #: seed's text and labelled as the seed's wherever shown; ratios are computed from them
 SEED_SEC_PER_OP = {
     "ramsql.select": {RAMSQL: 286.6e-6, SQLITE: 10.73e-6},
@@ -64,7 +64,7 @@ REASONS = {
                       "seed and here; RamSQL v0.1.5 (ours) is the rewrite the seed's second table measures, "
                       "not the pre-v0.1 engine of its first; our SQLite is C through cgo, the seed's a pure-Go "
                       "translation; another CPU, and a loaded 2-core VM"),
-    "ramsql.select_10k": ("the RamSQL versions differ (ours v0.1.5; the seed's first table predates v0.1.0, its "
+    "ramsql.select_10k": ("the RamSQL versions differ (ours v0.1.5; the seed's first table predates the v0.1.3 rewrite, its "
                           "second, on v0.1.3, gives 682 µs for this query), and SQLite again returns no row, so "
                           "the ratio sets RamSQL's 29-row range against SQLite's empty index probe; another CPU, "
                           "and a loaded 2-core VM"),

@@ -461,9 +461,12 @@ def seed003_versions(runs: RunSet | None) -> Claim:
 # --- seed 004 ---------------------------------------------------------------------------------
 
 def seed004_setting(runs: RunSet | None, operation: str) -> tuple[v.Setting, v.Setting]:
-    """Seed 004's setting (its first benchstat table: RamSQL before v0.1.0, the pure-Go SQLite) and ours."""
+    """Seed 004's setting (its first benchstat table: RamSQL before the v0.1.3 rewrite, the pure-Go SQLite) and
+    ours. The seed's `sql.Open("sqlite", ":memory:")` names no driver; RamSQL's own go.mod requires
+    glebarez/go-sqlite, which registers "sqlite", so its benchmark ran on that."""
     vs = engine_versions(runs)
-    theirs = v.Setting("RamSQL before v0.1.0 against SQLite in the pure-Go glebarez/go-sqlite",
+    theirs = v.Setting("RamSQL before its v0.1.3 rewrite against SQLite in the pure-Go glebarez/go-sqlite (the seed's "
+                       "`sql.Open(\"sqlite\", ...)` names no driver: RamSQL's go.mod requires this one)",
                        "Go's database/sql", "Go (version unstated, 2023)", operation, "Intel Core i7-7700K at 4.20 GHz")
     ours = v.Setting(f"RamSQL {version_of(vs, 'ramsql/go', 'github.com/proullon/ramsql')} against SQLite "
                      f"{version_of(vs, 'sqlite/go', 'sqlite')} through cgo (mattn/go-sqlite3 "
@@ -528,10 +531,10 @@ def _us(seconds: float) -> str:
 
 def seed004_number_source(first: dict[str, float], second: dict[str, float] | None, ours: str) -> str:
     """Where seed 004's "100x" comes from: the sentence follows its first benchstat table (RamSQL before
-    v0.1.0), whose own µs give another ratio; its second table (v0.1.3, after the rewrite that the RamSQL
+    its v0.1.3 rewrite), whose own µs give another ratio; its second table (v0.1.3, after the rewrite that the RamSQL
     we run, `ours`, continues, the reason rule S1 covers the version) gives the same query's ratio there."""
     rs, sq = ramsql.RAMSQL, ramsql.SQLITE
-    text = (f"100x as written, under its first table (RamSQL before v0.1.0), whose own {_us(first[rs])} / "
+    text = (f"100x as written, under its first table (RamSQL before its v0.1.3 rewrite), whose own {_us(first[rs])} / "
             f"{_us(first[sq])} give {num(first[rs] / first[sq])}x")
     if second:
         text += (f"; its second table, of RamSQL {ramsql.SEED_SECOND_VERSION} after the rewrite our {ours} "
@@ -636,7 +639,7 @@ def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], 
 
 def seed004_change(runs: RunSet | None) -> Claim:
     theirs, ours = seed004_setting(runs, "SELECT and INSERT")
-    theirs = v.Setting("two RamSQL commits (before v0.1.0)", theirs.driver, theirs.runtime, theirs.operation)
+    theirs = v.Setting("two RamSQL commits (before its v0.1.3 rewrite)", theirs.driver, theirs.runtime, theirs.operation)
     ours = v.Setting(ours.engine.split(" against")[0] + " only, run in two `go test` sessions (an A/A comparison)",
                      ours.driver, ours.runtime, ours.operation)
     return Claim("004", "\"the change gains 10% on SELECT and INSERT\" (benchstat, two RamSQL commits)", "about 10%",

@@ -149,3 +149,25 @@ def test_the_optimisation_claim_needs_intervals_that_say_so():
     mixed = pd.concat([cells, small], ignore_index=True)
     assert study.claim_optimisation(mixed, lambda i, j: (2.1, 1.6, 2.8) if mixed.loc[i, "corpus"] == "LG2"
                                     else (1.1, 0.9, 1.3))["verdict"].word == "supported"
+
+
+def test_the_pooled_reading_of_the_optimisation_claim_decides_by_the_geometric_mean():
+    """Sensitivity reading: the geometric mean over the LG2 cells with its interval, against the band of
+    "about 2x", instead of most cells one by one (wide cells straddle; their pooled mean need not)."""
+    import pandas as pd
+
+    rows = [{"benchmark": f"app.op{k}", "params": "corpus=LG2", "engine": "acidstate/acid-state", "runtime": rt,
+             "corpus": "LG2"} for k in range(4) for rt in ("haskell-O0-ghc9.0.2", "haskell-O1-ghc9.0.2")]
+    cells = pd.DataFrame(rows)
+
+    class Ratio:
+        def __call__(self, i, j):
+            return (1.1, 0.5, 2.5)  # every cell straddles the band [1.33, 3]
+
+        def geomean(self, pairs):
+            assert len(pairs) == 4
+            return (1.1, 1.0, 1.2)  # the pooled interval lies below it
+
+    assert study.claim_optimisation(cells, Ratio())["verdict"].word == "inconclusive"
+    pooled = study.claim_optimisation(cells, Ratio(), pooled=True)
+    assert pooled["verdict"].word == "refuted" and "1.1x [1, 1.2] over 4 cells" in pooled["evidence"]

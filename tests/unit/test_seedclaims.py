@@ -159,7 +159,7 @@ def test_ramsql_versions_are_said_when_they_differ():
     theirs, _ = sc.seed004_setting(None, "select")
     ours = v.Setting("RamSQL v0.1.5 against SQLite 3.40.1", theirs.driver, theirs.runtime, "select")
     out = v.like_for_like(theirs, ours, lambda: v.Verdict(v.REFUTED))
-    assert out.word == v.UNTESTABLE and "v0.1.5" in out.why and "before v0.1.0" in out.why
+    assert out.word == v.UNTESTABLE and "v0.1.5" in out.why and "before its v0.1.3 rewrite" in out.why
 
 
 def test_an_untestable_claims_numbers_go_to_context_not_ours():
@@ -412,12 +412,12 @@ def test_seed001_table_reads_as_the_seeds_speedup_and_names_section_5s_inverse_a
 
 def test_seed004_number_says_where_the_100x_comes_from():
     """The RamSQL row says which of the seed's tables its number comes from: the sentence under the first
-    (RamSQL before v0.1.0) and the second table's ratio (v0.1.3, the rewrite the RamSQL we run continues)."""
+    (RamSQL before its v0.1.3 rewrite) and the second table's ratio (v0.1.3, the rewrite the RamSQL we run continues)."""
     from harness.studies import ramsql
 
     text = sc.seed004_number_source(ramsql.SEED_SEC_PER_OP["ramsql.select_10k"],
                                     ramsql.SEED_SECOND_SEC_PER_OP["ramsql.select_10k"], "v0.1.5")
-    assert text.startswith("100x as written, under its first table (RamSQL before v0.1.0), whose own 7,479 µs / "
+    assert text.startswith("100x as written, under its first table (RamSQL before its v0.1.3 rewrite), whose own 7,479 µs / "
                            "11.05 µs give 677x")
     assert "second table, of RamSQL v0.1.3 after the rewrite our v0.1.5 continues (S1), gives 54.6x" in text
     assert "(682.3 µs / 12.50 µs)" in text
