@@ -5,6 +5,8 @@ the notebook `notebooks/micro.py` shows them.
 """
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 
 import pandas as pd
@@ -184,16 +186,38 @@ def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
     half = (r.high - r.low) / 2
     tail = {"supported": "In these runs the rank correlation is positive: its interval lies above 0.",
             "contradicted": "In these runs the rank correlation is negative: its interval lies below 0.",
-            "not supported": "In these runs the rank correlation cannot be told from 0: its interval includes 0, "
-                             f"and with its half-width of {half:.2f} it could only tell a rho further than that "
-                             "from 0.",
+            "not supported": "In these runs the rank correlation cannot be told from 0: its interval includes 0.",
             "undecided": "No interval could be computed (a cell has fewer than 2 processes)."}[r.verdict]
+    crit = spearman_critical(r.points, 1 - r.confidence)
+    tail += (f" Over {r.points} benchmarks even a perfect ranking is weak evidence: a test of rho = 0 across "
+             f"benchmarks (exact, all {math.factorial(r.points):,} orders) rejects at {1 - r.confidence:.0%} only "
+             + (f"for |rho| >= {crit:.2f}." if crit <= 1 else "for no rho at all."))
     return (head + tail + " This is not a test of seed 001's claim, which is about SQPyte inlining across the "
             "boundary (untestable here, Section 10): the pair is stock SQLite under PyPy against CPython, where "
             "the ratio is mostly a slowdown. The interval reflects timing noise only: with six benchmarks, a "
             "different choice could order differently, and micro.filltable's row count does not scale with the "
             "scale factor, so the benchmarks' order by crossings is not the seed's at SF 1.\n\n"
             + tie_note(runs, r, fast, slow))
+
+
+def spearman_critical(n: int, alpha: float) -> float:
+    """The smallest |rho| at which an exact two-sided permutation test of Spearman's rho = 0 over `n` ranked
+    pairs rejects at `alpha` (all n! orders, so n <= 8); above 1 when no rho can."""
+    import itertools
+
+    if n < 2 or n > 8:
+        return math.nan
+    d = n * (n * n - 1)
+    rhos = sorted((abs(1 - 6 * sum((i - j) ** 2 for i, j in enumerate(perm)) / d)
+                   for perm in itertools.permutations(range(n))), reverse=True)
+    total = len(rhos)
+    best = 2.0
+    for c in sorted(set(round(x, 12) for x in rhos), reverse=True):
+        if sum(x >= c - 1e-12 for x in rhos) / total <= alpha:
+            best = c
+        else:
+            break
+    return best
 
 
 def spec_of(key: tuple) -> str:

@@ -94,7 +94,7 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
             f"{findings.plain_name(baseline)}")
     if engine(seed001_h2.ENGINE) in {engine(s) for s in specs}:
         text += " (H2 aside, Section 5.1)"
-    drivers = []
+    drivers, builds = [], ""
     fam = lambda s: (engine(s), s.split("@", 1)[1])  # noqa: E731
     for a, b in itertools.combinations(specs, 2):
         if fam(a) == fam(b) and a != b and engine(a) != engine(seed001_h2.ENGINE):
@@ -105,10 +105,17 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
     if drivers:
         r, a, b = max(drivers, key=lambda d: d[0][0])
         text += f"; the driver on one engine moved it by up to {show(r)} ({a.split('@')[0]} against {b.split('@')[0]})"
+        from harness.studies.envtable import engine_versions, version_of
+
+        vs = engine_versions(runs)
+        va, vb = (version_of(vs, s.partition("@")[0], "sqlite", s.partition("@")[2]) for s in (a, b))
+        if "unrecorded" not in (va, vb) and va != vb:  # then the library's version is in that ratio too
+            builds = (f" The two drivers link SQLite {va} and {vb}, so that ratio holds the library's version "
+                      "as well as the driver.")
     same_driver = [s for s in specs if s.split("@")[0] == baseline.split("@")[0] and s != baseline]
     for s in same_driver:
         text += f", and the runtime ({s.split('@')[1]} for {baseline.split('@')[1]}) by {show(ratio[s])}"
-    return text + ". No larger scale factor was run."
+    return text + "." + builds + " No larger scale factor was run."
 
 
 def _specs(runs: RunSet) -> list[str]:

@@ -341,8 +341,8 @@ SUBSTITUTIONS: tuple[Substitution, ...] = (
                  "later, are what a reader of the claim uses today; a release that changed the answer is a finding "
                  "about the claim, not a different question"),
     Substitution("S2", "the same engine through another driver of the same family: SQLite's C library through cgo "
-                 "(mattn/go-sqlite3) for glebarez/go-sqlite, a pure-Go translation of the same C source, both behind "
-                 "Go's database/sql", ("engine", "driver"),
+                 "(mattn/go-sqlite3) for glebarez/go-sqlite (the seed names no driver; RamSQL's go.mod requires this one), "
+                 "a pure-Go translation of the same C source, both behind Go's database/sql", ("engine", "driver"),
                  "the claim compares two engines reached through one API; both sides still cross that API the same "
                  "way, and the SQL engine is the same source, compiled another way"),
     Substitution("S3", "C for C++ as the language of a program that calls SQLite's C API", ("runtime",),

@@ -43,3 +43,4 @@ def test_noisy_last_iterations_widen_the_interval_around_the_truth():
 def test_too_few_benchmarks_say_nothing():
     assert h2.warmup_sensitivity(_runs(0.2, 0.1, 5.0, queries=1)) is None
     assert h2.warmup_sentence(_runs(0.2, 0.1, 5.0, queries=1)) == ""
+
