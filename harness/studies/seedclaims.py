@@ -434,7 +434,7 @@ def seed003_prepared(runs: RunSet, min_rows: int = 0, rule: Callable = v.every_c
     cells = tuple((f"N = {n:,}", r, v.above(r[1], r[2])) for n, r in rs)
     theirs, ours = seed003_setting(runs, "inserts in one transaction: a prepared INSERT reused (bind, step, reset) "
                                          "against sqlite3_exec of each row's INSERT")
-    where = "; ".join(f"N = {n:,}: {show(r)}" for n, r in rs) or "no N both ran"
+    where = ", ".join(f"N = {n:,}: {show(r)}" for n, r in rs) or "no N both ran"  # one clause: the table shows every N
     return Claim("003", "Prepared statements \"are not only faster on inserts\" (the rest of the sentence, \"but "
                  "across the board for all SQL statements\", is not measured here)", "no number",
                  f"sqlite3_exec time / prepared time in C, one transaction, at every N both ran: {where}. Read "
