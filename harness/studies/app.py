@@ -431,7 +431,8 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
     if not rs:
         return _claim(claim, v.untestable("no pair of Haskell builds with and without optimisation (-O0) here"))
     at_seed = cells[cells["corpus"] == SEED_OPTIMISED_AGAINST] if len(cells) else cells
-    at = optimisation_pairs(at_seed, ratio, only_acid, SEED_OPTIMISED_BUILD)
+    at_pairs = optimisation_index_pairs(at_seed, only_acid, SEED_OPTIMISED_BUILD)
+    at = [ratio(i, j) for i, j in at_pairs]
     elsewhere = cells[cells["corpus"] != SEED_OPTIMISED_AGAINST] if len(cells) else cells
     o2 = optimisation_pairs(elsewhere, ratio, only_acid, "O2")
     o2_corpora = ", ".join(corpora_of(elsewhere)[0])
@@ -455,7 +456,7 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
                                           f"--make`) at {SEED_OPTIMISED_AGAINST}, the seed's corpus for LG-O"),
                       evidence)
     if pooled and hasattr(ratio, "geomean"):
-        g = ratio.geomean(optimisation_index_pairs(at_seed, only_acid, SEED_OPTIMISED_BUILD))
+        g = ratio.geomean(at_pairs)
         return _claim(claim, v.about(g[1], g[2], value), f"{g[0]:.3g}x [{g[1]:.3g}, {g[2]:.3g}] over {len(at)} cells")
     return _claim(claim, v.most_cells(v.about(r[1], r[2], value) for r in at), evidence)
 
@@ -736,7 +737,7 @@ def build_groups(title: str, members: list[str]) -> list[tuple[str, list[str]]]:
     if len([f for f in flags if f]) < 2:  # one build (stores of no build, e.g. FerretDB, go with it)
         return [(title, members)]
     first = min(f for f in flags if f)
-    flags[first] = flags.pop("", []) + flags[first] if "" in flags else flags[first]
+    flags[first] = flags.pop("", []) + flags[first]
     return [(f"Haskell -{flag} builds" + (" (seed 002's `ghc -O`)" if flag == SEED_OPTIMISED_BUILD else ""), ms)
             for flag, ms in sorted(flags.items())]
 

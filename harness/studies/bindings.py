@@ -19,6 +19,7 @@ from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
 from harness.studies import envtable, findings, runfacts, seedclaims, seeds, sensitivity
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
+from harness.studies.envtable import sqlite_build
 from harness.studies.verdicts import rules_summary, rules_text as verdict_rules, substitutions_markdown
 
 PREFIX = "bindings."
@@ -274,14 +275,6 @@ def findings_text(runs: RunSet) -> str:
     out = [findings.compare(runs, b, x, y, what) for b, x, y, what in items]
     out = [s for s in out if s]
     return "\n".join(f"- {s}" for s in out) or "_No comparable E1 cells in these runs._"
-
-
-def sqlite_build(runs: RunSet, spec: str) -> str:
-    """The SQLite version `spec` (`ENGINE@RUNTIME`) linked in these runs, as its manifest recorded it."""
-    from harness.studies.envtable import engine_versions, version_of
-
-    engine, _, runtime = spec.partition("@")
-    return version_of(engine_versions(runs), engine, "sqlite", runtime)
 
 
 def builds_clause(runs: RunSet, a: str, b: str) -> str:

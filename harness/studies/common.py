@@ -62,9 +62,9 @@ def protocol_text(run_dirs: list[Path | str], shared: bool = True) -> str:
             how = f"{c.get('processes')} fresh processes x {c.get('iterations')} timed iterations per cell"
         out.append(f"- Run `{m.run_id}` ({study}; profile `{c.get('profile')}`): {how}; cells interleaved in "
                    f"rounds (seed {c.get('seed')}); per-process timeout {c.get('timeout_s')} s; commit {commit}.")
-    tail = []
     if not shared:
         return "\n".join(out)
+    tail = []
     if len(machines) == 1:
         tail.append(f"Machine (every run): {machines.pop()}.")
     if len(libraries) == 1:

@@ -196,6 +196,12 @@ def version_of(versions: dict[tuple[str, str], str], engine: str, name: str, run
     return "unrecorded"
 
 
+def sqlite_build(runs: Any, spec: str) -> str:
+    """The SQLite version `spec` (`ENGINE@RUNTIME`) linked in these runs, as its manifest recorded it."""
+    engine, _, runtime = spec.partition("@")
+    return version_of(engine_versions(runs), engine, "sqlite", runtime)
+
+
 def runtime_of(versions: dict[tuple[str, str], str], engine: str, runtime: str) -> str:
     """The full runtime label (e.g. cpython3.11.7) of `engine` on a runtime starting with `runtime`."""
     return next((rt for e, rt in versions if e == engine and rt.startswith(runtime)), f"{runtime} (unrecorded)")

@@ -80,29 +80,38 @@ def _same_side(like, seed: dict[str, float]) -> str:
 LAST_REPLICATES = 2000
 
 
-def last_iterations(runs: RunSet, prefix: str) -> dict[tuple[str, str], list[float]]:
-    """(benchmark, engine@family) -> each clean process's last timed iteration, for H2 and the seed's
-    SQLite from PyPy: the least warmed-up-biased number a short process holds."""
+def _side(key: tuple) -> str:
+    """"h2", "pypy" (the seed's SQLite from PyPy) or "" for a process key (bench, params, engine, runtime, ...)."""
+    if key[2] == seed001_h2.ENGINE:
+        return "h2"
+    return "pypy" if f"{key[2]}@{key[3]}".startswith(seed001_h2.LIKE_FOR_LIKE) else ""
+
+
+def process_series(runs: RunSet, prefix: str) -> dict[tuple[str, str], list]:
+    """(benchmark, side) -> the iteration series of each clean process of at least two iterations, for H2 and
+    the seed's SQLite from PyPy (A/A twins left out)."""
     ex = runs.exclusion
-    out: dict[tuple[str, str], list[float]] = {}
+    out: dict[tuple[str, str], list] = {}
     for key, xs in zip(ex.keys, ex.xs):
-        bench, params, engine, runtime = str(key[0]), str(key[1]), str(key[2]), str(key[3])
-        if not bench.startswith(prefix) or "aa=twin" in params or len(xs) < 2:
-            continue
-        side = ("h2" if engine == seed001_h2.ENGINE else
-                "pypy" if f"{engine}@{runtime}".startswith(seed001_h2.LIKE_FOR_LIKE) else "")
-        if side:
-            out.setdefault((bench, side), []).append(float(xs[-1]))
+        if str(key[0]).startswith(prefix) and "aa=twin" not in str(key[1]) and len(xs) >= 2 and _side(key):
+            out.setdefault((str(key[0]), _side(key)), []).append(xs)
     return out
+
+
+def last_iterations(runs: RunSet, prefix: str) -> dict[tuple[str, str], list[float]]:
+    """(benchmark, side) -> each clean process's last timed iteration: the least warm-up-biased number a
+    short process holds."""
+    return {k: [float(xs[-1]) for xs in series] for k, series in process_series(runs, prefix).items()}
 
 
 def warmup_sensitivity(runs: RunSet, prefix: str = "tpch.", confidence: float = 0.99, seed: int = 0) -> dict | None:
     """H2 / SQLite from PyPy as a geometric mean over the benchmarks both ran, from each process's last
-    iteration only (warm-up mostly spent) and from all its iterations, with a percentile interval over
-    processes resampled within each cell; and the median of first / last iteration per side."""
+    iteration only (warm-up mostly spent), with a percentile interval over processes resampled within each
+    cell; and the median of first / last iteration per side."""
     import numpy as np
 
-    last = last_iterations(runs, prefix)
+    series = process_series(runs, prefix)
+    last = {k: [float(xs[-1]) for xs in v] for k, v in series.items()}
     benches = sorted({b for b, side in last if side == "h2"} & {b for b, side in last if side == "pypy"})
     benches = [b for b in benches if len(last[(b, "h2")]) >= 2 and len(last[(b, "pypy")]) >= 2]
     if len(benches) < 2:
@@ -118,14 +127,9 @@ def warmup_sensitivity(runs: RunSet, prefix: str = "tpch.", confidence: float = 
     est = float(np.exp(np.mean([np.log(np.mean(last[(b, "h2")]) / np.mean(last[(b, "pypy")])) for b in benches])))
     a = (1 - confidence) / 2
     low, high = (float(np.exp(x)) for x in np.quantile(logs, [a, 1 - a]))
-    ex = runs.exclusion
-    firsts = {"h2": [], "pypy": []}
-    for key, xs in zip(ex.keys, ex.xs):
-        if str(key[0]).startswith(prefix) and "aa=twin" not in str(key[1]) and len(xs) >= 2 and xs[-1] > 0:
-            side = ("h2" if key[2] == seed001_h2.ENGINE else
-                    "pypy" if f"{key[2]}@{key[3]}".startswith(seed001_h2.LIKE_FOR_LIKE) else "")
-            if side:
-                firsts[side].append(float(xs[0] / xs[-1]))
+    firsts: dict[str, list[float]] = {}
+    for (_, side), v in series.items():
+        firsts.setdefault(side, []).extend(float(xs[0] / xs[-1]) for xs in v if xs[-1] > 0)
     return {"ratio": est, "low": low, "high": high, "benchmarks": len(benches),
             "first_over_last": {k: float(np.median(v)) for k, v in firsts.items() if v}}
 

@@ -183,7 +183,6 @@ def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
             f"crossings per operation and the speedup of {fast} over {slow} (time on {slow} / time on {fast}) is "
             f"{r.rho:.2f} [{r.low:.2f}, {r.high:.2f}] ({conf} percentile interval from {r.resamples} bootstrap "
             "replicates, processes resampled within each cell). ")
-    half = (r.high - r.low) / 2
     tail = {"supported": "In these runs the rank correlation is positive: its interval lies above 0.",
             "contradicted": "In these runs the rank correlation is negative: its interval lies below 0.",
             "not supported": "In these runs the rank correlation cannot be told from 0: its interval includes 0.",
@@ -204,19 +203,20 @@ def spearman_critical(n: int, alpha: float) -> float:
     """The smallest |rho| at which an exact two-sided permutation test of Spearman's rho = 0 over `n` ranked
     pairs rejects at `alpha` (all n! orders, so n <= 8); above 1 when no rho can."""
     import itertools
+    from collections import Counter
 
     if n < 2 or n > 8:
         return math.nan
+    # |rho| = |1 - 6 sum d^2 / (n^3 - n)|: count the orders by sum d^2, an integer, so no rounding is needed
     d = n * (n * n - 1)
-    rhos = sorted((abs(1 - 6 * sum((i - j) ** 2 for i, j in enumerate(perm)) / d)
-                   for perm in itertools.permutations(range(n))), reverse=True)
-    total = len(rhos)
-    best = 2.0
-    for c in sorted(set(round(x, 12) for x in rhos), reverse=True):
-        if sum(x >= c - 1e-12 for x in rhos) / total <= alpha:
-            best = c
-        else:
+    counts = Counter(abs(d - 6 * sum((i - j) ** 2 for i, j in enumerate(perm)))
+                     for perm in itertools.permutations(range(n)))
+    total, tail, best = math.factorial(n), 0, 2.0
+    for k in sorted(counts, reverse=True):  # from |rho| = 1 down: P(|rho| >= k / d)
+        tail += counts[k]
+        if tail / total > alpha:
             break
+        best = k / d
     return best
 
 

@@ -105,10 +105,9 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
     if drivers:
         r, a, b = max(drivers, key=lambda d: d[0][0])
         text += f"; the driver on one engine moved it by up to {show(r)} ({a.split('@')[0]} against {b.split('@')[0]})"
-        from harness.studies.envtable import engine_versions, version_of
+        from harness.studies.envtable import sqlite_build
 
-        vs = engine_versions(runs)
-        va, vb = (version_of(vs, s.partition("@")[0], "sqlite", s.partition("@")[2]) for s in (a, b))
+        va, vb = sqlite_build(runs, a), sqlite_build(runs, b)
         if "unrecorded" not in (va, vb) and va != vb:  # then the library's version is in that ratio too
             builds = (f" The two drivers link SQLite {va} and {vb}, so that ratio holds the library's version "
                       "as well as the driver.")
