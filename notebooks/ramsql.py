@@ -17,7 +17,7 @@
 # # E6: point queries, RamSQL vs SQLite in Go (seed 004, "Benchmarking RamSQL")
 #
 # The seed's Go benchmarks (select, select over 10K rows, insert 10, set-up) on RamSQL and on SQLite
-# (mattn/go-sqlite3 through cgo on the system's libsqlite3), faithful and fixed where the seed's code
+# (through the seed's pure-Go glebarez/go-sqlite, and through cgo with mattn/go-sqlite3), faithful and fixed where the seed's code
 # measures something else than its name says (`harness/run/go/bench.go` says what and why). Two ways in:
 # runtime `go` speaking the worker protocol, and `go test -bench` sessions imported as runs
 # (`python -m harness gobench`). All numbers are computed by `harness.studies.ramsql`; this notebook
@@ -29,7 +29,7 @@ run_dirs = []            # run directories; empty: data/reference/ or else the n
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
 method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
-baseline = "sqlite/go"   # the engine RamSQL is compared with
+baseline = "sqlite/glebarez"  # the engine RamSQL is compared with (the seed's SQLite driver)
 resamples = 10000
 
 # %%

@@ -7,7 +7,7 @@ from typing import Dict, List
 from harness.engines.apsw_engine import ApswEngine
 from harness.engines.base import Connection, Engine, NotApplicable
 from harness.engines.duckdb_engine import DuckdbEngine
-from harness.engines.go_engines import RamsqlGoEngine, SqliteGoEngine
+from harness.engines.go_engines import RamsqlGoEngine, SqliteGlebarezEngine, SqliteGoEngine
 from harness.engines.h2_engine import H2JdbcEngine
 from harness.engines.haskell_engines import HASKELL_ENGINES
 from harness.engines.mysqlclient_engine import MysqlclientEngine
@@ -25,7 +25,7 @@ def register(engine: Engine) -> None:
 
 
 for _engine in (Sqlite3Engine(), ApswEngine(), DuckdbEngine(), NativeCEngine(), PsycopgEngine(), PymysqlEngine(),
-                MysqlclientEngine(), RamsqlGoEngine(), SqliteGoEngine(), PymongoEngine(), H2JdbcEngine(),
+                MysqlclientEngine(), RamsqlGoEngine(), SqliteGlebarezEngine(), SqliteGoEngine(), PymongoEngine(), H2JdbcEngine(),
                 *HASKELL_ENGINES):
     register(_engine)
 

@@ -101,7 +101,8 @@ RUNTIMES: dict[str, Runtime] = {
                                                "unoptimised build)"),
     "haskell-O1": HaskellRuntime("haskell-O1", "the same Haskell worker built with ghc -O1 (what seed 002's "
                                                "`ghc -O --make` means)"),
-    "go": GoRuntime("go", "E6's Go program (RamSQL, SQLite via mattn/go-sqlite3 on the system libsqlite3), "
+    "go": GoRuntime("go", "E6's Go program (RamSQL; SQLite via glebarez/go-sqlite, pure Go, and via "
+                          "mattn/go-sqlite3 on the system libsqlite3), "
                           "built on demand with the Go toolchain"),
 }
 

@@ -67,7 +67,8 @@ PLAIN_NAMES = {
     "sqlite/apsw@cpython": "the apsw driver on CPython",
     "duckdb@cpython": "DuckDB from CPython",
     "ramsql/go@go": "RamSQL",
-    "sqlite/go@go": "SQLite from Go",
+    "sqlite/glebarez@go": "SQLite from Go (the seed's pure-Go driver)",
+    "sqlite/go@go": "SQLite from Go through cgo",
 }
 
 
@@ -78,7 +79,8 @@ DRIVER_WORDS = {
     "sqlite/native-c": "SQLite from C",
     "sqlite/hdbc": "HDBC-sqlite3 (SQLite)",
     "sqlite/persistent": "persistent-sqlite (SQLite)",
-    "sqlite/go": "SQLite from Go",
+    "sqlite/glebarez": "SQLite from Go (pure-Go glebarez/go-sqlite)",
+    "sqlite/go": "SQLite from Go through cgo",
     "duckdb": "DuckDB",
     "mariadb/mysqlclient": "mysqlclient (MariaDB)",
     "mariadb/pymysql": "PyMySQL (MariaDB)",

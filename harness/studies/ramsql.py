@@ -1,8 +1,8 @@
 """E6, point queries on RamSQL vs SQLite in Go (seed 004, "Benchmarking RamSQL").
 
 Two ways in to the same Go benchmarks (`harness/run/go/bench.go`): runtime `go` speaking the
-worker protocol (engines ramsql/go and sqlite/go: fresh processes, interleaved, `ops` operations
-per timed iteration) and `go test -bench` sessions imported as runs (`harness gobench`: engines
+worker protocol (engines ramsql/go, sqlite/glebarez and sqlite/go: fresh processes, interleaved,
+`ops` operations per timed iteration) and `go test -bench` sessions imported as runs (`harness gobench`: engines
 gotest-1 and gotest-2, benchmark names as the seed's, one sample per result line). This module
 puts them side by side per operation, gives RamSQL/SQLite ratios, remakes the seed's benchstat
 table (our `compare` beside real benchstat's stored output on the same lines) and the seed-vs-ours
@@ -32,7 +32,9 @@ from harness.studies.common import (
 )
 
 PREFIX = "ramsql."
-RAMSQL, SQLITE = "ramsql/go", "sqlite/go"
+#: RamSQL, and SQLite through the seed's driver (glebarez/go-sqlite, pure Go); CGO is SQLite's C library
+#: through cgo (mattn/go-sqlite3), which differs from SQLITE by how Go reaches the same engine
+RAMSQL, SQLITE, CGO = "ramsql/go", "sqlite/glebarez", "sqlite/go"
 ENGINE_OF_PREFIX = {"RamSQL": RAMSQL, "SQLite": SQLITE}
 GOTEST = ("gotest-1", "gotest-2")
 SESSION_FILES = {"gotest-1": "bench.txt", "gotest-2": "newbench.txt"}
@@ -54,6 +56,9 @@ SEED_SECOND_VERSION = "v0.1.3"
 SEED_SECOND_SEC_PER_OP = {
     "ramsql.select_10k": {RAMSQL: 682.3e-6, SQLITE: 12.50e-6},
     "ramsql.insert10": {RAMSQL: 211.9e-6, SQLITE: 106.7e-6},
+    "ramsql.setup": {RAMSQL: 841.6e-9, SQLITE: 855.4e-9},
+    # SelectHashMap10K: the point query by id that select_key fixes
+    "ramsql.select_key": {RAMSQL: 30.73e-6, SQLITE: 8.651e-6},
 }
 #: the seed's benchstat geomean row: bench.txt, newbench.txt (s/op) and the change it printed
 SEED_GEOMEAN = (46.84e-6, 44.61e-6, -4.75)
@@ -62,17 +67,16 @@ SEED_GEOMEAN = (46.84e-6, 44.61e-6, -4.75)
 REASONS = {
     "ramsql.select": ("SQLite stores NULL ids (BIGSERIAL is no rowid alias), so its side returns no row in the "
                       "seed and here; RamSQL v0.1.5 (ours) is the rewrite the seed's second table measures, "
-                      "not the pre-v0.1 engine of its first; our SQLite is C through cgo, the seed's a pure-Go "
-                      "translation; another CPU, and a loaded 2-core VM"),
+                      "not the pre-v0.1 engine of its first; another CPU, and a loaded 2-core VM"),
     "ramsql.select_10k": ("the RamSQL versions differ (ours v0.1.5; the seed's first table predates the v0.1.3 rewrite, its "
                           "second, on v0.1.3, gives 682 µs for this query), and SQLite again returns no row, so "
                           "the ratio sets RamSQL's 29-row range against SQLite's empty index probe; another CPU, "
                           "and a loaded 2-core VM"),
-    "ramsql.insert10": ("both sides insert 10 rows; the seed's SQLite was a pure-Go translation of C, ours is "
-                        "the system's libsqlite3 through cgo; RamSQL versions differ as above"),
+    "ramsql.insert10": ("both sides insert 10 rows; RamSQL versions differ as above (the seed's own two tables "
+                        "put this ratio on either side of 1)"),
     "ramsql.setup": ("sql.Open connects to nothing: both sides time database/sql's bookkeeping, so the ratio "
                      "says nothing about the engines, here or in the seed"),
-    "geomean": ("another machine, RamSQL version and SQLite driver; the seed's change compares two commits, "
+    "geomean": ("another machine and RamSQL version; the seed's change compares two commits, "
                 "ours two sessions of the same code (an A/A test)"),
 }
 
@@ -89,7 +93,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     ratios = engine_ratios(runs)
     seed = seed_table(runs, ratios, ours)
     bench = benchstat_remake(runs)
-    findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs))
+    findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs),
+                             engine_ratios(runs, CGO, SQLITE))
     fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method) if len(side) else None
     method = runs.method
     excluded = excluded_cells(summary, PREFIX)
@@ -131,7 +136,7 @@ def _unit(value: float) -> CellBoot:
 def per_op(runs: RunSet) -> pd.DataFrame:
     """Worker-protocol E6 cells per operation: mean and 99% CI / ops, rows read per operation."""
     s = runs.summary
-    df = s[s["benchmark"].str.startswith(PREFIX) & s["engine"].isin([RAMSQL, SQLITE]) & (s["status"] == "ok")
+    df = s[s["benchmark"].str.startswith(PREFIX) & s["engine"].isin([RAMSQL, SQLITE, CGO]) & (s["status"] == "ok")
            & s["mean_s"].notna()]
     boots = runs.boots()
     rows = []
@@ -251,7 +256,7 @@ def _measures_e6(m) -> bool:
     benchmarks = conf.get("benchmarks")
     if benchmarks is not None and not any(str(b).startswith("ramsql.") for b in benchmarks):
         return False
-    return any(str(e).startswith(("ramsql/", "sqlite/go")) and (not isinstance(v, dict) or v.get("available", True))
+    return any(str(e).startswith(("ramsql/", "sqlite/go", "sqlite/glebarez")) and (not isinstance(v, dict) or v.get("available", True))
                for e, v in (m.engines or {}).items())
 
 
@@ -487,8 +492,9 @@ def harness_difference(runs: RunSet) -> str:
             "here say nothing about the engines' speed on our host.")
 
 
-def engine_ratios(runs: RunSet) -> pd.DataFrame:
-    """RamSQL / SQLite per E6 benchmark (worker cells; same ops on both sides), with its 99% CI."""
+def engine_ratios(runs: RunSet, num: str = RAMSQL, den: str = SQLITE) -> pd.DataFrame:
+    """`num` / `den` (by default RamSQL / SQLite through the seed's driver) per E6 benchmark (worker cells;
+    same ops on both sides), with its 99% CI."""
     boots = runs.boots()
     s = runs.summary
     ok = s[s["benchmark"].str.startswith(PREFIX) & (s["status"] == "ok")]
@@ -497,8 +503,8 @@ def engine_ratios(runs: RunSet) -> pd.DataFrame:
         keys = {}
         for r in ok[ok["benchmark"] == bench].itertuples(index=False):
             keys[r.engine] = (r.benchmark, r.params, r.engine, r.runtime)
-        if RAMSQL in keys and SQLITE in keys and keys[RAMSQL] in boots and keys[SQLITE] in boots:
-            est, lo, hi = combine_log_ratios([(boots[keys[RAMSQL]], boots[keys[SQLITE]])], runs.confidence)
+        if num in keys and den in keys and keys[num] in boots and keys[den] in boots:
+            est, lo, hi = combine_log_ratios([(boots[keys[num]], boots[keys[den]])], runs.confidence)
             rows.append({"benchmark": bench, "ratio": est, "low": lo, "high": hi})
     return pd.DataFrame(rows, columns=["benchmark", "ratio", "low", "high"])
 
@@ -622,8 +628,24 @@ def benchstat_remake(runs: RunSet) -> dict:
     return {"compare": cmp, "markdown": "\n\n".join(parts)}
 
 
+def cgo_text(cgo: pd.DataFrame) -> str:
+    """How SQLite's time changes when Go reaches it through cgo (mattn/go-sqlite3, the system's libsqlite3)
+    instead of the seed's pure-Go translation (glebarez/go-sqlite): per fixed benchmark, cgo / pure Go."""
+    if cgo.empty:
+        return ""
+    by = cgo.set_index("benchmark")
+    bits = [f"{b.replace(PREFIX, '')} {_ratio_str(*by.loc[b, ['ratio', 'low', 'high']])}"
+            for b in ("ramsql.select_10k_fixed", "ramsql.select_key", "ramsql.insert10_fixed", "ramsql.setup_fixed")
+            if b in by.index]
+    if not bits:
+        return ""
+    return ("SQLite through cgo (mattn/go-sqlite3 on the system's library) against the seed's pure-Go "
+            "glebarez/go-sqlite, time / time: " + "; ".join(bits) + " (99% CI; the two also link different "
+            "SQLite releases, Appendix E).")
+
+
 def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None = None,
-                  where: str = "on another host") -> str:
+                  where: str = "on another host", cgo: pd.DataFrame | None = None) -> str:
     """Generated sentences: what the seed's code measured per engine (rows read) and the fixed ratios."""
     if ours.empty:
         return "_No E6 cells in these runs._"
@@ -648,6 +670,8 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
             if gt:
                 text += (f" `go test -bench`, {where or 'on another host'} (Appendix B.7), gives select_10k_fixed "
                          + " and ".join(gt) + ".")
+    if cgo is not None:
+        text += " " + cgo_text(cgo)
     return text.strip()
 
 

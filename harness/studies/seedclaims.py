@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
@@ -388,7 +388,7 @@ def seed003_sync(runs: RunSet) -> Claim:
                  "default synchronous counterparts\"", "no number (charts only)",
                  "delete+full time / delete+off time: " + ("; ".join(shown) or f"no grid cell above N = "
                                                           f"{above_rows:,}"),
-                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.every_cell(vs), uses=("S1", "S3")),
+                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.every_cell(vs), uses=("S1", "S2")),
                             inserts.sync_substitute(inserts.grid_storage(runs))))
 
 
@@ -418,7 +418,7 @@ def seed003_memory_off(runs: RunSet) -> Claim:
     return Claim("003", "\"Journal mode set to memory and synchronous off offered the best performance\"",
                  "no number (charts only)", "fastest other setting's time / memory+off's: " + ("; ".join(shown)
                                                                                              or "no grid"),
-                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.every_cell(vs), uses=("S1", "S3")),
+                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.every_cell(vs), uses=("S1", "S2")),
                             inserts.sync_substitute(inserts.grid_storage(runs)),
                             "the settings it ranks differ in what they sync, and "))
 
@@ -441,7 +441,7 @@ def seed003_prepared(runs: RunSet, min_rows: int = 0, rule: Callable = v.every_c
                  "under the every-cell rule, not \"most\": the sentence is a general statement about inserts, with "
                  "no \"most\" or \"usually\", so it holds only if it holds at every N",
                  v.on_todays_stack(theirs, ours, lambda: rule(x for *_, x in cells)
-                                   if rs else decide(NONE, v.above), uses=("S1", "S3")), "seed003_prepared", cells,
+                                   if rs else decide(NONE, v.above), uses=("S1", "S2")), "seed003_prepared", cells,
                  source=CITE_003_BULK)
 
 
@@ -471,31 +471,33 @@ def seed004_setting(runs: RunSet | None, operation: str) -> tuple[v.Setting, v.S
                        "`sql.Open(\"sqlite\", ...)` names no driver: RamSQL's go.mod requires this one)",
                        "Go's database/sql", "Go (version unstated, 2023)", operation, "Intel Core i7-7700K at 4.20 GHz")
     ours = v.Setting(f"RamSQL {version_of(vs, 'ramsql/go', 'github.com/proullon/ramsql')} against SQLite "
-                     f"{version_of(vs, 'sqlite/go', 'sqlite')} through cgo (mattn/go-sqlite3 "
-                     f"{version_of(vs, 'sqlite/go', 'github.com/mattn/go-sqlite3')})", "Go's database/sql",
+                     f"{version_of(vs, ramsql.SQLITE, 'sqlite')} in the pure-Go glebarez/go-sqlite "
+                     f"{version_of(vs, ramsql.SQLITE, 'github.com/glebarez/go-sqlite')}", "Go's database/sql",
                      runtime_of(vs, "ramsql/go", "go"), operation, our_machine(runs))
     return theirs, ours
 
 
+#: the select claim's operation in the seed, and ours where the fixed code (rule S3) reads it
+SEED_SELECT_OP = "the seed's SELECT over 10,000 rows (its select_10k code)"
+FIXED_OPS = {
+    "ramsql.select_10k_fixed": "the seed's SELECT over 10,000 rows with SQLite's ids fixed so that both engines read "
+                               "the same 29 rows (select_10k_fixed)",
+}
+
+
 def seed004_select(runs: RunSet) -> Claim:
-    """RamSQL's select over 10,000 rows is about 100x slower than SQLite's. Two readings: the seed's own
-    code (its SQLite side reads no row) and the fixed benchmark (both read the same rows), which decides."""
+    """RamSQL's select over 10,000 rows is about 100x slower than SQLite's. Two ways to run it: the seed's own
+    code (its SQLite side reads no row) and the fixed benchmark (both read the same rows, rule S3), which decides."""
     seed = ramsql.SEED_SEC_PER_OP["ramsql.select_10k"]
-    seed_ratio = seed[ramsql.RAMSQL] / seed[ramsql.SQLITE]
-    ratios = ramsql.engine_ratios(runs)
-    r = select_ratio(ratios, "ramsql.select_10k_fixed")
-    r0, verdict = seed004_select_verdict(runs)
-    gotest = gotest_ratios(runs, "ramsql.select_10k")
+    r0 = select_ratio(ramsql.engine_ratios(runs), "ramsql.select_10k")
+    r, verdict = seed004_select_verdict(runs)
+    gotest = gotest_ratios(runs, "ramsql.select_10k_fixed")
     host = gotest_host(runs)
-    ins = ratios[ratios["benchmark"] == "ramsql.insert10"]
-    r_ins = tuple(float(x) for x in ins.iloc[0][["ratio", "low", "high"]]) if len(ins) else NONE
-    flip = driver_flip(ramsql.SEED_SEC_PER_OP["ramsql.insert10"], r_ins,
-                       ramsql.SEED_SECOND_SEC_PER_OP.get("ramsql.insert10"), seed_ratio, r0)
     return Claim("004", "\"RamSQL SELECT is 100x slower than SQLite (7479µs vs 11µs)\"",
                  seed004_number_source(seed, ramsql.SEED_SECOND_SEC_PER_OP.get("ramsql.select_10k"),
                                        version_of(engine_versions(runs), "ramsql/go", "github.com/proullon/ramsql")),
                  ramsql_readings(r, r0, rows_read(runs), gotest, host) + ". "
-                 + band_sentence(r0, 100.0) + (f" {flip}" if flip else ""), verdict, "seed004_select")
+                 + band_sentence(r, 100.0), verdict, "seed004_select")
 
 
 def select_ratio(ratios: pd.DataFrame, bench: str) -> Interval:
@@ -504,28 +506,93 @@ def select_ratio(ratios: pd.DataFrame, bench: str) -> Interval:
     return tuple(float(x) for x in hit.iloc[0][["ratio", "low", "high"]]) if len(hit) else NONE
 
 
-def seed004_select_verdict(runs: RunSet, bench: str = "ramsql.select_10k", as_written_only: bool = False,
+def seed004_select_verdict(runs: RunSet, bench: str = "ramsql.select_10k_fixed", as_written_only: bool = False,
                            harnesses: bool = True) -> tuple[Interval, v.Verdict]:
-    """Seed 004's select claim on today's stack: (our interval, the verdict). The table reads the seed's own
-    code (`bench` select_10k); `sensitivity.py` reads it on the fixed code (select_10k_fixed), against 100x as
-    written only (`as_written_only`), or without the `go test` sessions (`harnesses=False`), by the same rule."""
+    """Seed 004's select claim on today's stack: (our interval, the verdict). The table reads the fixed code
+    (select_10k_fixed, rule S3: the seed's SQLite side reads no row); `sensitivity.py` reads it on the seed's
+    own code (`bench` select_10k), against 100x as written only (`as_written_only`), or without the `go test`
+    sessions (`harnesses=False`), by the same rule."""
     seed = ramsql.SEED_SEC_PER_OP["ramsql.select_10k"]
     seed_ratio = seed[ramsql.RAMSQL] / seed[ramsql.SQLITE]
     r0 = select_ratio(ramsql.engine_ratios(runs), bench)
-    # the fixed code (another operation, which no substitution covers) is read as the claim's own operation:
-    # that is the alternative reading, so the settings stay the table's
-    theirs, ours = seed004_setting(runs, "the seed's SELECT over 10,000 rows (its select_10k code)")
-    # the seed's own code decides: no rule covers another operation, and the fixed benchmark is one. The
-    # sentence gives two numbers (100x as written, its own µs give another): each is a reading; the imported
+    theirs, ours = seed004_setting(runs, SEED_SELECT_OP)
+    uses: tuple[str, ...] = ("S1",)
+    if bench in FIXED_OPS:
+        ours = replace(ours, operation=FIXED_OPS[bench])
+        uses = ("S1", "S3")
+    # the sentence gives two numbers (100x as written, its own µs give another): each is a reading; the
     # `go test` sessions measure the same code under another harness (the harness rule)
     gotest = gotest_ratios(runs, bench) if harnesses else []
     host = gotest_host(runs)
     own = math.nan if as_written_only else seed_ratio
-    return r0, v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, own, gotest, host), uses=("S1", "S2"))
+    return r0, v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, own, gotest, host), uses=uses)
+
+
+#: seed 004's closing bullets (its second table: RamSQL v0.1.3 after the rewrite), each read on our fixed
+#: benchmarks (rule S3) by "the same order of magnitude" (`verdicts.same_order`)
+SECOND_TABLE = "RamSQL v0.1.3 (after its rewrite) against SQLite in the pure-Go glebarez/go-sqlite"
+
+
+def seed004_order_cells(runs: RunSet, benches: tuple[str, ...], factor: float = v.ORDER
+                        ) -> tuple[tuple[str, Interval, v.Verdict], ...]:
+    """RamSQL / SQLite (the seed's driver) per benchmark, each decided by the ratio within `factor` of 1 (by
+    default the same order of magnitude)."""
+    ratios = ramsql.engine_ratios(runs)
+    out = []
+    for b in benches:
+        r = select_ratio(ratios, b)
+        out.append((b.replace(ramsql.PREFIX, ""), r, decide(r, lambda lo, hi: v.same_order(lo, hi, factor))))
+    return tuple(out)
+
+
+def _order_claim(runs: RunSet | None, quote: str, number: str, benches: tuple[str, ...], seed_op: str,
+                 our_op: str, key: str, factor: float = v.ORDER) -> Claim:
+    theirs, ours = seed004_setting(runs, seed_op)
+    theirs = replace(theirs, engine=SECOND_TABLE)
+    fixed = all(b.endswith("_fixed") or b == "ramsql.select_key" for b in benches)
+    if fixed:
+        ours = replace(ours, operation=our_op)
+    cells = seed004_order_cells(runs, benches, factor) if runs is not None else ()
+    shown = "; ".join(f"{label} {show(r)}" for label, r, _ in cells if math.isfinite(r[0]))
+    verdict = v.on_todays_stack(theirs, ours, lambda: v.every_cell([c[2] for c in cells]),
+                                uses=("S1", "S3") if fixed else ("S1",))
+    code = "fixed code" if fixed else "the seed's code"
+    return Claim("004", quote, number, f"RamSQL / SQLite time, {code}: {shown}" if shown else "—", verdict, key, cells)
+
+
+def _second_ratio(bench: str, name: str) -> str:
+    """RamSQL / SQLite of one row of the seed's second table, with its µs: `Insert10 1.99x (211.9 µs / 106.7 µs)`."""
+    t = ramsql.SEED_SECOND_SEC_PER_OP[bench]
+    rs, sq = t[ramsql.RAMSQL], t[ramsql.SQLITE]
+    return f"{name} {num(rs / sq)}x ({_us(rs)} / {_us(sq)})"
+
+
+def seed004_same_order(runs: RunSet | None, benches: tuple[str, ...] = ("ramsql.insert10_fixed", "ramsql.setup_fixed"),
+                       factor: float = v.ORDER) -> Claim:
+    """"INSERT, Setup have the same order of magnitude between RamSQL and SQLite" (its second table)."""
+    number = "; ".join(_second_ratio(b, name) for b, name in (("ramsql.insert10", "Insert10"), ("ramsql.setup", "Setup")))
+    return _order_claim(runs, "\"INSERT, Setup have the same order of magnitude between RamSQL and SQLite\" "
+                              "(after the v0.1.3 rewrite)", number, benches,
+                        "the seed's Insert10 and Setup", "insert10_fixed and setup_fixed: 10 rows inserted with values "
+                        "made before the clock; a set-up that connects (Section 8)", "seed004_same_order", factor)
+
+
+def seed004_hashmap(runs: RunSet | None, factor: float = v.ORDER) -> Claim:
+    """"SELECT works well when RamSQL can use a HashMap index": read as a point query by primary key within
+    the same order of magnitude as SQLite's (the bullet before it names that yardstick)."""
+    return _order_claim(runs, "\"SELECT works well when RamSQL can use a HashMap index\" (a point query by id; "
+                              "\"works well\" read as within SQLite's order of magnitude, the previous bullet's "
+                              "yardstick)", _second_ratio("ramsql.select_key", "SelectHashMap10K"),
+                        ("ramsql.select_key",), "the seed's SelectHashMap10K (`WHERE id = $1`, keys 0 to b.N - 1)",
+                        "select_key: the same point query, keys cycling over the stored ids 1..N (Section 8)",
+                        "seed004_hashmap", factor)
 
 
 def _us(seconds: float) -> str:
     """A time the seed printed, in µs to its four significant digits: 7,479 µs, 11.05 µs, 682.3 µs."""
+    if 0 < seconds < 1e-6:
+        n = seconds * 1e9
+        return f"{n:,.{max(0, 3 - math.floor(math.log10(n)))}f} ns"
     x = seconds * 1e6
     digits = max(0, 3 - math.floor(math.log10(abs(x)))) if x else 0
     return f"{x:,.{digits}f} µs"
@@ -543,33 +610,6 @@ def seed004_number_source(first: dict[str, float], second: dict[str, float] | No
                  f"continues (S1), gives {num(second[rs] / second[sq])}x for the select over 10,000 rows "
                  f"({_us(second[rs])} / {_us(second[sq])})")
     return text
-
-
-def driver_flip(seed: dict[str, float], ours: Interval, second: dict[str, float] | None = None,
-                select_seed: float = math.nan, select_ours: Interval = NONE) -> str:
-    """Rule S2 (SQLite through cgo for the seed's pure-Go translation) beside the data that tests it: on
-    insert10, RamSQL / SQLite lies on one side of 1 in the seed's first table and our interval on the other
-    (the driver swap flips who is faster); '' when it does not flip. With the select's ratios, whether the
-    claim's own operation keeps its direction."""
-    rs, sq = ramsql.RAMSQL, ramsql.SQLITE
-    mine = seed[rs] / seed[sq]
-    if not math.isfinite(ours[0]) or not ((mine < 1 < ours[1]) or (ours[2] < 1 < mine)):
-        return ""
-
-    def who(r: float) -> str:
-        return "RamSQL faster" if r < 1 else "SQLite faster"
-
-    text = (f"Beside rule S2 (SQLite through cgo for the seed's pure-Go translation), a flip: on insert10 "
-            f"RamSQL / SQLite is {num(mine)}x in the seed's first table ({who(mine)}) and {show(ours)} here "
-            f"({who(ours[0])}), the other side of 1")
-    if second:
-        theirs = second[rs] / second[sq]
-        text += f"; the seed's second table (RamSQL {ramsql.SEED_SECOND_VERSION}, no change of SQLite driver stated) gives {num(theirs)}x"
-        if (theirs > 1) == (ours[0] > 1):
-            text += ", our side: the direction already changed within the seed, with RamSQL's version (S1)"
-    if math.isfinite(select_seed) and math.isfinite(select_ours[1]) and select_seed > 1 and select_ours[1] > 1:
-        text += ". On the select the claim is about, RamSQL is the slower in the seed and here alike"
-    return text + "."
 
 
 def gotest_host(runs: RunSet) -> str:
@@ -606,26 +646,27 @@ def rows_read(runs: RunSet) -> dict[tuple[str, str], float]:
 
 def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], float],
                     gotest: list[float] | None = None, host: str = "another host") -> str:
-    """Every reading of seed 004's select claim: the seed's own code in our worker (it decides), the
-    fixed benchmark (another operation: context), and the imported `go test` sessions."""
+    """Every reading of seed 004's select claim: the fixed benchmark in our worker (rule S3: it decides), the
+    seed's own code (its SQLite side reads no row: shown, and read in the sensitivity table), and the
+    `go test` sessions of the fixed code."""
     def read(bench: str, engine: str) -> str:
         n = rows.get((bench, engine), math.nan)
         return f"{n:,.0f}" if math.isfinite(n) else "an unrecorded number of"
 
     sq, rs = ramsql.SQLITE, ramsql.RAMSQL
-    text = ((f"the seed's own code (select_10k) in our worker: {show(own)}, the verdict's reading; there SQLite "
-             f"reads {read('ramsql.select_10k', sq)} rows per query while RamSQL reads "
-             f"{read('ramsql.select_10k', rs)}, so the seed's ratio sets a range scan against an empty probe")
-            if math.isfinite(own[0]) else "no cell of the seed's own code (select_10k) in these runs")
-    if math.isfinite(fixed[0]):
-        text += (f". Fixed so both read the same rows (select_10k_fixed, {read('ramsql.select_10k_fixed', rs)} and "
-                 f"{read('ramsql.select_10k_fixed', sq)}): {show(fixed)}, another operation, so context only")
+    text = ((f"fixed so that both read the same rows (select_10k_fixed, {read('ramsql.select_10k_fixed', rs)} and "
+             f"{read('ramsql.select_10k_fixed', sq)}), in our worker: {show(fixed)}, the verdict's reading (S3)")
+            if math.isfinite(fixed[0]) else "no cell of the fixed code (select_10k_fixed) in these runs")
+    if math.isfinite(own[0]):
+        text += (f". The seed's own code (select_10k): {show(own)}, but there SQLite reads "
+                 f"{read('ramsql.select_10k', sq)} rows per query while RamSQL reads {read('ramsql.select_10k', rs)}, "
+                 "so its ratio sets a range scan against an empty probe (Appendix B.9 reads the claim on it)")
     if gotest:
         where = "on this host" if host == "this host" else "another machine"
         sessions = [g if isinstance(g, tuple) else (g, math.nan, math.nan) for g in gotest]
-        outside = [g for g in sessions if math.isfinite(own[1]) and v.apart(*g, own[1], own[2])]
+        outside = [g for g in sessions if math.isfinite(fixed[1]) and v.apart(*g, fixed[1], fixed[2])]
         n = len(sessions)
-        text += (f". The seed's code under `go test` ({ramsql.count_word(n)} imported session{'s' if n != 1 else ''}, "
+        text += (f". The fixed code under `go test` ({ramsql.count_word(n)} session{'s' if n != 1 else ''}, "
                  f"{where}, Section 8): "
                  + " and ".join(show(g) if math.isfinite(g[1]) else f"{g[0]:,.0f}x" for g in sessions))
         if outside:
@@ -633,7 +674,7 @@ def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], 
                              if len(outside) == n else f"{len(outside)} of {n} lie")
                      + " apart from our interval, a disagreement between harnesses unexplained here, which "
                      "the harness rule makes the verdict's")
-        elif math.isfinite(own[1]):
+        elif math.isfinite(fixed[1]):
             text += ("; each overlaps our interval" if all(math.isfinite(g[1]) for g in sessions)
                      else "; within our interval")
     return text
@@ -653,7 +694,8 @@ BEFORE_002: tuple[Callable[[RunSet], Claim], ...] = (seed000_python_vs_direct_sq
                                                      seed001_inlining, seed001_crossings, seed001_tpch, seed001_h2_tpch,
                                                      seed001_h2_q15, seed001_h2_micro)
 AFTER_002: tuple[Callable[[RunSet], Claim], ...] = (seed003_sync, seed003_memory_off, seed003_prepared, seed003_versions,
-                                                    seed004_select, seed004_change)
+                                                    seed004_select, seed004_change, seed004_same_order,
+                                                    seed004_hashmap)
 
 
 def claims(runs: RunSet) -> list[Claim]:

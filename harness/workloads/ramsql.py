@@ -23,7 +23,7 @@ class _GoOnly(Workload):
 
     def setup(self, db: Any, params: Dict[str, Any], ctx: Dict[str, Any]) -> Any:
         raise NotApplicable(f"{self.name} is implemented by the Go program only: run it on runtime go "
-                            "(engines ramsql/go, sqlite/go)")
+                            "(engines ramsql/go, sqlite/glebarez, sqlite/go)")
 
     def operation(self, state: Any) -> Any:
         raise NotApplicable(f"{self.name} runs on runtime go only")

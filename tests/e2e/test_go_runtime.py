@@ -24,25 +24,30 @@ def need_go() -> None:
 def test_go_cells_run_fresh_processes_and_read_the_rows_the_sql_means(tmp_path):
     need_go()
     proc = harness("run", "--profile", "smoke", "--out", str(tmp_path), "--no-progress", "--benchmarks",
-                   "ramsql.select,ramsql.select_fixed,ramsql.select_key", "--engines", "ramsql/go,sqlite/go",
-                   "--runtimes", "go", "--param", "ops=5")
+                   "ramsql.select,ramsql.select_fixed,ramsql.select_key", "--engines",
+                   "ramsql/go,sqlite/glebarez,sqlite/go", "--runtimes", "go", "--param", "ops=5")
     run_dir = Path(last_line(proc.stdout))
     df = store.load_runs([run_dir])
-    assert len(df.groupby(["benchmark", "engine"])) == 6
+    assert len(df.groupby(["benchmark", "engine"])) == 9
     assert df["check_ok"].all() and (df["wall_ns"] > 0).all() and (df["cpu_ns"] > 0).all()
     assert df["runtime"].str.match(r"go1\.\d+").all()
     assert set(df["process"]) == {0, 1, 2, 3, 4} and df.groupby(["benchmark", "engine", "process"])["pid"].nunique().eq(1).all()
     crossings = df.groupby(["benchmark", "engine"])["crossings"].first()
     # per operation: one statement plus the rows read; 5 operations per iteration
     assert crossings[("ramsql.select_fixed", "ramsql/go")] == 5 * (1 + 29)
-    assert crossings[("ramsql.select_fixed", "sqlite/go")] == 5 * (1 + 29)
-    assert crossings[("ramsql.select_key", "sqlite/go")] == 5 * 2
-    # the seed's table: SQLite stores NULL ids, so the seed's range select reads no row there
-    assert crossings[("ramsql.select", "sqlite/go")] == 5 * 1
+    for sqlite in ("sqlite/glebarez", "sqlite/go"):  # the seed's pure-Go driver, and cgo
+        assert crossings[("ramsql.select_fixed", sqlite)] == 5 * (1 + 29)
+        assert crossings[("ramsql.select_key", sqlite)] == 5 * 2
+        # the seed's table: SQLite stores NULL ids, so the seed's range select reads no row there
+        assert crossings[("ramsql.select", sqlite)] == 5 * 1
     assert crossings[("ramsql.select", "ramsql/go")] == 5 * (1 + 29)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     build = manifest["engines"]["sqlite/go@go"]["build"]
     assert build["go_version"].startswith("go version go1.") and build["flags"] == "-tags libsqlite3 -trimpath"
+    # each SQLite records its own library: the system's through cgo, modernc's translation in pure Go
+    pure = manifest["engines"]["sqlite/glebarez@go"]["versions"]
+    assert pure["github.com/glebarez/go-sqlite"].startswith("v1.") and pure["modernc.org/sqlite"].startswith("v1.")
+    assert pure["sqlite"] != manifest["engines"]["sqlite/go@go"]["versions"]["sqlite"]
 
 
 def test_a_wrong_answer_from_the_go_program_marks_the_cell_invalid(tmp_path):

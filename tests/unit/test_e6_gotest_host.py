@@ -112,7 +112,7 @@ def test_the_verdict_and_readings_name_the_host_they_are_given():
     v = sc.ramsql_verdict((20.0, 15.0, 25.0), 7479 / 11.05, [30.0, 22.0], "this host")
     assert "`go test` session 1 (this host) 30x" in v.why
     text = sc.ramsql_readings((16.3, 10.5, 25.3), (20.0, 15.0, 25.0), {}, [30.0, 22.0], "this host")
-    assert "(two imported sessions, on this host, Section 8): 30x and 22x; 1 of 2 lie apart from our interval" in text
+    assert "(two sessions, on this host, Section 8): 30x and 22x; 1 of 2 lie apart from our interval" in text
     inside = sc.ramsql_readings((16.3, 10.5, 25.3), (20.0, 15.0, 25.0), {}, [18.0, 22.0], "this host")
     assert inside.endswith("18x and 22x; within our interval")
 

@@ -38,8 +38,9 @@ def test_every_e6_benchmark_is_implemented_by_the_go_program_and_go_test():
 
 def test_go_test_names_map_back_to_our_cells():
     assert ramsql._gotest_name("RamSQLSelect10K") == ("ramsql.select_10k", "ramsql/go")
-    assert ramsql._gotest_name("SQLiteSelect10KFixed") == ("ramsql.select_10k_fixed", "sqlite/go")
-    assert ramsql._gotest_name("SQLiteSetup") == ("ramsql.setup", "sqlite/go")
+    # the seed's names: SQLite is its driver, glebarez/go-sqlite
+    assert ramsql._gotest_name("SQLiteSelect10KFixed") == ("ramsql.select_10k_fixed", "sqlite/glebarez")
+    assert ramsql._gotest_name("SQLiteSetup") == ("ramsql.setup", "sqlite/glebarez")
     assert ramsql._gotest_name("PostgresSelect") is None
 
 
@@ -50,8 +51,8 @@ def test_benchstat_p_values_are_read_from_its_table():
 
 def test_the_seeds_headline_ratios_follow_from_its_table():
     sec = ramsql.SEED_SEC_PER_OP
-    assert round(sec["ramsql.select"]["ramsql/go"] / sec["ramsql.select"]["sqlite/go"]) == 27
-    assert round(sec["ramsql.select_10k"]["ramsql/go"] / sec["ramsql.select_10k"]["sqlite/go"], -1) == 680
+    assert round(sec["ramsql.select"]["ramsql/go"] / sec["ramsql.select"]["sqlite/glebarez"]) == 27
+    assert round(sec["ramsql.select_10k"]["ramsql/go"] / sec["ramsql.select_10k"]["sqlite/glebarez"], -1) == 680
 
 
 def test_go_only_benchmarks_refuse_a_python_worker():

@@ -249,18 +249,31 @@ def test_seed_002s_claims_rest_on_s1_and_the_mongodb_claims_on_no_rule():
     assert mongo.word == v.UNTESTABLE and "engine: the seed's" in mongo.why and "FerretDB" in mongo.why
 
 
-def test_ramsql_the_seeds_own_code_decides_and_the_fixed_one_and_go_test_are_context():
-    rows = {("ramsql.select_10k_fixed", "ramsql/go"): 29.0, ("ramsql.select_10k_fixed", "sqlite/go"): 29.0,
-            ("ramsql.select_10k", "ramsql/go"): 29.0, ("ramsql.select_10k", "sqlite/go"): 0.0}
+def test_ramsql_the_fixed_code_decides_and_the_seeds_own_code_is_shown_beside_it():
+    rows = {("ramsql.select_10k_fixed", "ramsql/go"): 29.0, ("ramsql.select_10k_fixed", "sqlite/glebarez"): 29.0,
+            ("ramsql.select_10k", "ramsql/go"): 29.0, ("ramsql.select_10k", "sqlite/glebarez"): 0.0}
     text = sc.ramsql_readings((16.3, 10.5, 25.3), (65.4, 44.3, 96.5), rows, [494.0, 1166.0])
-    assert "select_10k) in our worker: 65.4x [44.3, 96.5], the verdict's reading" in text
-    assert "SQLite reads 0 rows per query while RamSQL reads 29" in text
-    assert "16.3x [10.5, 25.3], another operation, so context only" in text
+    assert text.startswith("fixed so that both read the same rows (select_10k_fixed, 29 and 29), in our worker: "
+                           "16.3x [10.5, 25.3], the verdict's reading (S3)")
+    assert "The seed's own code (select_10k): 65.4x [44.3, 96.5], but there SQLite reads 0 rows per query while " \
+           "RamSQL reads 29" in text
     assert "494x and 1,166x" in text and "disagree" in text
-    # the seed's own interval straddles the lower edge of "about 100x" (a factor 1.5): inconclusive
+    # the seed's own interval straddles the lower edge of "about 100x" (a factor 1.5); the fixed one refutes it
     assert v.about(44.3, 96.5, 100.0).word == v.INCONCLUSIVE and v.about(10.5, 25.3, 100.0).word == v.REFUTED
-    missing = sc.ramsql_readings((16.3, 10.5, 25.3), sc.NONE, rows)
-    assert missing.startswith("no cell of the seed's own code") and "go test" not in missing
+    missing = sc.ramsql_readings(sc.NONE, (65.4, 44.3, 96.5), rows)
+    assert missing.startswith("no cell of the fixed code") and "go test" not in missing
+
+
+def test_seed004_closing_bullets_are_read_by_the_same_order_of_magnitude():
+    assert v.same_order(0.58, 0.83).word == v.SUPPORTED and v.same_order(0.2, 0.3).word == v.SUPPORTED
+    assert v.same_order(12.0, 20.0).word == v.REFUTED and v.same_order(0.02, 0.09).word == v.REFUTED
+    assert v.same_order(5.0, 15.0).word == v.INCONCLUSIVE
+    assert v.same_order(3.9, 6.0, 10 ** 0.5).word == v.REFUTED  # the stricter half order: 3.16x
+    for claim in (sc.seed004_same_order(None), sc.seed004_hashmap(None)):
+        assert claim.verdict.word == v.UNTESTABLE and claim.seed == "004"
+    assert sc.seed004_same_order(None).seed_number == ("Insert10 1.99x (211.9 µs / 106.7 µs); "
+                                                       "Setup 0.984x (841.6 ns / 855.4 ns)")
+    assert sc.seed004_hashmap(None).seed_number == "SelectHashMap10K 3.55x (30.73 µs / 8.651 µs)"
 
 
 def test_hellstens_row_says_it_is_the_seeds_own_pair_and_gives_the_folding_pair_beside_it():
@@ -319,7 +332,7 @@ def test_prepared_inserts_are_read_from_the_c_workers_exec_and_prepared_cells_at
     run = store.write_imported_run(tmp_path, df, {"source": "test"})
     claim = sc.seed003_prepared(RunSet([run], resamples=300))
     assert "N = 10: 2" in claim.ours and "N = 1,000: 2" in claim.ours  # exec twice as slow, at every N both ran
-    assert claim.verdict.word == v.SUPPORTED and claim.verdict.rules == ("S1", "S3")
+    assert claim.verdict.word == v.SUPPORTED and claim.verdict.rules == ("S1", "S2")
     assert "2 supported" in claim.verdict.why  # a claim about every N: each N is a cell
     assert "every-cell rule, not \"most\"" in claim.ours and "no \"most\"" in claim.ours  # why "every" is said
     # the sentence is in the drafts of "Fast Bulk Inserts into SQLite" (August 2010) that seed 003's copy
@@ -424,16 +437,3 @@ def test_seed004_number_says_where_the_100x_comes_from():
     assert ";" not in sc.seed004_number_source(ramsql.SEED_SEC_PER_OP["ramsql.select_10k"], None, "v0.1.5")
 
 
-def test_seed004_insert_flip_is_said_beside_rule_s2_only_when_the_sides_of_1_differ():
-    from harness.studies import ramsql
-
-    seed = ramsql.SEED_SEC_PER_OP["ramsql.insert10"]  # 0.854x: RamSQL faster in the seed's first table
-    second = ramsql.SEED_SECOND_SEC_PER_OP["ramsql.insert10"]
-    text = sc.driver_flip(seed, (2.00, 1.51, 2.65), second, 676.8, (65.4, 44.3, 96.5))
-    assert text.startswith("Beside rule S2")
-    assert "0.854x in the seed's first table (RamSQL faster) and 2.00x [1.51, 2.65] here (SQLite faster)" in text
-    assert "gives 1.99x, our side" in text and "RamSQL is the slower in the seed and here alike" in text
-    assert sc.driver_flip(seed, (0.9, 0.8, 0.99), second) == ""  # same side: no flip
-    assert sc.driver_flip(seed, (1.1, 0.9, 1.3), second) == ""  # the interval straddles 1: no flip shown
-    assert sc.driver_flip(seed, sc.NONE) == ""
-    assert "our side" not in sc.driver_flip(seed, (2.0, 1.5, 2.6), {ramsql.RAMSQL: 1.0, ramsql.SQLITE: 2.0})

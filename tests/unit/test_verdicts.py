@@ -137,7 +137,9 @@ def test_every_declared_substitution_says_what_may_differ_and_why():
     assert len(keys) == len(set(keys)) and set(v.RULES) == set(keys)
     for s in v.SUBSTITUTIONS:
         assert s.what and s.why and s.parts and set(s.parts) <= set(v.LIKE_FOR_LIKE), s.key
-        assert "operation" not in s.parts, s.key  # no rule lets a claim be tested on another operation
+        # no rule lets a claim be tested on another operation, except the seed's own benchmark with its
+        # defects fixed (S3), which names them
+        assert "operation" not in s.parts or (s.key == "S3" and "defects fixed" in s.what), s.key
     md = v.substitutions_markdown()
     assert all(f"| {k} |" in md for k in keys) and "declared" in md
 
@@ -168,13 +170,13 @@ def test_rule_s1_newer_releases_of_the_same_products():
     assert got.word == v.REFUTED and got.rules == ("S1",)
 
 
-def test_rule_s2_the_same_engine_through_another_driver_of_its_family():
-    assert set(v.RULES["S2"].parts) == {"engine", "driver"} and "database/sql" in v.RULES["S2"].what
+def test_rule_s2_c_for_cpp_calling_the_same_c_api():
+    assert v.RULES["S2"].parts == ("runtime",) and "C++" in v.RULES["S2"].what
     _covered_and_not("S2")
 
 
-def test_rule_s3_c_for_cpp_calling_the_same_c_api():
-    assert v.RULES["S3"].parts == ("runtime",) and "C++" in v.RULES["S3"].what
+def test_rule_s3_the_seeds_benchmark_with_its_defects_fixed():
+    assert v.RULES["S3"].parts == ("operation",) and "BIGSERIAL" in v.RULES["S3"].what
     _covered_and_not("S3")
 
 

@@ -35,9 +35,13 @@ type engineSpec struct {
 	Prefix string // the seed's benchmark name prefix
 }
 
+// The seed's `sql.Open("sqlite", ":memory:")` is glebarez/go-sqlite (RamSQL's go.mod requires it; it
+// registers "sqlite"): a pure-Go translation of SQLite's C source, so no cgo call. sqlite/go reaches the
+// system's libsqlite3 through cgo (mattn/go-sqlite3), so the two differ by the crossing alone.
 var engineSpecs = []engineSpec{
 	{"ramsql/go", "ramsql", "BenchmarkSQLSelect", "RamSQL"},
-	{"sqlite/go", "sqlite3", ":memory:", "SQLite"},
+	{"sqlite/glebarez", "sqlite", ":memory:", "SQLite"},
+	{"sqlite/go", "sqlite3", ":memory:", "SQLiteCgo"},
 }
 
 func findEngine(name string) (engineSpec, bool) {

@@ -3,6 +3,7 @@
 // Each benchmark runs the same set-up, operations, resets and checks as the worker (bench.go):
 // the operations go in chunks of the benchmark's default ops; before a chunk the reset and after
 // it the check run with the timer stopped. Unlike the seed, the closing DROP TABLE is not timed.
+// SQLite is the seed's driver, glebarez/go-sqlite (pure Go); the cgo driver runs in the worker only.
 //
 //	go test -tags libsqlite3 -run '^$' -bench . -count 6
 package main
@@ -59,24 +60,24 @@ func runGoBench(b *testing.B, engine, name string) {
 }
 
 func BenchmarkRamSQLSelect(b *testing.B)      { runGoBench(b, "ramsql/go", "ramsql.select") }
-func BenchmarkSQLiteSelect(b *testing.B)      { runGoBench(b, "sqlite/go", "ramsql.select") }
+func BenchmarkSQLiteSelect(b *testing.B)      { runGoBench(b, "sqlite/glebarez", "ramsql.select") }
 func BenchmarkRamSQLSelect10K(b *testing.B)   { runGoBench(b, "ramsql/go", "ramsql.select_10k") }
-func BenchmarkSQLiteSelect10K(b *testing.B)   { runGoBench(b, "sqlite/go", "ramsql.select_10k") }
+func BenchmarkSQLiteSelect10K(b *testing.B)   { runGoBench(b, "sqlite/glebarez", "ramsql.select_10k") }
 func BenchmarkRamSQLInsert10(b *testing.B)    { runGoBench(b, "ramsql/go", "ramsql.insert10") }
-func BenchmarkSQLiteInsert10(b *testing.B)    { runGoBench(b, "sqlite/go", "ramsql.insert10") }
+func BenchmarkSQLiteInsert10(b *testing.B)    { runGoBench(b, "sqlite/glebarez", "ramsql.insert10") }
 func BenchmarkRamSQLSetup(b *testing.B)       { runGoBench(b, "ramsql/go", "ramsql.setup") }
-func BenchmarkSQLiteSetup(b *testing.B)       { runGoBench(b, "sqlite/go", "ramsql.setup") }
+func BenchmarkSQLiteSetup(b *testing.B)       { runGoBench(b, "sqlite/glebarez", "ramsql.setup") }
 func BenchmarkRamSQLSelectFixed(b *testing.B) { runGoBench(b, "ramsql/go", "ramsql.select_fixed") }
-func BenchmarkSQLiteSelectFixed(b *testing.B) { runGoBench(b, "sqlite/go", "ramsql.select_fixed") }
+func BenchmarkSQLiteSelectFixed(b *testing.B) { runGoBench(b, "sqlite/glebarez", "ramsql.select_fixed") }
 func BenchmarkRamSQLSelect10KFixed(b *testing.B) {
 	runGoBench(b, "ramsql/go", "ramsql.select_10k_fixed")
 }
 func BenchmarkSQLiteSelect10KFixed(b *testing.B) {
-	runGoBench(b, "sqlite/go", "ramsql.select_10k_fixed")
+	runGoBench(b, "sqlite/glebarez", "ramsql.select_10k_fixed")
 }
 func BenchmarkRamSQLSelectKey(b *testing.B)     { runGoBench(b, "ramsql/go", "ramsql.select_key") }
-func BenchmarkSQLiteSelectKey(b *testing.B)     { runGoBench(b, "sqlite/go", "ramsql.select_key") }
+func BenchmarkSQLiteSelectKey(b *testing.B)     { runGoBench(b, "sqlite/glebarez", "ramsql.select_key") }
 func BenchmarkRamSQLInsert10Fixed(b *testing.B) { runGoBench(b, "ramsql/go", "ramsql.insert10_fixed") }
-func BenchmarkSQLiteInsert10Fixed(b *testing.B) { runGoBench(b, "sqlite/go", "ramsql.insert10_fixed") }
+func BenchmarkSQLiteInsert10Fixed(b *testing.B) { runGoBench(b, "sqlite/glebarez", "ramsql.insert10_fixed") }
 func BenchmarkRamSQLSetupFixed(b *testing.B)    { runGoBench(b, "ramsql/go", "ramsql.setup_fixed") }
-func BenchmarkSQLiteSetupFixed(b *testing.B)    { runGoBench(b, "sqlite/go", "ramsql.setup_fixed") }
+func BenchmarkSQLiteSetupFixed(b *testing.B)    { runGoBench(b, "sqlite/glebarez", "ramsql.setup_fixed") }

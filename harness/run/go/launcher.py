@@ -1,9 +1,10 @@
-"""Runner side of E6's Go program (engines `ramsql/go` and `sqlite/go`, runtime `go`): build, probe, launch.
+"""Runner side of E6's Go program (engines `ramsql/go`, `sqlite/glebarez` and `sqlite/go`, runtime `go`): build,
+probe, launch.
 
 The module next to this file (`go.mod`, `go.sum`, `*.go`; third-party modules come from the Go
 module proxy, nothing is vendored) is built with `go build -tags libsqlite3` (mattn/go-sqlite3
 through cgo against the system's libsqlite3, the library the C baseline and Python's sqlite3
-use) into `data/cache/go/e6-<key>`, where <key> hashes the sources, the `go` executable's path
+use; glebarez/go-sqlite, the seed's driver, is pure Go and links no C) into `data/cache/go/e6-<key>`, where <key> hashes the sources, the `go` executable's path
 and `go version`, and the build flags. Each build writes `e6-<key>.json` beside it (command, Go
 version, source hash, seconds it took), which the probe reports and the manifest records.
 GOPATH, GOMODCACHE and GOCACHE live in `data/cache/go/` too, so builds work as root and offline
@@ -31,8 +32,11 @@ from harness.run.runtime_base import Runtime
 
 GO_DIR = Path(__file__).resolve().parent
 #: the Go engines; other engines have no Go program
-ENGINES = ("ramsql/go", "sqlite/go")
+ENGINES = ("ramsql/go", "sqlite/glebarez", "sqlite/go")
 TAGS = "libsqlite3"
+#: each engine's database/sql driver, as the manifest records it
+DRIVERS = {"ramsql/go": "ramsql", "sqlite/glebarez": "glebarez/go-sqlite (pure Go: modernc.org/sqlite, no cgo)",
+           "sqlite/go": "mattn/go-sqlite3 (cgo, system libsqlite3)"}
 #: the oldest Go the modules build with (ramsql v0.1.5's go.mod says go 1.20)
 MIN_GO = (1, 20)
 
@@ -157,7 +161,7 @@ def _probe(engine: str) -> dict[str, Any]:
     versions = dict(out.get("versions") or {})
     return {
         "available": True, "reason": "", "runtime": out.get("runtime"), "executable": str(b.binary),
-        "driver": "ramsql" if engine.startswith("ramsql") else "mattn/go-sqlite3 (cgo, system libsqlite3)",
+        "driver": DRIVERS[engine],
         "dialect": "ramsql" if engine.startswith("ramsql") else "sqlite",
         "storage": "in memory (RamSQL's engine; SQLite's :memory:), one connection",
         "versions": versions,

@@ -1,4 +1,4 @@
-// crossings E6 worker (runtime "go", engines ramsql/go and sqlite/go): one fresh process of one
+// crossings E6 worker (runtime "go", engines ramsql/go, sqlite/glebarez and sqlite/go): one fresh process of one
 // cell, speaking the worker protocol of harness/worker.py. Built and launched by
 // harness/run/go/launcher.py.
 //
@@ -25,6 +25,9 @@ import (
 	"time"
 	"unsafe"
 
+	"database/sql"
+
+	_ "github.com/glebarez/go-sqlite"
 	sqlite3 "github.com/mattn/go-sqlite3"
 	_ "github.com/proullon/ramsql/driver"
 )
@@ -68,13 +71,16 @@ func cpuNow() int64 {
 
 func runtimeName() string { return strings.TrimPrefix(runtime.Version(), "go") }
 
-// versions: the Go toolchain, the modules linked in, and the SQLite library the cgo driver uses.
-func versions() map[string]string {
+// versions: the Go toolchain, the modules linked in, and the SQLite library of the engine's driver:
+// the system's libsqlite3 through cgo (sqlite/go), or the pure-Go translation of SQLite's C source
+// that glebarez/go-sqlite wraps (modernc.org/sqlite: sqlite/glebarez, the seed's driver).
+func versions(engine string) map[string]string {
 	v := map[string]string{"go": runtime.Version()}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range info.Deps {
 			switch d.Path {
-			case "github.com/proullon/ramsql", "github.com/mattn/go-sqlite3":
+			case "github.com/proullon/ramsql", "github.com/mattn/go-sqlite3", "github.com/glebarez/go-sqlite",
+				"modernc.org/sqlite":
 				v[d.Path] = d.Version
 			}
 		}
@@ -83,6 +89,17 @@ func versions() map[string]string {
 				v["build "+s.Key] = s.Value
 			}
 		}
+	}
+	if engine == "sqlite/glebarez" {
+		if db, err := sql.Open("sqlite", ":memory:"); err == nil {
+			var lib, source string
+			if db.QueryRow("SELECT sqlite_version(), sqlite_source_id()").Scan(&lib, &source) == nil {
+				v["sqlite"] = lib
+				v["sqlite_source_id"] = source
+			}
+			db.Close()
+		}
+		return v
 	}
 	lib, _, source := sqlite3.Version()
 	v["sqlite"] = lib
@@ -95,7 +112,7 @@ func probe(engine string) map[string]interface{} {
 	eng, ok := findEngine(engine)
 	if !ok {
 		out["available"] = false
-		out["reason"] = fmt.Sprintf("no Go engine %q (Go engines: ramsql/go, sqlite/go)", engine)
+		out["reason"] = fmt.Sprintf("no Go engine %q (Go engines: ramsql/go, sqlite/glebarez, sqlite/go)", engine)
 		return out
 	}
 	db, err := openFor(eng, "probe")
@@ -111,7 +128,7 @@ func probe(engine string) map[string]interface{} {
 	}
 	out["available"] = true
 	out["reason"] = ""
-	out["versions"] = versions()
+	out["versions"] = versions(engine)
 	out["benchmarks"] = names
 	return out
 }
@@ -138,7 +155,7 @@ func run(sp spec, res *result) {
 	eng, ok := findEngine(sp.Engine)
 	if !ok {
 		res.Status = "not_applicable"
-		res.Reason = fmt.Sprintf("no Go engine %q (Go engines: ramsql/go, sqlite/go)", sp.Engine)
+		res.Reason = fmt.Sprintf("no Go engine %q (Go engines: ramsql/go, sqlite/glebarez, sqlite/go)", sp.Engine)
 		return
 	}
 	ops, err := intParam(sp.Params, "ops", b.Ops)
@@ -263,7 +280,7 @@ func main() {
 	}
 	res := &result{Schema: 1, Pid: os.Getpid(), Runtime: "go" + runtimeName(), Status: "error",
 		WallNs: []int64{}, CPUNs: []int64{}, CheckOK: []bool{}, Crossings: []int64{}, Values: []int64{},
-		Versions: versions()}
+		Versions: map[string]string{}}
 	var sp spec
 	data, err := os.ReadFile(args[0])
 	if err == nil {
@@ -272,6 +289,7 @@ func main() {
 	if err != nil {
 		res.Reason = "cannot read spec: " + err.Error()
 	} else {
+		res.Versions = versions(sp.Engine)
 		run(sp, res)
 	}
 	if err := writeAtomic(args[1], res); err != nil {
