@@ -316,7 +316,8 @@ def claim_mongo(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
 def claim_push(cells: pd.DataFrame, ratio: Ratio) -> dict[str, Any]:
     """`$push` item insertion in about 1/3 of the next contender's time: untestable with FerretDB."""
     have = len(cells) and bool((cells["engine"].map(is_mongo) & (cells["operation"] == "app.insert_item")).any())
-    how = ("the claim is about item insertion with `$push` (the seed's footnote), not user insertion, and "
+    how = ("the claim is about item insertion with `$push` (the seed's bullet on MongoDB, not its footnote), "
+           "not user insertion, and "
            "FerretDB stands in for MongoDB: its `$push` is an update of a JSONB document in PostgreSQL, and no "
            "substitution rule covers another engine behind MongoDB's protocol")
     return _claim(f"item insertion with `$push`: MongoDB takes \"about 1/{SEED['mongo_next']:.0f} the time of the "
