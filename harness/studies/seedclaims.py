@@ -283,7 +283,7 @@ def seed001_h2_setting(runs: RunSet | None, seed_operation: str, our_operation: 
 
 def seed001_h2_tpch(runs: RunSet | None) -> Claim:
     """H2 is 6.172x slower than both SQPyte and SQLite on TPC-H (geometric mean over SQPyte, Figure 11)."""
-    theirs, ours = seed001_h2_setting(runs, "TPC-H's 22 queries at the seed's scale "
+    theirs, ours = seed001_h2_setting(runs, "TPC-H's 22 queries at its scale "
                                       "(1.5 GiB, 8.7 million rows, which we read as about SF 1)",
                                       "TPC-H's 22 queries at our smaller scale factor (Section 2.5)")
     return Claim("001", "\"H2 is, on average, 6.172 ± 0.1476x significantly slower than both SQPyte and SQLite\" "
@@ -294,7 +294,7 @@ def seed001_h2_tpch(runs: RunSet | None) -> Claim:
 
 def seed001_h2_q15(runs: RunSet | None) -> Claim:
     """H2 is almost 3 orders of magnitude faster than SQLite and SQPyte on TPC-H's Query 15 (a cached view)."""
-    theirs, ours = seed001_h2_setting(runs, "TPC-H Query 15 at the seed's scale "
+    theirs, ours = seed001_h2_setting(runs, "TPC-H Query 15 at its scale "
                                       "(1.5 GiB, 8.7 million rows, which we read as about SF 1)",
                                       "TPC-H Query 15 at our smaller scale factor (Section 2.5)")
     return Claim("001", "\"Query 15 ... is almost 3 orders of magnitude faster than SQLite and SQPyte\" (H2, "
