@@ -255,6 +255,7 @@ def abstract(runs: RunSet, claim) -> str:
     if every and every != both:
         r, lo, hi, n = findings.geomean_ratio(runs, PREFIX, FAST, SLOW, every)
         if n:
-            s += (f" Over the {n} that every engine ran (the subset of Appendix B.2's table), the same ratio is "
+            s += (f" Over only the {n} micro-benchmark{'' if n == 1 else 's'} that every engine ran (the subset "
+                  "of Appendix B.2's table), the same ratio is "
                   f"{wording.interval(r, lo, hi)}: which benchmarks a mean is over matters as much as the runtime.")
     return s
