@@ -151,7 +151,13 @@ def table_rows(table: pd.DataFrame, baseline: str,
         rows.append(["×"] + ratio_cells)
     geo = table[table.benchmark == "geomean"]
     gidx = {(r.engine, r.runtime): r for r in geo.itertuples(index=False)}
-    grow = ["Geometric mean ×"]
+    # how many benchmarks each geometric mean is over, said in its label: a mean over 2 of a table's
+    # benchmarks reads differently from one over all of them (E1's, E2's), and the reader should not
+    # have to find the footnote to know
+    ks = {int(r.n) for r in geo.itertuples(index=False) if "n" in geo and pd.notna(r.n)
+          and not stats.is_baseline(r.engine, r.runtime, baseline)}
+    k = next(iter(ks)) if len(ks) == 1 else None
+    grow = [f"Geometric mean × (over {k} benchmark{'' if k == 1 else 's'})" if k else "Geometric mean ×"]
     for e, rt in cols:
         r = gidx.get((e, rt))
         grow.append("" if stats.is_baseline(e, rt, baseline) else (

@@ -97,13 +97,10 @@ def campaign_runs_sentence(pair: dict | None) -> str:
 
 
 #: the tables whose intervals come from one run set beside numbers from elsewhere (a seed's, or
-#: another run's): block name -> what the sentence says the table sets side by side
+#: another run's) and carry a pointer to the methods' sentence: block name -> what the pointer says the
+#: table sets side by side. The methods (Section 2.5) say it once for every such table; only the
+#: verdicts, which rest on it most, point back to it (the seeds' tables once each repeated it).
 CROSS_RUN_TABLES = {
-    "between-run-e1": "Seed 000's table sets our rows/s, from one run, beside the seed's",
-    "between-run-e3": "Seed 001's table sets our ratios, from one run, beside the seed's",
-    "between-run-e5": "The E5 claims table judges the seed's claims by the intervals of one run",
-    "between-run-e6": "The E6 table sets the worker's run beside the seed's numbers and our two `go test` sessions",
-    "between-run-e4": "Seed 003's table sets our cells, from one run, beside the seed's",
     "between-run-seeds": "The verdict table draws each verdict from the intervals of one study's run",
 }
 

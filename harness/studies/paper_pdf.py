@@ -35,6 +35,8 @@ caption { font-size: 9pt; text-align: left; caption-side: bottom; padding-top: 4
 caption::before { content: "Table " counter(table) ". "; font-weight: bold; }
 td .iv { white-space: nowrap; }  /* an interval [low, high] never wraps inside (breakable_cells) */
 code { font-size: 8.5pt; word-break: break-word; }
+code .opt { white-space: nowrap; }  /* a command-line option (-O, --make) never breaks (unbroken_options) */
+code .dd { letter-spacing: -0.25em; }  /* the first of "--": DejaVu Sans Mono's narrow hyphens read "- -" */
 pre { font-size: 6pt; line-height: 1.25; white-space: pre-wrap; }
 pre code { font-size: inherit; word-break: normal; }  /* 120-column benchstat tables fit the measure unwrapped */
 @page { size: A4; margin: 18mm 16mm; }
@@ -96,6 +98,32 @@ def breakable_cells(page: str) -> str:
     return CELL.sub(lambda m: m.group(1) + text_only(m.group(2)) + m.group(3), page)
 
 
+#: a command-line option in inline code: `-O`, `--make`, `-count 4` (its flag only), not a hyphen inside a
+#: word (`e5_app-x`, `2010-11`)
+OPTION = re.compile(r"(?<![\w-])(-{1,2})([A-Za-z0-9][\w.=]*)")
+#: an inline code span of pandoc's HTML (a code block, `<pre><code>`, is left as it is: its columns align)
+INLINE_CODE = re.compile(r"(<pre\b[^>]*>.*?</pre>)|(<code\b[^>]*>)(.*?)(</code>)", re.S)
+
+
+def unbroken_options(page: str) -> str:
+    """The HTML with each command-line option of inline code (`ghc -O --make`) in a span that does not
+    wrap, and the first hyphen of `--` drawn closer to the second: the PDF's monospace font sets each
+    hyphen narrow in a full-width cell, so `--make` read as `- -make`, and a narrow line could break it
+    between its hyphens and its name."""
+    def option(m: re.Match[str]) -> str:
+        dashes = '<span class="dd">-</span>-' if m.group(1) == "--" else "-"
+        return f'<span class="opt">{dashes}{m.group(2)}</span>'
+
+    def code(m: re.Match[str]) -> str:
+        if m.group(1):
+            return m.group(1)
+        text = "".join(part if part.startswith("<") else OPTION.sub(option, part)
+                       for part in re.split(r"(<[^>]*>)", m.group(3)))
+        return m.group(2) + text + m.group(4)
+
+    return INLINE_CODE.sub(code, page)
+
+
 def html(paper: Path, out: Path) -> Path:
     """paper.md -> one standalone HTML file, figures embedded, sections numbered."""
     pandoc = _need("pandoc", "pandoc")
@@ -115,7 +143,7 @@ def html(paper: Path, out: Path) -> Path:
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=paper.resolve().parent)
     if proc.returncode != 0:
         raise UserError(f"pandoc could not render {paper}: {proc.stderr.strip()[-800:]}")
-    out.write_text(breakable_cells(out.read_text()))
+    out.write_text(unbroken_options(breakable_cells(out.read_text())))
     return out
 
 

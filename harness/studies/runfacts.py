@@ -172,15 +172,20 @@ FAMILY_BASELINE = {"ramsql": "sqlite/glebarez@go"}
 CELL_TARGET, GEOMEAN_TARGET = 0.05, 0.03
 
 
-def geomean_precision(runs: RunSet, baseline: str = BASELINE) -> pd.DataFrame:
+def geomean_precision(runs: RunSet, baseline: str = BASELINE, cells: set[tuple] | None = None) -> pd.DataFrame:
     """Per family and engine/runtime: the geometric mean of time / the family's baseline over the
-    family's benchmarks, its interval and relative half-width (high - low) / (2 ratio)."""
+    family's benchmarks, its interval and relative half-width (high - low) / (2 ratio). With `cells`
+    (one run's keys, benchmark, params, engine, runtime family: `RunSet.run_cells`), over those cells
+    only, so a study of two runs gets each run's own geometric means."""
     from harness.analysis.stats import is_baseline
 
     columns = ["family", "engine", "runtime", "baseline", "ratio", "low", "high", "half", "n"]
     s = runs.summary
     if not {"benchmark", "params", "engine", "runtime", "mean_s"} <= set(s.columns):
         return pd.DataFrame(columns=columns)
+    if cells is not None:
+        fams = s["runtime"].astype(str).map(runtime_family)
+        s = s[[k in cells for k in zip(s["benchmark"], s["params"], s["engine"], fams)]]
     timed = s[s["mean_s"].notna() & (s["status"] == "ok")] if "status" in s else s[s["mean_s"].notna()]
     rows = []
     for fam in sorted({family(b) for b in timed["benchmark"]}):
@@ -210,7 +215,10 @@ def precision_block(runs: RunSet) -> str:
     t = precision_table(runs)
     if t.empty:
         return "_No cells in these runs._"
-    geo = geomean_precision(runs)
+    # each run's own geometric means: a study of two runs (E5's LG2 step) gets a row per run, each
+    # over that run's cells, not the study's means repeated
+    dirs = {runs.manifest(d).run_id: d for d in runs.run_dirs}
+    geo_of = {run: geomean_precision(runs, cells=runs.run_cells(d)) for run, d in dirs.items()}
     conf = f"{runs.confidence:.0%}"
     lines = [f"| study | run | cells | median half-width | met their target | ≥ {MIN_CLEAN} clean processes | "
              f"geometric means within ±{GEOMEAN_TARGET:.0%} (the widest) |",
@@ -220,6 +228,7 @@ def precision_block(runs: RunSet) -> str:
     records = sorted(t.to_dict("records"), key=lambda r: (r["family"] == "imported",
                                                           str(STUDIES.get(r["family"], r["family"])), str(r["run"])))
     for r in records:
+        geo = geo_of.get(r["run"], pd.DataFrame(columns=["family", "half"]))
         g = geo[geo["family"] == r["family"]] if len(geo) else geo
         within = int((g["half"] <= GEOMEAN_TARGET).sum()) if len(g) else 0
         widest = _pct(float(g["half"].max())) if len(g) and g["half"].notna().any() else "—"

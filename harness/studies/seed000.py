@@ -30,17 +30,25 @@ class SeedRow:
 
 NOT_PACKAGED = "not measured: sqlite-simple is not packaged in Debian"
 
+#: The seed's text does not say what its C and Python programs do; it links their sources in
+#: nurpax/db-bench, which we read there: native/main.c (commit 7bd5bc1) steps through the rows and sums
+#: sqlite3_column_int, python/bench.py (commit fea0e25) calls fetchall() and sums the list, and its
+#: `print "..."` statement is Python 2's.
+SEED_SOURCES = "the sources the seed links, nurpax/db-bench native/main.c at 7bd5bc1 and python/bench.py at fea0e25"
+
 #: the seed's "Database/library comparison (rows/s)" chart data, N = 10,000 rows
 SEED_ROWS = (
     SeedRow("native sqlite (C)", 6891798, "bindings.select_fold", "sqlite/native-c", "c",
-            "same: sqlite3_step + sqlite3_column_int64 in C"),
+            "same loop: sqlite3_step, then a column read summed (sqlite3_column_int in the seed's linked "
+            "native/main.c at 7bd5bc1, sqlite3_column_int64 here)"),
     SeedRow("direct-sqlite", 3600395, "bindings.select_fold", "sqlite/persistent", "haskell",
             "substitute: direct-sqlite is not packaged in Debian; persistent-sqlite's Database.Sqlite "
             "(step + column, which converts through PersistValue) is the lowest-level binding Debian has"),
     SeedRow("sqlite-simple (fold_)", 2208862, None, None, None, NOT_PACKAGED),
     SeedRow("sqlite-simple (query_)", 1808292, None, None, None, NOT_PACKAGED),
     SeedRow("Python", 2500000, "bindings.select_all", "sqlite/sqlite3", "cpython",
-            "same: sqlite3 fetchall then a sum (the seed's bench.py; its Python 2, ours CPython 3)"),
+            "same: sqlite3 fetchall then a sum (as in the seed's linked python/bench.py at fea0e25, which is "
+            "Python 2 by its print statement; the seed's text says neither; ours CPython 3)"),
     SeedRow("mysql-simple", 944227, None, None, None,
             "not measured: mysql-simple is not packaged in Debian (no Haskell MariaDB/MySQL binding is)"),
     SeedRow("postgresql-simple", 466932, "bindings.select_all", "postgresql/simple", "haskell",

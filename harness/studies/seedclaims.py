@@ -19,6 +19,7 @@ from harness.studies import app, inserts, ramsql, seed001_h2
 from harness.studies import verdicts as v
 from harness.studies.envtable import engine_versions, our_machine, runtime_of, version_of
 from harness.studies.findings import cells as cells_of, num
+from harness.studies.seed000 import SEED_SOURCES
 from harness.studies.seeds import PY, C, SEEDS
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ def band_sentence(r: Interval, value: float) -> str:
 def own_pair_sentence(fold: Interval) -> str:
     """Why seed 000's row compares two different programs, and what the like-for-like pair gives."""
     said = ("This is the seed's own pair: its C program stepped through the rows and summed them, its bench.py "
-            "called fetchall() and summed the list")
+            f"called fetchall() and summed the list (so say {SEED_SOURCES}; its text does not)")
     if not math.isfinite(fold[0]):
         return said + "; a pair folding on both sides is not in these runs."
     return said + f"; with both folding (sqlite3@cpython select_fold / native-c select_fold), ours is {show(fold)}."
@@ -282,7 +283,8 @@ def seed001_h2_setting(runs: RunSet | None, seed_operation: str, our_operation: 
 
 def seed001_h2_tpch(runs: RunSet | None) -> Claim:
     """H2 is 6.172x slower than both SQPyte and SQLite on TPC-H (geometric mean over SQPyte, Figure 11)."""
-    theirs, ours = seed001_h2_setting(runs, "TPC-H's 22 queries at the 1.5 GiB scale (about SF 1)",
+    theirs, ours = seed001_h2_setting(runs, "TPC-H's 22 queries at its scale "
+                                      "(1.5 GiB, 8.7 million rows, which we read as about SF 1)",
                                       "TPC-H's 22 queries at our smaller scale factor (Section 2.5)")
     return Claim("001", "\"H2 is, on average, 6.172 ± 0.1476x significantly slower than both SQPyte and SQLite\" "
                  "(TPC-H)", "6.172 ± 0.1476 (over SQPyte; its prose: Figure 11's table gives 6.172 ± 0.1484)",
@@ -292,7 +294,8 @@ def seed001_h2_tpch(runs: RunSet | None) -> Claim:
 
 def seed001_h2_q15(runs: RunSet | None) -> Claim:
     """H2 is almost 3 orders of magnitude faster than SQLite and SQPyte on TPC-H's Query 15 (a cached view)."""
-    theirs, ours = seed001_h2_setting(runs, "TPC-H Query 15 at the 1.5 GiB scale (about SF 1)",
+    theirs, ours = seed001_h2_setting(runs, "TPC-H Query 15 at its scale "
+                                      "(1.5 GiB, 8.7 million rows, which we read as about SF 1)",
                                       "TPC-H Query 15 at our smaller scale factor (Section 2.5)")
     return Claim("001", "\"Query 15 ... is almost 3 orders of magnitude faster than SQLite and SQPyte\" (H2, "
                  "which caches the query's view)", "almost 3 orders of magnitude (Figure 11: SQLite "

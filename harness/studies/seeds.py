@@ -75,11 +75,12 @@ WHY = {
     "mysql_rows": "a Haskell binding to MySQL 5.5 against Python's mysqlclient to MariaDB 10.11 over a local "
                   "socket (E1 `select_all`)",
     "pg_rows": "a Haskell binding to PostgreSQL 9.1 against psycopg 3 to PostgreSQL 15 (E1 `select_all`)",
-    "tpch_geo": "their JIT side is SQPyte (SQLite's interpreter in RPython, inlined into PyPy) at TPC-H SF 1; "
+    "tpch_geo": "their JIT side is SQPyte (SQLite's interpreter in RPython, inlined into PyPy) on TPC-H data of "
+                "1.5 GiB, 8.7 million rows (which we read as about SF 1); "
                 "we have no SQPyte, so ours is stock SQLite reached from PyPy instead of CPython at our "
                 "scale factor: the same boundary, without inlining across it",
     "micro_geo": "as above: PyPy calling stock SQLite through its sqlite3 module (no inlining across the "
-                 "boundary) against CPython; SF 1 there, ours smaller",
+                 "boundary) against CPython; its 1.5 GiB TPC-H data there, ours smaller",
 }
 for _k in ("micro.select", "micro.innerjoin", "micro.pythonjoin", "micro.pyfunction", "micro.pyaggregate",
            "micro.filltable"):

@@ -171,3 +171,13 @@ def test_the_pooled_reading_of_the_optimisation_claim_decides_by_the_geometric_m
     assert study.claim_optimisation(cells, Ratio())["verdict"].word == "inconclusive"
     pooled = study.claim_optimisation(cells, Ratio(), pooled=True)
     assert pooled["verdict"].word == "refuted" and "1.1x [1, 1.2] over 4 cells" in pooled["evidence"]
+
+
+def test_the_e5_caption_defines_scrypt_only_when_a_row_carries_it():
+    import pandas as pd
+
+    plain = pd.DataFrame({"operation": ["insert_user", "get_user"], "corpus": ["MD", "MD"]})
+    assert "(scrypt)" not in study.scrypt_marker(plain) and study.scrypt_marker(plain) == ". "
+    hashed = pd.DataFrame({"operation": ["insert_user (scrypt)", "get_user"], "corpus": ["MD", "MD"]})
+    assert "\"(scrypt)\": the password hashed in the timed region" in study.scrypt_marker(hashed)
+    assert study.scrypt_marker(pd.DataFrame()) == ". "

@@ -152,6 +152,56 @@ def test_precision_block_counts_cells_with_ten_clean_processes(tmp_path):
     assert "| 1 of 2 measured |" in block
 
 
+class _GeoRuns(_FakeRuns):
+    """Two runs of one study (like E5's first run and its LG2 step): ratio_rows gives one geometric mean per
+    engine whose half-width grows with the cells it is over, so each run's own is told apart."""
+
+    def __init__(self, run_dirs, summary):
+        super().__init__(run_dirs[0], summary)
+        self.run_dirs = list(run_dirs)
+
+    def ratio_rows(self, keys, baseline):
+        keys = list(keys)
+        engines = sorted({k[2] for k in keys} - {"sqlite/sqlite3"})
+        half = 0.01 * len(keys)
+        return pd.DataFrame({"benchmark": ["geomean"] * len(engines), "engine": engines,
+                             "runtime": ["cpython"] * len(engines), "ratio": [1.0] * len(engines),
+                             "ratio_ci_low": [1.0 - half] * len(engines), "ratio_ci_high": [1.0 + half] * len(engines),
+                             "n": [len(keys)] * len(engines)})
+
+
+def test_precision_block_gives_each_run_of_a_study_its_own_geometric_means(tmp_path):
+    """A study of two runs gets each run's geometric means, over that run's cells, not the study's repeated
+    on both rows (E5's LG2 step once showed the first run's '0 of 12' again)."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir(), second.mkdir()
+    d1, d2 = _fake_run(first, None), _fake_run(second, None)
+    m = json.loads((d2 / "manifest.json").read_text())
+    m["run_id"] = "20260101-000001-fedcba"
+    (d2 / "manifest.json").write_text(json.dumps(m))
+    one = [("app.a", "sqlite/sqlite3"), ("app.a", "x"), ("app.b", "sqlite/sqlite3"), ("app.b", "x"),
+           ("app.b", "y")]
+    two = [("app.c", "haskell/acid")]  # no baseline cell in this run: no geometric mean of its own
+    for d, cells in ((d1, one), (d2, two)):
+        plan = [{"benchmark": b, "params": {}, "engine": e, "runtime": "cpython"} for b, e in cells]
+        (d / "plan.json").write_text(json.dumps({"cells": plan, "order": []}))
+    rows = one + two
+    summary = pd.DataFrame({"benchmark": [b for b, _ in rows], "params": [""] * len(rows),
+                            "engine": [e for _, e in rows], "runtime": ["cpython"] * len(rows),
+                            "processes": [10] * len(rows), "mean_s": [1.0] * len(rows),
+                            "ci_low_s": [0.9] * len(rows), "ci_high_s": [1.1] * len(rows)})
+    runs = _GeoRuns([d1, d2], summary)
+    geo = runfacts.geomean_precision(runs, cells=runs.run_cells(d1))
+    assert sorted(geo["engine"]) == ["x", "y"] and set(geo["n"]) == {5}
+    assert runfacts.geomean_precision(runs, cells=runs.run_cells(d2)).empty
+    block = runfacts.precision_block(runs)
+    row1 = next(line for line in block.splitlines() if f"| {d1.name} |" in line)
+    row2 = next(line for line in block.splitlines() if "| 20260101-000001-fedcba |" in line)
+    assert row1.startswith("| E5 (app) |") and row2.startswith("| E5 (app) |")
+    assert row1.endswith("| 0 of 2 (±5.0%) |")
+    assert row2.endswith("| 0 of 0 (—) |")
+
+
 def test_noise_warning_counts_noisy_processes_and_busy_starts(tmp_path):
     procs = pd.DataFrame({"noise": [{"noisy": True}, {"noisy": False}, {"noisy": True}, None]})
     text = runfacts.noise_warning(procs, [])

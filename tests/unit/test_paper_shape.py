@@ -80,3 +80,12 @@ def test_no_table_row_or_paragraph_of_data_is_printed_twice():
     assert not twice, twice
     paras = [b for b in _blocks(text) if not _is_table(b) and not b.startswith("<!--") and len(b) > 200]
     assert not sorted({p[:100] for p in paras if paras.count(p) > 1})
+
+
+def test_the_between_run_caveat_is_said_once_with_at_most_one_pointer():
+    """That the intervals leave out the spread between runs is said in the methods (Section 2.5) and
+    recalled once (under the verdicts), not repeated under every table that sets ours beside a seed's."""
+    text = PAPER.read_text()
+    pointers = text.count("which its intervals leave out")
+    assert pointers <= 1, f"{pointers} tables repeat the between-run caveat"
+    assert "not the difference between runs" in text.split("### 2.6", 1)[0]

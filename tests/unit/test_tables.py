@@ -57,7 +57,7 @@ def test_markdown_layout():
     s = 1e3
     assert f"{row.mean_s * s:.3f} [{row.ci_low_s * s:.3f}, {row.ci_high_s * s:.3f}]" in md[2]
     assert md[3].startswith("| × |  | ") and " [" in md[3]
-    assert md[8].startswith("| Geometric mean × |")
+    assert md[8].startswith("| Geometric mean × (over 3 benchmarks) |")  # says what it is over
     assert "[99% confidence interval]" in "\n".join(md) and "5 processes × 50 iterations" in "\n".join(md)
 
 
