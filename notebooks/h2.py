@@ -27,6 +27,7 @@
 # Parameters (the harness injects a cell after this one when it runs the notebook headless)
 run_dirs = []            # the main runs (not used here: H2 has its own runs, below)
 h2_dirs = []             # runs with H2 cells; empty: the committed E2 and E3 runs in data/reference/
+steady_dirs = None       # the steady-state H2 run (study E3h); None: data/reference-h2/; []: none
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
 method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
@@ -42,8 +43,11 @@ from harness.studies import h2
 from harness.studies.opening import open_runs
 
 runs = open_runs(h2_dirs, h2.default_runs, method=method, resamples=resamples, label="H2 runs")
+steady = (open_runs(steady_dirs, h2.steady_runs, method=method, resamples=resamples, label="steady-state H2 run")
+          if steady_dirs is None or steady_dirs else None)
 if runs is not None:
-    result = h2.compute(runs, Path(figures_dir), baseline)
+    result = h2.compute(runs, Path(figures_dir), baseline, steady=steady)
+    display(Markdown(result.blocks(paper_path or "paper.md")["h2-steady"]))
     for name in ("e3", "e2"):
         display(Markdown(result.blocks(paper_path or "paper.md")[f"{name}-h2-seed001"]))
         print(result.text[name])

@@ -103,6 +103,7 @@ def own_notebooks(runs: list[Path], names: list[str] | None, history: bool) -> t
     dirs = [str(Path(d).resolve()) for d in runs]
     if chosen["h2"]:
         extra["h2_dirs"] = dirs
+        extra["steady_dirs"] = []  # a run's own report never reads the committed steady-state run
     if chosen["haskell"]:
         extra["haskell_dirs"] = dirs
     wanted = names if names is not None else available()

@@ -10,6 +10,7 @@ same benchmarks (`seed001_h2`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from harness.analysis.runset import RunSet, run_cells, runs_under
 from harness.fsutil import PROJECT_ROOT
@@ -19,6 +20,8 @@ from harness.studies.common import (BASELINE, StudyResult, censored_cells, famil
 
 #: where `make paper` finds the runs holding H2 cells (and the notebook, when given none)
 DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
+#: where the reference campaign installs study E3h, H2 and SQLite from PyPy at a steady state
+STEADY_DIR = PROJECT_ROOT / "data" / "reference-h2"
 
 
 def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
@@ -26,8 +29,14 @@ def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
     return [d for d in runs_under(folder) if any(c[2] == seed001_h2.ENGINE for c in run_cells(d))]
 
 
+def steady_runs(folder: Path = STEADY_DIR) -> list[Path]:
+    """The committed steady-state H2 run (study E3h), or none."""
+    return [d for d in runs_under(folder) if any(c[2] == seed001_h2.ENGINE for c in run_cells(d))] \
+        if Path(folder).is_dir() else []
+
+
 def compute(runs: RunSet, figures_dir: Path | str | None = None,
-            baseline: str = BASELINE) -> StudyResult:
+            baseline: str = BASELINE, steady: RunSet | None = None) -> StudyResult:
     from harness.analysis.figures.family import plot_seed_beside_ours
 
     tables, text, blocks = {}, {}, {}
@@ -48,10 +57,22 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
                                                       "micro.": tables.get("e2-like-for-like")})
     blocks["h2-processes"] = processes_note(runs)
     blocks["h2-warmup"] = warmup_sentence(runs)
+    like_steady = like_every = None
+    if steady is not None:
+        like_steady, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
+        # the same run with every iteration counted, as the seed counted its 5 x 50
+        every = RunSet(steady.run_dirs, method=steady.method, confidence=steady.confidence,
+                       resamples=steady.resamples, steady_state=False, aa_twins=False)
+        like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
+        tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
+    blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every)
     blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
-                                                               "micro.": tables.get("e2-like-for-like")})
+                                                               "micro.": tables.get("e2-like-for-like")},
+                                                              steady=like_steady)
     fig = None
-    like = tables.get("e3-like-for-like")
+    # the figure shows the steady-state run where there is one: the like-for-like numbers nearest the seed's
+    like = like_steady if seed001_h2.ours(like_steady) is not None else tables.get("e3-like-for-like")
+    which = ("from study E3h's steady-state run" if like is like_steady else "from E3's run, warm-up included")
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}
     if figures_dir is not None and like is not None:
         fig = plot_seed_beside_ours(like, seed, Path(figures_dir) / "h2_tpch.png", seed001_h2.ENGINE,
@@ -59,12 +80,62 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
 
     def make_blocks(paper_path: Path | str) -> dict[str, str]:
         out = dict(blocks)
-        out["h2-figure"] = (figure_link(f"H2 / SQLite called from PyPy per TPC-H query, ours with its 99% CI beside seed "
-                                        f"001's: {_same_side(like, seed)}", fig, paper_path)
+        out["h2-figure"] = (figure_link(f"H2 / SQLite called from PyPy per TPC-H query, ours ({which}) with its 99% CI "
+                                        f"beside seed 001's: {_same_side(like, seed)}", fig, paper_path)
                             if fig is not None else "_No H2 figure: no valid H2 TPC-H cells in these runs._")
         return out
 
     return StudyResult(tables=tables, text=text, figures={"h2_tpch": fig}, make_blocks=make_blocks)
+
+
+def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None, every: Any = None) -> str:
+    """Study E3h: H2 / SQLite from PyPy over TPC-H from processes long enough for the changepoint analysis to
+    leave the JIT's warm-up out, with how many processes reached a steady state, beside the same run with
+    every iteration counted (`every`, the seed's way), E3's number (`all_iterations`: short processes,
+    warm-up included) and the seed's over the same queries."""
+    mine = seed001_h2.ours(like)
+    if steady is None or mine is None:
+        return ("_No steady-state H2 run (study E3h, `make reference STUDY=E3h`, installed in data/reference-h2) "
+                "is in these data._")
+    s = steady.summary
+    cells = s[s["benchmark"].astype(str).str.startswith("tpch.") & (s["status"] == "ok")
+              & ~s["params"].astype(str).str.contains("aa=twin")]
+    per = iterations_per_process(steady.raw[steady.raw["engine"] == seed001_h2.ENGINE])
+
+    def reached(side) -> str:
+        c = cells[side]
+        if c.empty or "no_steady" not in c or c["no_steady"].isna().all():
+            return "an unknown number"
+        n = int(c["processes"].sum())
+        return f"{n - int(c['no_steady'].sum())} of {n}"
+
+    h2 = cells["engine"] == seed001_h2.ENGINE
+    pypy = (cells["engine"] + "@" + cells["runtime"].astype(str)).str.startswith(seed001_h2.LIKE_FOR_LIKE)
+    benches = seed001_h2.valid_benchmarks(like)
+    seed, k = seed001_h2.seed_geomean(benches)
+    ids = ", ".join(f"`{m.run_id}`" for m in steady.manifests())
+    commits = ", ".join(sorted({f"`{str(m.commit or 'unknown')[:12]}`" for m in steady.manifests()}))
+    interval = (f"**{mine['ratio']:.2f}x** [{mine['low']:.2f}, {mine['high']:.2f}]"
+                if mine["low"] == mine["low"] else f"**{mine['ratio']:.2f}x** (no interval)")
+    procs = int(cells[h2]["processes"].median()) if h2.any() else 0
+    text = (f"At a steady state (study E3h, run {ids} at commit {commits}): H2 and SQLite from PyPy alone, "
+            f"{procs} process{'' if procs == 1 else 'es'} per query, each timing "
+            f"{int(per.median()) if len(per) else 0} iterations with no time limit, so the changepoint analysis can "
+            f"leave each process's warm-up out; {reached(h2)} H2 processes and {reached(pypy)} of SQLite's reached a "
+            "steady state (the others enter with every iteration). There H2 / SQLite over the "
+            f"{mine['k']} queries both ran is {interval} (geometric mean, {steady.confidence:.0%} CI, "
+            f"{steady.method})")
+    whole = seed001_h2.ours(every)
+    if whole is not None and whole["low"] == whole["low"]:
+        text += (f"; counting every iteration, as the seed counted its 50, {whole['ratio']:.2f}x "
+                 f"[{whole['low']:.2f}, {whole['high']:.2f}]")
+    e3 = seed001_h2.ours(all_iterations)
+    if e3 is not None:
+        text += f"; E3's short processes gave {e3['ratio']:.2f}x"
+    if k:
+        side = ("above" if mine["low"] > seed else "below" if mine["high"] < seed else "level with")
+        text += f"; the seed's over the same {k}: {seed:.2f}x, which ours lies {side}"
+    return text + "."
 
 
 def _same_side(like, seed: dict[str, float]) -> str:

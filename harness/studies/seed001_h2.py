@@ -144,9 +144,10 @@ def _one(table: Any, benchmark: str, engine: str = ENGINE) -> tuple[float, float
     return float(r["ratio"]), float(r["ratio_ci_low"]), float(r["ratio_ci_high"])
 
 
-def verdict_context(tables: dict[str, Any], engine: str = ENGINE) -> str:
+def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None) -> str:
     """Our numbers beside seed 001's H2 rows of the verdict table (Section 10), which read the E1 runs and so
-    point here: context, never a verdict (the seed's ratios are over SQPyte, at another scale)."""
+    point here: context, never a verdict (the seed's ratios are over SQPyte, at another scale). `steady`: the
+    steady-state run's TPC-H table (study E3h), said beside E3's."""
     said = []
     for prefix, what in (("tpch.", "TPC-H"), ("micro.", "the micro-benchmarks")):
         table = tables.get(prefix)
@@ -154,8 +155,13 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE) -> str:
         if mine is None:
             continue
         seed, k = seed_geomean(valid_benchmarks(table, engine))
+        calm = ours(steady, engine) if prefix == "tpch." and steady is not None else None
+        at_steady = ""
+        if calm is not None:
+            bounds = (f" [{calm['low']:.2f}, {calm['high']:.2f}]" if calm["low"] == calm["low"] else " (no interval)")
+            at_steady = f", {calm['ratio']:.2f}x{bounds} at a steady state over {calm['k']}"
         said.append(f"{mine['ratio']:.2f}x [{mine['low']:.2f}, {mine['high']:.2f}] over {what} ({mine['k']} benchmarks"
-                    + (f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else "") + ")")
+                    + at_steady + (f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else "") + ")")
     q15 = _one(tables.get("tpch."), "tpch.q15", engine)
     if q15 is not None:
         lite, h2 = SEED_SECONDS["tpch.q15"]

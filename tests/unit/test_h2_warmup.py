@@ -44,3 +44,50 @@ def test_too_few_benchmarks_say_nothing():
     assert h2.warmup_sensitivity(_runs(0.2, 0.1, 5.0, queries=1)) is None
     assert h2.warmup_sentence(_runs(0.2, 0.1, 5.0, queries=1)) == ""
 
+
+
+def _steady(h2_procs: int = 5, iterations: int = 20, no_steady: int = 1):
+    """A steady-state run (study E3h) as the sentence reads it: two queries, H2 and SQLite from PyPy."""
+    import pandas as pd
+
+    rows, raw = [], []
+    for q in ("tpch.q01", "tpch.q02"):
+        rows.append({"benchmark": q, "params": "sf=0.01", "engine": "h2/jdbc", "runtime": "jvm-17.0.15",
+                     "status": "ok", "processes": h2_procs, "no_steady": no_steady})
+        rows.append({"benchmark": q, "params": "sf=0.01", "engine": "sqlite/sqlite3", "runtime": "pypy3.9.16",
+                     "status": "ok", "processes": h2_procs, "no_steady": 0})
+        raw += [{"run_id": "r", "benchmark": q, "params": "sf=0.01", "engine": "h2/jdbc", "runtime": "jvm-17.0.15",
+                 "process": p, "iteration": i} for p in range(h2_procs) for i in range(iterations)]
+    manifest = SimpleNamespace(run_id="20261127-130000-abcdef", commit="0123456789abcdef")
+    return SimpleNamespace(summary=pd.DataFrame(rows), raw=pd.DataFrame(raw), manifests=lambda: [manifest],
+                           confidence=0.99, method="process-bootstrap")
+
+
+def _like(ratio: float, low: float, high: float):
+    import pandas as pd
+
+    return pd.DataFrame([{"benchmark": b, "engine": "h2/jdbc", "runtime": "jvm-17.0.15", "ratio": r,
+                          "ratio_ci_low": r * 0.9, "ratio_ci_high": r * 1.1, "n": 1}
+                         for b, r in (("tpch.q01", ratio), ("tpch.q02", ratio))]
+                        + [{"benchmark": "geomean", "engine": "h2/jdbc", "runtime": "jvm-17.0.15", "ratio": ratio,
+                            "ratio_ci_low": low, "ratio_ci_high": high, "n": 2}])
+
+
+def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_seed():
+    from harness.studies import seed001_h2
+
+    seed, k = seed001_h2.seed_geomean(["tpch.q01", "tpch.q02"])
+    below = h2.steady_sentence(_steady(), _like(seed / 2, seed / 2.5, seed / 1.6), _like(24.0, 22.0, 26.0),
+                               _like(9.0, 8.0, 10.0))
+    assert "run `20261127-130000-abcdef` at commit `0123456789ab`" in below
+    assert "5 processes per query, each timing 20 iterations" in below
+    assert "8 of 10 H2 processes and 10 of 10 of SQLite's reached a steady state" in below
+    assert f"over the 2 queries both ran is **{seed / 2:.2f}x**" in below and "E3's short processes gave 24.00x" in below
+    assert "counting every iteration, as the seed counted its 50, 9.00x [8.00, 10.00]" in below
+    assert below.endswith(f"the seed's over the same {k}: {seed:.2f}x, which ours lies below.")
+    level = h2.steady_sentence(_steady(), _like(seed, seed / 1.2, seed * 1.2))
+    assert level.endswith("which ours lies level with.") and "short processes" not in level
+    assert "counting every iteration" not in level
+    assert "No steady-state H2 run" in h2.steady_sentence(None, None)
+    context = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0))
+    assert "24.00x [22.00, 26.00] over TPC-H (2 benchmarks, 6.50x [6.00, 7.00] at a steady state over 2;" in context
