@@ -43,7 +43,7 @@ from harness.studies import h2
 from harness.studies.opening import open_runs
 
 runs = open_runs(h2_dirs, h2.default_runs, method=method, resamples=resamples, label="H2 runs")
-steady = (open_runs(steady_dirs, h2.steady_runs, method=method, resamples=resamples, label="steady-state H2 run")
+steady = (open_runs(steady_dirs or [], h2.steady_runs, method=method, resamples=resamples, label="steady-state H2 run")
           if steady_dirs is None or steady_dirs else None)
 if runs is not None:
     result = h2.compute(runs, Path(figures_dir), baseline, steady=steady)

@@ -76,7 +76,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}
     if figures_dir is not None and like is not None:
         fig = plot_seed_beside_ours(like, seed, Path(figures_dir) / "h2_tpch.png", seed001_h2.ENGINE,
-                                    seed001_h2.LIKE_FOR_LIKE, "H2 / SQLite per TPC-H query: ours (SF 0.01) and seed 001's (SF 1)")
+                                    seed001_h2.LIKE_FOR_LIKE, "H2 / SQLite per TPC-H query: ours (SF 0.01" + (", steady state" if like is like_steady else "")
+                                    + ") and seed 001's (about SF 1, all iterations)")
 
     def make_blocks(paper_path: Path | str) -> dict[str, str]:
         out = dict(blocks)

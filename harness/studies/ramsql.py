@@ -67,11 +67,11 @@ SEED_GEOMEAN = (46.84e-6, 44.61e-6, -4.75)
 REASONS = {
     "ramsql.select": ("SQLite stores NULL ids (BIGSERIAL is no rowid alias), so its side returns no row in the "
                       "seed and here; RamSQL v0.1.5 (ours) is the rewrite the seed's second table measures, "
-                      "not the pre-v0.1 engine of its first; another CPU, and a loaded 2-core VM"),
+                      "not the pre-v0.1 engine of its first; another CPU, and a shared 2-core VM"),
     "ramsql.select_10k": ("the RamSQL versions differ (ours v0.1.5; the seed's first table predates the v0.1.3 rewrite, its "
                           "second, on v0.1.3, gives 682 µs for this query), and SQLite again returns no row, so "
                           "the ratio sets RamSQL's 29-row range against SQLite's empty index probe; another CPU, "
-                          "and a loaded 2-core VM"),
+                          "and a shared 2-core VM"),
     "ramsql.insert10": ("both sides insert 10 rows; RamSQL versions differ as above (the seed's own two tables "
                         "put this ratio on either side of 1)"),
     "ramsql.setup": ("sql.Open connects to nothing: both sides time database/sql's bookkeeping, so the ratio "
