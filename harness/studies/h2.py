@@ -53,8 +53,7 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         text[name] = table_md
         cut = sorted({k[0] for k in censored_cells(runs.summary, prefix, engines)})
         blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix, censored=cut)
-    blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
-                                                      "micro.": tables.get("e2-like-for-like")})
+
     blocks["h2-processes"] = processes_note(runs)
     blocks["h2-warmup"] = warmup_sentence(runs)
     like_steady = like_every = None
@@ -66,6 +65,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
         tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
     blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every)
+    blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
+                                                      "micro.": tables.get("e2-like-for-like")}, steady=like_steady)
     blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
                                                                "micro.": tables.get("e2-like-for-like")},
                                                               steady=like_steady)

@@ -91,3 +91,18 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     assert "No steady-state H2 run" in h2.steady_sentence(None, None)
     context = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0))
     assert "24.00x [22.00, 26.00] over TPC-H (2 benchmarks, 6.50x [6.00, 7.00] at a steady state over 2;" in context
+
+
+def test_the_directions_read_tpch_at_a_steady_state_when_there_is_one():
+    from harness.studies import seed001_h2
+
+    seed, _ = seed001_h2.seed_geomean(["tpch.q01", "tpch.q02"])
+    short, calm = _like(seed * 3, seed * 2.5, seed * 3.5), _like(seed / 2, seed / 2.4, seed / 1.7)
+    micro = _like(2.0, 1.8, 2.2).assign(benchmark=["micro.select", "micro.innerjoin", "geomean"])
+    before = seed001_h2.directions({"tpch.": short, "micro.": micro})
+    assert before.startswith("The gap between H2 and SQLite moved in opposite directions") and "Two explanations" in before
+    after = seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=calm)
+    assert after.startswith("The gap between H2 and SQLite moved from the seed's: over TPC-H at a steady state (below) "
+                            "ours is below the seed's")
+    assert f"E3's own H2 processes were short, and their {seed * 3:.2f}x is mostly the JIT's warm-up" in after
+    assert seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=None) == before
