@@ -135,7 +135,7 @@ def directions(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None)
             f"({m['ratio']:.2f}x [{m['low']:.2f}, {m['high']:.2f}] against {ms:.2f}x, {m['ratio'] / ms:.2f} times). ")
     if short is not None:
         return text + (f"E3's own H2 processes were short, and their {short['ratio']:.2f}x is mostly the JIT's warm-up. "
-                       "That both steady-state gaps are smaller than the seed's may be today's H2 and JVM gaining on "
+                       "That both gaps are smaller than the seed's may be today's H2 and JVM gaining on "
                        "its H2 1.4, a hypothesis we did not test.")
     return text + ("Two explanations: our H2 processes were short, so the JIT's warm-up weighs in their means (measured "
                    "below), and, a hypothesis we did not test, at our smaller scale factor a TPC-H query does little "
