@@ -794,7 +794,9 @@ def ratios_summary(ratio_table: pd.DataFrame | None, baseline: str, method: str)
     for r in geo.sort_values("ratio").itertuples():
         if not math.isfinite(float(r.ratio)) or is_baseline(r.engine, r.runtime, baseline):
             continue
-        n = int(((cells["engine"] == r.engine) & (cells["runtime"].astype(str) == str(r.runtime))).sum())
+        # the cells with a ratio: a cell the baseline never ran (corpus LG2) has none and is not in the mean
+        n = int(((cells["engine"] == r.engine) & (cells["runtime"].astype(str) == str(r.runtime))
+                 & pd.to_numeric(cells["ratio"], errors="coerce").notna()).sum())
         lines.append(f"| {r.engine} | {r.runtime} | {float(r.ratio):.3g} [{float(r.ratio_ci_low):.3g}, "
                      f"{float(r.ratio_ci_high):.3g}] | {n} |")
     return ("\n".join(lines) + f"\n\nTable: E5, each engine's time relative to {plain_name(baseline)}, geometric "

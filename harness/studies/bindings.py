@@ -62,6 +62,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             figs.insert(0, figure_link(f"E1 native C against the bindings, rows/s, 99% CI ({method})"
                                        + (f": {native_says}" if native_says else ""), native_fig, paper_path))
         aa = runfacts.aa_of(runs)  # the twins' run set and A/A table, for the A/A block and the abstract
+        environment = campaign_manifests(runs)
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
                "e1-ratios": ratio_md, "e1-findings": found, "e1-steady": steady_caveat(e1) or "_Every E1 cell reached a steady state in most processes._", "abstract-e1": abstract(runs),
@@ -78,7 +79,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
-               "environment": envtable.markdown(runs.manifests(), envtable.run_studies(runs)),
+               "environment": envtable.markdown(*environment),
+               "environment-hosts": envtable.hosts_sentence(*environment),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
         if seq_fig is not None:
@@ -92,6 +94,22 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
               "socket": socket_text, "ratios": ratio_md, "findings": found, "seed": seed_md, "noise": noise},
         figures={"native_vs_bindings": native_fig, "rows_per_s": rates_fig, "run_sequence": seq_fig},
         make_blocks=blocks)
+
+
+def campaign_manifests(runs: RunSet) -> tuple[list, dict[str, str]]:
+    """The manifests of Appendix E and Section 2.6, with the studies each run measured: these runs, and, when
+    they are the committed reference runs, the steady-state H2 run of study E3h beside them (it lives in
+    data/reference-h2/)."""
+    from harness.analysis.runset import manifest_of
+    from harness.studies import h2
+
+    manifests, studies = list(runs.manifests()), envtable.run_studies(runs)
+    if runs.run_dirs and all(Path(d).resolve().parent == h2.DEFAULT_DIR.resolve() for d in runs.run_dirs):
+        for d in h2.steady_runs():
+            m = manifest_of(d)
+            manifests.append(m)
+            studies[str(m.run_id)] = "E3h"
+    return manifests, studies
 
 
 def warmup_takeaway(raw: pd.DataFrame) -> str:

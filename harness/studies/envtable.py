@@ -138,7 +138,7 @@ def engine_table(manifests: list[Manifest]) -> str:
 
 
 def run_studies(runs: Any) -> dict[str, str]:
-    """run id -> the studies it measured (`E1, E4`), or `E6, imported go test` for an imported run."""
+    """run id -> the studies it measured (`E1, E4`), or `E6's go test sessions` for an imported run."""
     from pathlib import Path
 
     from harness.studies import STUDIES
@@ -147,7 +147,7 @@ def run_studies(runs: Any) -> dict[str, str]:
     out = {}
     for d, m in zip(runs.run_dirs, runs.manifests()):
         if m.imported:
-            out[str(m.run_id)] = "E6, imported go test"
+            out[str(m.run_id)] = "E6's go test sessions"
         else:
             fams = measured_families(Path(d))
             out[str(m.run_id)] = ", ".join(STUDIES.get(f, f) for f in fams)
@@ -172,6 +172,42 @@ def markdown(manifests: Iterable[Manifest], studies: dict[str, str] | None = Non
             "record no engine): versions as each engine's probe reported them, configuration as built or "
             "started by the harness (server settings read back from the server; the manifest has all of "
             "them).")
+
+
+def hosts_sentence(manifests: Iterable[Manifest], studies: dict[str, str] | None = None) -> str:
+    """Section 2.6's first sentence, from the manifests: how many machines (CPU model and kernel) the runs
+    were measured on, which studies ran on each, and what none of them offered (a readable frequency
+    governor, a cycle counter)."""
+    manifests = list(manifests)
+    if not manifests:
+        return "_No runs, so no machine._"
+    studies = studies or {}
+    hosts: dict[tuple[str, str], list[str]] = {}
+    for m in manifests:
+        f = machine_facts(m)
+        label = studies.get(str(m.run_id), str(m.run_id))
+        names = hosts.setdefault((f["CPU"], f["kernel"]), [])
+        for part in label.split(", "):
+            if part not in names:
+                names.append(part)
+    facts = [machine_facts(m) for m in manifests]
+    no_governor = all(f["frequency governor"].startswith("not readable") for f in facts)
+    no_cycles = all(f["cycle counter"].startswith("none") for f in facts)
+    lacks = [w for w, missing in (("no readable frequency governor", no_governor), ("no cycle counter", no_cycles))
+             if missing]
+    each = (f", each with {' and '.join(lacks)}" + (" (so no result is given in cycles)" if no_cycles else "")
+            if lacks else "")
+    def order(name: str) -> tuple:
+        m = re.match(r"E(\d+)(.*)", name)
+        return (int(m.group(1)), m.group(2)) if m else (99, name)
+
+    listed = "; ".join(f"{cpu} (kernel {kernel}): {', '.join(sorted(names, key=order))}"
+                       for (cpu, kernel), names in hosts.items())
+    if len(hosts) == 1:
+        (cpu, kernel), _ = next(iter(hosts.items()))
+        return f"Every run was measured on one virtual machine, {cpu} (kernel {kernel}){each}."
+    return (f"The runs were measured on {len(hosts)} virtual machines{each}: {listed}. A ratio is always taken "
+            "within one run, so on one machine; a comparison of two runs on different machines is said to be one.")
 
 
 # --- versions for the like-for-like rule of the seeds' verdicts (verdicts.like_for_like) ---

@@ -64,7 +64,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
                        resamples=steady.resamples, steady_state=False, aa_twins=False)
         like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
         tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
-    blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every)
+    blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every,
+                                          host_note(runs, steady) if steady is not None else "")
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
                                                       "micro.": tables.get("e2-like-for-like")}, steady=like_steady)
     blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
@@ -90,7 +91,24 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     return StudyResult(tables=tables, text=text, figures={"h2_tpch": fig}, make_blocks=make_blocks)
 
 
-def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None, every: Any = None) -> str:
+def host_note(runs: Any, steady: Any) -> str:
+    """Whether the steady-state run was measured on another machine than the E2/E3 runs (CPU model and kernel
+    from the manifests): '' when on the same one."""
+    from harness.studies.envtable import machine_facts
+
+    def hosts(rs: Any) -> set[tuple[str, str]]:
+        return {(f["CPU"], f["kernel"]) for f in (machine_facts(m) for m in rs.manifests() if not m.imported)}
+
+    theirs, mine = hosts(runs), hosts(steady)
+    if not mine or mine == theirs:
+        return ""
+    return (f"it ran on another machine than E3 ({'; '.join(c for c, _ in sorted(mine))}, not "
+            f"{'; '.join(c for c, _ in sorted(theirs))}): each ratio is within its own run, but the two runs' hosts "
+            "differ")
+
+
+def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None, every: Any = None,
+                    host: str = "") -> str:
     """Study E3h: H2 / SQLite from PyPy over TPC-H from processes long enough for the changepoint analysis to
     leave the JIT's warm-up out, with how many processes reached a steady state, beside the same run with
     every iteration counted (`every`, the seed's way), E3's number (`all_iterations`: short processes,
@@ -133,7 +151,7 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
                  f"[{whole['low']:.2f}, {whole['high']:.2f}]")
     e3 = seed001_h2.ours(all_iterations)
     if e3 is not None:
-        text += f"; E3's short processes gave {e3['ratio']:.2f}x"
+        text += f"; E3's short processes gave {e3['ratio']:.2f}x" + (f" ({host})" if host else "")
     if k:
         side = ("above" if mine["low"] > seed else "below" if mine["high"] < seed else "level with")
         text += f"; the seed's over the same {k}: {seed:.2f}x, which ours lies {side}"

@@ -328,11 +328,12 @@ def time_takeaway(df: pd.DataFrame) -> str:
     times = ", ".join(f"{r.strategy} {wording.time_interval(r.mean_s, r.ci_low_s, r.ci_high_s)}"
                       for r in at.itertuples())
     k = d["strategy"].nunique()
-    reach = f"all {k} strategies reach" if len(at) == k else f"only {len(at)} of {k} strategies reach"
     from harness.studies.findings import plain_name
 
     who = plain_name(f"{at.iloc[0]['engine']}@{at.iloc[0]['runtime_family']}")
-    return f": {reach} the largest N = {n:,} of {who}, where {times}"
+    reach = (f"all {k} strategies of {who} reach" if len(at) == k else
+             f"only {len(at)} of the {k} strategies of {who} {'reaches' if len(at) == 1 else 'reach'}")
+    return f": {reach} its largest N, {n:,}, where {times}"
 
 
 def grid_takeaway(df: pd.DataFrame) -> str:

@@ -323,7 +323,7 @@ def _app(runs: RunSet) -> tuple[pd.DataFrame, Callable[..., Interval]]:
 
 
 #: seed 002's claims, computed by the E5 study (`app.claims`) and quoted with its number here
-SEED002_NUMBERS = (">= 8x", "no number", "10 to about 30 µs", "no number", f"about 1/{app.SEED['mongo_next']:.0f}", "no number",
+SEED002_NUMBERS = (">= 8x", "no number", "\"low double-digit\" µs (our reading: at most 30)", "no number", f"about 1/{app.SEED['mongo_next']:.0f}", "no number",
                    f"about {app.SEED['optimisation']:g}x", f"about {app.SEED['acid_lookup_optimisation']:g}x")
 
 
@@ -663,7 +663,7 @@ def ramsql_readings(fixed: Interval, own: Interval, rows: dict[tuple[str, str], 
     if math.isfinite(own[0]):
         text += (f". The seed's own code (select_10k): {show(own)}, but there SQLite reads "
                  f"{read('ramsql.select_10k', sq)} rows per query while RamSQL reads {read('ramsql.select_10k', rs)}, "
-                 "so its ratio sets a range scan against an empty probe (Appendix B.9 reads the claim on it)")
+                 "so its ratio sets a range scan against an empty probe (the sensitivity table reads the claim on it)")
     if gotest:
         where = "on this host" if host == "this host" else "another machine"
         sessions = [g if isinstance(g, tuple) else (g, math.nan, math.nan) for g in gotest]

@@ -60,3 +60,16 @@ def test_an_imported_run_on_another_cpu_is_never_all_runs(tmp_path):
 def test_one_machine_is_one_column(tmp_path):
     md = _md(_run(tmp_path, "r1"), _run(tmp_path, "r2"))
     assert "| item | all 2 runs |" in md and "| CPU | AMD EPYC, 2 cores |" in md
+
+
+def test_the_hosts_sentence_counts_machines_and_names_their_studies(tmp_path):
+    runs = [_run(tmp_path, "r1", cpu="Intel Xeon"), _run(tmp_path, "r2", cpu="Intel Xeon"),
+            _run(tmp_path, "r3", cpu="AMD EPYC", kernel="6.9")]
+    studies = {"r1": "E3", "r2": "E1, E2", "r3": "E3h"}
+    text = envtable.hosts_sentence([manifest_of(d) for d in runs], studies)
+    assert text.startswith("The runs were measured on 2 virtual machines, each with no readable frequency governor "
+                           "and no cycle counter (so no result is given in cycles)")
+    assert "Intel Xeon, 2 cores (kernel 6.1): E1, E2, E3; AMD EPYC, 2 cores (kernel 6.9): E3h." in text
+    one = envtable.hosts_sentence([manifest_of(runs[0])], studies)
+    assert one.startswith("Every run was measured on one virtual machine, Intel Xeon, 2 cores (kernel 6.1)")
+    assert "_No runs" in envtable.hosts_sentence([])
