@@ -102,9 +102,8 @@ def host_note(runs: Any, steady: Any) -> str:
     theirs, mine = hosts(runs), hosts(steady)
     if not mine or mine == theirs:
         return ""
-    return (f"it ran on another machine than E3 ({'; '.join(c for c, _ in sorted(mine))}, not "
-            f"{'; '.join(c for c, _ in sorted(theirs))}): each ratio is within its own run, but the two runs' hosts "
-            "differ")
+    return (f"on another machine: {'; '.join(c for c, _ in sorted(theirs))}, where E3h ran on "
+            f"{'; '.join(c for c, _ in sorted(mine))}")
 
 
 def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None, every: Any = None,
@@ -139,10 +138,9 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
                 if mine["low"] == mine["low"] else f"**{mine['ratio']:.2f}x** (no interval)")
     procs = int(cells[h2]["processes"].median()) if h2.any() else 0
     text = (f"At a steady state (study E3h, run {ids} at commit {commits}): H2 and SQLite from PyPy alone, "
-            f"{procs} process{'' if procs == 1 else 'es'} per query, each timing "
-            f"{int(per.median()) if len(per) else 0} iterations with no time limit, so the changepoint analysis can "
-            f"leave each process's warm-up out; {reached(h2)} H2 processes and {reached(pypy)} of SQLite's reached a "
-            "steady state (the others enter with every iteration). There H2 / SQLite over the "
+            f"{procs} process{'' if procs == 1 else 'es'} per query of {int(per.median()) if len(per) else 0} "
+            f"iterations each, no time limit; {reached(h2)} H2 processes and {reached(pypy)} of SQLite's reached a "
+            "steady state, whose iterations alone count (the others count all). There H2 / SQLite over the "
             f"{mine['k']} queries both ran is {interval} (geometric mean, {steady.confidence:.0%} CI, "
             f"{steady.method})")
     whole = seed001_h2.ours(every)
@@ -153,18 +151,35 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
     if e3 is not None:
         text += f"; E3's short processes gave {e3['ratio']:.2f}x" + (f" ({host})" if host else "")
     if k:
-        side = ("above" if mine["low"] > seed else "below" if mine["high"] < seed else "level with")
-        text += f"; the seed's over the same {k}: {seed:.2f}x, which ours lies {side}"
+        def side(r: dict) -> str:
+            return "above" if r["low"] > seed else "below" if r["high"] < seed else "level with"
+
+        text += f"; the seed's over the same {k}, every iteration counted: {seed:.2f}x, which our steady state lies {side(mine)}"
+        if whole is not None and whole["low"] == whole["low"]:
+            text += f" and our every-iteration ratio {side(whole)}"
     return text + "."
 
 
 def _same_side(like, seed: dict[str, float]) -> str:
-    """How many queries ours and the seed's both put H2 on the same side of SQLite (the caption's point)."""
+    """On how many queries our interval puts H2 on the seed's side of SQLite, on the other side, or straddles
+    1 (the caption's point, worded by the intervals, not the point estimates)."""
     rows = like[(like["engine"] == seed001_h2.ENGINE) & (like["benchmark"] != "geomean") & like["ratio"].notna()]
-    pairs = [(float(r), seed[b]) for b, r in zip(rows["benchmark"], rows["ratio"]) if b in seed and r > 0]
-    same = sum((a > 1) == (b > 1) for a, b in pairs)
-    return (f"on {same} of the {len(pairs)} queries both measured, ours and the seed's put H2 on the same side of "
-            "SQLite" if pairs else "no query measured by both")
+    same = other = straddle = 0
+    for b, lo, hi in zip(rows["benchmark"], rows["ratio_ci_low"], rows["ratio_ci_high"]):
+        if b not in seed or not (lo == lo and hi == hi):
+            continue
+        if lo > 1 or hi < 1:
+            if (lo > 1) == (seed[b] > 1):
+                same += 1
+            else:
+                other += 1
+        else:
+            straddle += 1
+    n = same + other + straddle
+    if not n:
+        return "no query measured by both"
+    return (f"of the {n} queries both measured, our interval puts H2 on the seed's side of SQLite on {same}, on the "
+            f"other side on {other}, and includes 1 on {straddle}")
 
 
 #: bootstrap replicates of the last-iteration geometric mean (a sensitivity, not a headline)

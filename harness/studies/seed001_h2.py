@@ -129,7 +129,7 @@ def directions(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None)
     opposite = {tside, mside} == {"above", "below"}
     head = ("The gap between H2 and SQLite moved in opposite directions from the seed's" if opposite
             else "The gap between H2 and SQLite moved from the seed's")
-    where = " at a steady state (below)" if short is not None else ""
+    where = " at a steady state (below; the seed's counts every iteration)" if short is not None else ""
     text = (f"{head}: over TPC-H{where} ours is {tside} the seed's ({t['ratio']:.2f}x [{t['low']:.2f}, {t['high']:.2f}] "
             f"against {ts:.2f}x, {t['ratio'] / ts:.2f} times the seed's), over the micro-benchmarks ours is {mside} the seed's "
             f"({m['ratio']:.2f}x [{m['low']:.2f}, {m['high']:.2f}] against {ms:.2f}x, {m['ratio'] / ms:.2f} times). ")

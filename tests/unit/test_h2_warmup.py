@@ -80,13 +80,14 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     below = h2.steady_sentence(_steady(), _like(seed / 2, seed / 2.5, seed / 1.6), _like(24.0, 22.0, 26.0),
                                _like(9.0, 8.0, 10.0))
     assert "run `20261127-130000-abcdef` at commit `0123456789ab`" in below
-    assert "5 processes per query, each timing 20 iterations" in below
+    assert "5 processes per query of 20 iterations each" in below
     assert "8 of 10 H2 processes and 10 of 10 of SQLite's reached a steady state" in below
     assert f"over the 2 queries both ran is **{seed / 2:.2f}x**" in below and "E3's short processes gave 24.00x" in below
     assert "counting every iteration, as the seed counted its 50, 9.00x [8.00, 10.00]" in below
-    assert below.endswith(f"the seed's over the same {k}: {seed:.2f}x, which ours lies below.")
+    assert below.endswith(f"the seed's over the same {k}, every iteration counted: {seed:.2f}x, which our steady "
+                          "state lies below and our every-iteration ratio above.")
     level = h2.steady_sentence(_steady(), _like(seed, seed / 1.2, seed * 1.2))
-    assert level.endswith("which ours lies level with.") and "short processes" not in level
+    assert level.endswith("which our steady state lies level with.") and "short processes" not in level
     assert "counting every iteration" not in level
     assert "No steady-state H2 run" in h2.steady_sentence(None, None)
     context = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0))
@@ -102,7 +103,19 @@ def test_the_directions_read_tpch_at_a_steady_state_when_there_is_one():
     before = seed001_h2.directions({"tpch.": short, "micro.": micro})
     assert before.startswith("The gap between H2 and SQLite moved in opposite directions") and "Two explanations" in before
     after = seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=calm)
-    assert after.startswith("The gap between H2 and SQLite moved from the seed's: over TPC-H at a steady state (below) "
-                            "ours is below the seed's")
+    assert after.startswith("The gap between H2 and SQLite moved from the seed's: over TPC-H at a steady state (below; the "
+                            "seed's counts every iteration) ours is below the seed's")
     assert f"E3's own H2 processes were short, and their {seed * 3:.2f}x is mostly the JIT's warm-up" in after
     assert seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=None) == before
+
+
+def test_the_figure_caption_counts_sides_by_the_intervals():
+    import pandas as pd
+
+    like = pd.DataFrame([{"benchmark": b, "engine": "h2/jdbc", "ratio": r, "ratio_ci_low": lo, "ratio_ci_high": hi}
+                         for b, r, lo, hi in (("tpch.q01", 2.0, 1.5, 2.5), ("tpch.q02", 0.5, 0.4, 0.6),
+                                              ("tpch.q03", 1.1, 0.8, 1.4), ("tpch.q04", 3.0, 2.0, 4.0))])
+    seed = {"tpch.q01": 1.5, "tpch.q02": 40.0, "tpch.q03": 3.0}  # q04: not in the seed
+    text = h2._same_side(like, seed)
+    assert text == ("of the 3 queries both measured, our interval puts H2 on the seed's side of SQLite on 1, on the "
+                    "other side on 1, and includes 1 on 1")
