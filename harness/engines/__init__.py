@@ -25,7 +25,8 @@ def register(engine: Engine) -> None:
 
 
 for _engine in (Sqlite3Engine(), ApswEngine(), DuckdbEngine(), NativeCEngine(), PsycopgEngine(), PymysqlEngine(),
-                MysqlclientEngine(), RamsqlGoEngine(), SqliteGlebarezEngine(), SqliteGoEngine(), PymongoEngine(), H2JdbcEngine(),
+                MysqlclientEngine(), RamsqlGoEngine(), SqliteGlebarezEngine(), SqliteGoEngine(), PymongoEngine(),
+                H2JdbcEngine(),
                 *HASKELL_ENGINES):
     register(_engine)
 

@@ -183,7 +183,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
            "--aa", "sqlite/sqlite3", "--timeout", "120", "--yes"), 300, steps=_E5_LARGE_STEPS),
     Study("E6", "point queries in Go, RamSQL against SQLite", ("ramsql.*",),
           ("--profile", "quick", "--benchmarks", "ramsql.*", "--engines", "ramsql/go,sqlite/glebarez,sqlite/go",
-           "--runtimes", "go", "--processes", "10", "--aa", "sqlite/glebarez"), 90, steps=_GOTEST_STEPS, engines=("gotest-*",)),
+           "--runtimes", "go", "--processes", "10", "--aa", "sqlite/glebarez"), 90, steps=_GOTEST_STEPS,
+          engines=("gotest-*",)),
     Study("E7b", "the same point again, made last: two runs of one commit, the campaign's sitting between them, "
                  "show what the machine alone does",
           ("history",), ("--profile", "smoke", "--processes", "10", "--iterations", "10", "--benchmarks",

@@ -53,7 +53,6 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         text[name] = table_md
         cut = sorted({k[0] for k in censored_cells(runs.summary, prefix, engines)})
         blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix, censored=cut)
-
     blocks["h2-processes"] = processes_note(runs)
     blocks["h2-warmup"] = warmup_sentence(runs)
     like_steady = like_every = None
@@ -77,9 +76,10 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     which = ("from study E3h's steady-state run" if like is like_steady else "from E3's run, warm-up included")
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}
     if figures_dir is not None and like is not None:
+        title = ("H2 / SQLite per TPC-H query: ours (SF 0.01" + (", steady state" if like is like_steady else "")
+                 + ") and seed 001's (about SF 1, all iterations)")
         fig = plot_seed_beside_ours(like, seed, Path(figures_dir) / "h2_tpch.png", seed001_h2.ENGINE,
-                                    seed001_h2.LIKE_FOR_LIKE, "H2 / SQLite per TPC-H query: ours (SF 0.01" + (", steady state" if like is like_steady else "")
-                                    + ") and seed 001's (about SF 1, all iterations)")
+                                    seed001_h2.LIKE_FOR_LIKE, title)
 
     def make_blocks(paper_path: Path | str) -> dict[str, str]:
         out = dict(blocks)
@@ -154,7 +154,8 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
         def side(r: dict) -> str:
             return "above" if r["low"] > seed else "below" if r["high"] < seed else "level with"
 
-        text += f"; the seed's over the same {k}, every iteration counted: {seed:.2f}x, which our steady state lies {side(mine)}"
+        text += (f"; the seed's over the same {k}, every iteration counted: {seed:.2f}x, which our steady state lies "
+                 f"{side(mine)}")
         if whole is not None and whole["low"] == whole["low"]:
             text += f" and our every-iteration ratio {side(whole)}"
     return text + "."

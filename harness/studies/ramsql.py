@@ -256,7 +256,8 @@ def _measures_e6(m) -> bool:
     benchmarks = conf.get("benchmarks")
     if benchmarks is not None and not any(str(b).startswith("ramsql.") for b in benchmarks):
         return False
-    return any(str(e).startswith(("ramsql/", "sqlite/go", "sqlite/glebarez")) and (not isinstance(v, dict) or v.get("available", True))
+    return any(str(e).startswith(("ramsql/", "sqlite/go", "sqlite/glebarez"))
+               and (not isinstance(v, dict) or v.get("available", True))
                for e, v in (m.engines or {}).items())
 
 

@@ -128,7 +128,8 @@ def seed_paragraph(table: pd.DataFrame) -> str:
 #: why the two columns differ, whatever the numbers: facts about the two set-ups
 WHY = ("Why the columns differ: the seed measured in 2013 on a 3.2 GHz Core i7 under VirtualBox with one core, "
        "with GHC 7.4.2, direct-sqlite 2.3.3, sqlite-simple 0.3.0.0, postgresql-simple 0.2.4.1 and PostgreSQL 9.1.7, "
-       "each binding timed by criterion (its notes say so; criterion times in one long-lived process); ours runs on the machine, compiler and library "
+       "each binding timed by criterion (its notes say so; criterion times in one long-lived process); ours runs on "
+       "the machine, compiler and library "
        "versions the protocol paragraph and the manifest record (Debian's GHC and `libghc-*-dev` packages), in "
        "fresh processes with warm-up left out. direct-sqlite and sqlite-simple are not packaged in Debian, so the "
        "seed's fastest Haskell rows have no cell here; persistent-sqlite's `Database.Sqlite` stands in for "

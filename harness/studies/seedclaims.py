@@ -332,7 +332,8 @@ def _app(runs: RunSet) -> tuple[pd.DataFrame, Callable[..., Interval]]:
 
 
 #: seed 002's claims, computed by the E5 study (`app.claims`) and quoted with its number here
-SEED002_NUMBERS = (">= 8x", "no number", "\"low double-digit\" µs (our reading: at most 30)", "no number", f"about 1/{app.SEED['mongo_next']:.0f}", "no number",
+SEED002_NUMBERS = (">= 8x", "no number", "\"low double-digit\" µs (our reading: at most 30)", "no number",
+                   f"about 1/{app.SEED['mongo_next']:.0f}", "no number",
                    f"about {app.SEED['optimisation']:g}x", f"about {app.SEED['acid_lookup_optimisation']:g}x")
 
 

@@ -9,7 +9,6 @@ every verdict here comes from the same code as the table's, never typed in.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 

@@ -4,7 +4,8 @@ probe, launch.
 The module next to this file (`go.mod`, `go.sum`, `*.go`; third-party modules come from the Go
 module proxy, nothing is vendored) is built with `go build -tags libsqlite3` (mattn/go-sqlite3
 through cgo against the system's libsqlite3, the library the C baseline and Python's sqlite3
-use; glebarez/go-sqlite, the seed's driver, is pure Go and links no C) into `data/cache/go/e6-<key>`, where <key> hashes the sources, the `go` executable's path
+use; glebarez/go-sqlite, the seed's driver, is pure Go and links no C) into `data/cache/go/e6-<key>`,
+where <key> hashes the sources, the `go` executable's path
 and `go version`, and the build flags. Each build writes `e6-<key>.json` beside it (command, Go
 version, source hash, seconds it took), which the probe reports and the manifest records.
 GOPATH, GOMODCACHE and GOCACHE live in `data/cache/go/` too, so builds work as root and offline
