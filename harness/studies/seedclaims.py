@@ -520,7 +520,7 @@ def select_ratio(ratios: pd.DataFrame, bench: str) -> Interval:
 
 
 def seed004_select_verdict(runs: RunSet, bench: str = "ramsql.select_10k_fixed", as_written_only: bool = False,
-                           harnesses: bool = True) -> tuple[Interval, v.Verdict]:
+                           harnesses: bool = True, alike: bool = False) -> tuple[Interval, v.Verdict]:
     """Seed 004's select claim on today's stack: (our interval, the verdict). The table reads the fixed code
     (select_10k_fixed, rule S3: the seed's SQLite side reads no row); `sensitivity.py` reads it on the seed's
     own code (`bench` select_10k), against 100x as written only (`as_written_only`), or without the `go test`
@@ -538,7 +538,7 @@ def seed004_select_verdict(runs: RunSet, bench: str = "ramsql.select_10k_fixed",
     gotest = gotest_ratios(runs, bench) if harnesses else []
     host = gotest_host(runs)
     own = math.nan if as_written_only else seed_ratio
-    return r0, v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, own, gotest, host), uses=uses)
+    return r0, v.on_todays_stack(theirs, ours, lambda: ramsql_verdict(r0, own, gotest, host, alike), uses=uses)
 
 
 #: seed 004's closing bullets (its second table: RamSQL v0.1.3 after the rewrite), each read on our fixed
@@ -631,17 +631,25 @@ def gotest_host(runs: RunSet) -> str:
     return "this host" if ramsql.gotest_where(runs).startswith("on this host") else "another host"
 
 
-def ramsql_verdict(own: Interval, own_numbers: float, gotest: list[float], host: str = "another host") -> v.Verdict:
-    """Seed 004's select claim: "about 100x" as written and "about" the ratio of its own µs, each decided on the
-    seed's code in our worker (`verdicts.readings`), then the harness rule against the `go test` sessions."""
+def ramsql_verdict(own: Interval, own_numbers: float, gotest: list[float], host: str = "another host",
+                   alike: bool = False) -> v.Verdict:
+    """Seed 004's select claim: "about 100x" as written and "about" the ratio of its own µs, each decided on
+    our worker's interval (`verdicts.readings`), then the harness rule against the `go test` sessions; with
+    `alike` (a sensitivity reading), each session's interval must also decide it the same way."""
     if not math.isfinite(own[0]):
         return decide(own, v.above)
-    named = [("100x as written", decide(own, lambda lo, hi: v.about(lo, hi, 100.0)))]
-    if math.isfinite(own_numbers):  # nan: the sentence read against 100x alone (`sensitivity.py`)
-        named.append((f"{num(own_numbers)}x from its own µs", decide(own, lambda lo, hi: v.about(lo, hi, own_numbers))))
-    read = v.readings(named)
-    return v.across_harnesses(read, own[1], own[2], [(f"`go test` session {i} ({host})", *g) for i, g in
-                                                     enumerate((g if isinstance(g, tuple) else (g,) for g in gotest), 1)])
+
+    def rule(lo: float, hi: float) -> v.Verdict:
+        named = [("100x as written", v.about(lo, hi, 100.0))]
+        if math.isfinite(own_numbers):  # nan: the sentence read against 100x alone (`sensitivity.py`)
+            named.append((f"{num(own_numbers)}x from its own µs", v.about(lo, hi, own_numbers)))
+        return v.readings(named)
+
+    read = rule(own[1], own[2]) if v.valid(own[1], own[2]) else decide(own, rule)
+    others = [(f"`go test` session {i} ({host})", *g) for i, g in
+              enumerate((g if isinstance(g, tuple) else (g,) for g in gotest), 1)]
+    verdict = v.across_harnesses(read, own[1], own[2], others)
+    return v.alike_across_harnesses(verdict, rule, others) if alike else verdict
 
 
 def gotest_ratios(runs: RunSet, bench: str) -> list[tuple[float, float, float]]:

@@ -156,6 +156,8 @@ def ramsql_select(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
 
     own = "the seed's own code (select_10k, where SQLite reads no row) as the claim's operation, not the fixed code"
     return (read("against 100x as written only, not also its own µs", as_written_only=True),
+            read("decided only when each `go test` session's interval decides it alike, not only overlaps ours",
+                 alike=True),
             read(own, bench="ramsql.select_10k"),
             read(own + ", without the `go test` sessions", bench="ramsql.select_10k", harnesses=False))
 

@@ -181,6 +181,22 @@ def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable
                                                                            else ", so the claim is not decided"))
 
 
+def alike_across_harnesses(verdict: Verdict, decide: Callable[[float, float], Verdict],
+                           others: Iterable[tuple]) -> Verdict:
+    """The stricter harness rule (a sensitivity reading): the claim keeps our verdict only when every other
+    measurement's interval, decided by the same `decide`, gives the same word; otherwise it is inconclusive,
+    the measurement that decides otherwise named. `others` holds (name, estimate, low, high)."""
+    if verdict.word not in (SUPPORTED, REFUTED):
+        return verdict
+    differ = [(name, x, lo, hi, decide(lo, hi).word) for name, x, *b in others
+              for lo, hi in [tuple(b[:2]) if len(b) >= 2 else (math.nan, math.nan)]
+              if valid(lo, hi) and decide(lo, hi).word != verdict.word]
+    if not differ:
+        return verdict
+    who = "; ".join(f"{name} {factor_text(x)} [{lo:.3g}, {hi:.3g}]: {word}" for name, x, lo, hi, word in differ)
+    return Verdict(INCONCLUSIVE, f"{verdict.why or verdict.word}; but {who}, so the harnesses do not decide alike")
+
+
 def untestable(how: str) -> Verdict:
     """The substitute differs from what the seed measured; `how` says how."""
     return Verdict(UNTESTABLE, how)

@@ -259,3 +259,17 @@ def test_the_harness_rule_compares_intervals_when_the_other_measurement_has_one(
     assert apart.word == v.INCONCLUSIVE and "60x [40, 90]" in apart.why
     # without an interval the estimate is still judged against ours
     assert v.across_harnesses(refuted, 16.7, 30.2, [("go test", 31.6)]).word == v.INCONCLUSIVE
+
+
+def test_the_stricter_harness_rule_wants_every_interval_to_decide_alike():
+    def rule(lo, hi):
+        return v.about(lo, hi, 100.0)
+
+    ours = rule(15.3, 30.4)
+    assert ours.word == v.REFUTED
+    wide = v.alike_across_harnesses(ours, rule, [("go test 1", 34.8, 18.3, 66.1), ("go test 2", 57.3, 24.0, 136.9)])
+    assert wide.word == v.INCONCLUSIVE and "go test 2 57.3x [24, 137]: inconclusive" in wide.why
+    assert "go test 1" not in wide.why  # its interval refutes too
+    assert v.alike_across_harnesses(ours, rule, [("go test 1", 34.8, 18.3, 66.1)]) == ours
+    assert v.alike_across_harnesses(v.Verdict(v.INCONCLUSIVE), rule, [("x", 100.0, 90.0, 110.0)]).word == v.INCONCLUSIVE
+    assert v.alike_across_harnesses(ours, rule, [("no interval", 57.0)]) == ours
