@@ -11,6 +11,7 @@ twin), so cells another worker adds are picked up as they appear.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -500,6 +501,27 @@ ABSOLUTE = ("claim_acid_micro",)
 #: the claims about MongoDB: its stand-in (FerretDB on CPython) is another engine, which no substitution covers
 MONGO_CLAIMS = ("claim_mongo", "claim_push")
 
+#: the operations each claim's cells time (its key -> names), and how the seed's user insertion differs from
+#: ours: the seed hashed the password with scrypt inside it; our E5 runs insert with hash=off (the hash is
+#: app.insert_user's hash=on, not run), so a claim whose cells include user insertion times another operation
+CLAIM_OPERATIONS = {
+    "claim_acid": ("listing", "user query"), "claim_acid_narrow": ("listing", "user query", "item insertion"),
+    "claim_acid_micro": ("listing", "user query"), "claim_mongo": ("user insertion",),
+    "claim_push": ("item insertion",),
+    "claim_sqlite": ("user insertion", "listing", "item insertion", "user query"),
+    "claim_optimisation": ("user insertion", "listing", "item insertion", "user query"),
+    "claim_optimisation_acid": ("user query",),
+}
+SEED_USER_INSERTION = "user insertion with the password's scrypt hash"
+OUR_USER_INSERTION = "user insertion without the hash (hash=off: the scrypt cells were not run)"
+
+
+def operation_of(key: str, seed: bool) -> str:
+    """The GoGet back-end operations a claim's cells time, the seed's or ours (user insertion differs)."""
+    ops = CLAIM_OPERATIONS.get(key, ("user insertion", "listing", "item insertion", "user query"))
+    named = [(SEED_USER_INSERTION if seed else OUR_USER_INSERTION) if op == "user insertion" else op for op in ops]
+    return "GoGet back-end's " + ", ".join(named)
+
 
 def stores_setting(setting: v.Setting) -> v.Setting:
     """A setting narrowed to the stores the AcidState and SQLite claims compare (acid-state and SQLite
@@ -530,6 +552,8 @@ def on_stack(f: Callable[..., dict[str, Any]], cells: pd.DataFrame, ratio: Ratio
     c["measured"] = c["verdict"]  # what the interval alone would say, kept for the record
     mongo = f.__name__ in MONGO_CLAIMS
     theirs, mine = (SEED_SETTING, ours) if mongo else (stores_setting(SEED_SETTING), stores_setting(ours))
+    theirs = replace(theirs, operation=operation_of(c["key"], seed=True))
+    mine = replace(mine, operation=operation_of(c["key"], seed=False))
     c["verdict"] = v.on_todays_stack(theirs, mine, lambda: c["verdict"], uses=() if mongo else ("S1",),
                                      absolute=f.__name__ in ABSOLUTE)
     return c

@@ -247,6 +247,13 @@ def test_seed_002s_claims_rest_on_s1_and_the_mongodb_claims_on_no_rule():
     assert acid.word == v.SUPPORTED and acid.rules == ("S1",) and acid.as_seed == v.UNTESTABLE
     mongo = next(c["verdict"] for c in items if "MongoDB consistently" in c["claim"])
     assert mongo.word == v.UNTESTABLE and "engine: the seed's" in mongo.why and "FerretDB" in mongo.why
+    # a claim whose cells include user insertion times another operation: the seed hashed the password
+    sqlite = next(c["verdict"] for c in items if c["key"] == "claim_sqlite")
+    assert sqlite.word == v.UNTESTABLE
+    assert "operation: the seed's GoGet back-end's user insertion with the password's scrypt hash" in sqlite.why
+    assert "ours GoGet back-end's user insertion without the hash (hash=off" in sqlite.why
+    lookups = next(c["verdict"] for c in items if c["key"] == "claim_optimisation_acid")
+    assert "operation" not in lookups.why  # user query alone: the same operation
 
 
 def test_ramsql_the_fixed_code_decides_and_the_seeds_own_code_is_shown_beside_it():
