@@ -182,30 +182,29 @@ def hosts_sentence(manifests: Iterable[Manifest], studies: dict[str, str] | None
     if not manifests:
         return "_No runs, so no machine._"
     studies = studies or {}
+    facts = [machine_facts(m) for m in manifests]
     hosts: dict[tuple[str, str], list[str]] = {}
-    for m in manifests:
-        f = machine_facts(m)
-        label = studies.get(str(m.run_id), str(m.run_id))
+    for m, f in zip(manifests, facts):
         names = hosts.setdefault((f["CPU"], f["kernel"]), [])
-        for part in label.split(", "):
+        for part in studies.get(str(m.run_id), str(m.run_id)).split(", "):
             if part not in names:
                 names.append(part)
-    facts = [machine_facts(m) for m in manifests]
     no_governor = all(f["frequency governor"].startswith("not readable") for f in facts)
     no_cycles = all(f["cycle counter"].startswith("none") for f in facts)
     lacks = [w for w, missing in (("no readable frequency governor", no_governor), ("no cycle counter", no_cycles))
              if missing]
     each = (f", each with {' and '.join(lacks)}" + (" (so no result is given in cycles)" if no_cycles else "")
             if lacks else "")
+    if len(hosts) == 1:
+        (cpu, kernel), _ = next(iter(hosts.items()))
+        return f"Every run was measured on one virtual machine, {cpu} (kernel {kernel}){each}."
+
     def order(name: str) -> tuple:
         m = re.match(r"E(\d+)(.*)", name)
         return (int(m.group(1)), m.group(2)) if m else (99, name)
 
     listed = "; ".join(f"{cpu} (kernel {kernel}): {', '.join(sorted(names, key=order))}"
                        for (cpu, kernel), names in hosts.items())
-    if len(hosts) == 1:
-        (cpu, kernel), _ = next(iter(hosts.items()))
-        return f"Every run was measured on one virtual machine, {cpu} (kernel {kernel}){each}."
     return (f"The runs were measured on {len(hosts)} virtual machines{each}: {listed}. A ratio is always taken "
             "within one run, so on one machine; a comparison of two runs on different machines is said to be one.")
 

@@ -165,6 +165,46 @@ def seed000_hdbc(runs: RunSet | None) -> Claim:
                                                                               "in E1,", "")), uses=("S1",)))
 
 
+def seed000_overhead(runs: RunSet | None) -> Claim:
+    """direct-sqlite spent about 840 cycles per row in the binding, more than SQLite's own 460: "The overhead
+    in calling into SQLite was higher than the actual cost of returning the query results". Its binding is
+    not here; persistent-sqlite against C, folding the same rows, is the context."""
+    vs = engine_versions(runs)
+    op = "fold over 10,000 rows of one integer column, the binding against C calling SQLite directly"
+    theirs = v.Setting("SQLite of 2013 (version unstated)", "direct-sqlite 2.3.3 against SQLite's C API",
+                       "GHC 7.4.2 against C", op, SEED000_MACHINE)
+    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
+                     "persistent-sqlite against SQLite's C API; no direct-sqlite",
+                     f"{runtime_of(vs, 'sqlite/persistent', 'haskell')} against C", op, our_machine(runs))
+    context = "—"
+    if runs is not None:
+        r = ratio_at(runs, "bindings.select_fold", f"sqlite/persistent@{HASKELL_O2}", C, "n=10000")
+        if math.isfinite(r[0]):
+            context = (f"persistent-sqlite ({HASKELL_O2}) time / C's, both folding 10,000 rows: {show(r)}, so that "
+                       f"binding's own cost is {show(tuple(x - 1 for x in r))} times SQLite's and C's (another "
+                       "binding than the seed's)")
+    return Claim("000", "\"roughly 840 clock cycles per row were spent in the SQLite Haskell bindings. The overhead "
+                 "in calling into SQLite was higher than the actual cost of returning the query results!\" "
+                 "(direct-sqlite, against C's 460 cycles per row)", "840 against 460 cycles per row (1.83x)", context,
+                 v.on_todays_stack(theirs, ours, lambda: v.untestable(NO_SEED_BINDING.format(binding="direct-sqlite")),
+                                   uses=("S1",)), "seed000_overhead")
+
+
+def seed000_unsafe(runs: RunSet | None) -> Claim:
+    """The `unsafe` FFI calling convention for direct-sqlite's column accessors took its score from 2.43M to
+    3.6M rows/s: no binding of ours has a safe and an unsafe build of the same calls."""
+    vs = engine_versions(runs)
+    op = "fold over 10,000 rows, direct-sqlite's column calls `safe` against `unsafe`"
+    theirs = v.Setting("SQLite of 2013 (version unstated)", "direct-sqlite before and after its `unsafe` FFI change",
+                       "GHC 7.4.2", op, SEED000_MACHINE)
+    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
+                     "no cell: direct-sqlite is not packaged in Debian, and no binding here is built both ways",
+                     runtime_of(vs, "sqlite/persistent", "haskell"), op, our_machine(runs))
+    return Claim("000", "the `unsafe` FFI calling convention for direct-sqlite's column calls: \"score went up from "
+                 "2.43M to 3.6M rows/s\"", "2.43M, then 3.6M rows/s (1.48x)", "—",
+                 v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS, uses=("S1",)), "seed000_unsafe")
+
+
 #: the other readings of "about X" a reader may hold: a factor of 2, and an order of magnitude
 OTHER_BANDS = (2.0, 10.0)
 
@@ -352,6 +392,23 @@ def seed002_reading(runs: RunSet, f: Callable[..., dict], **kw) -> Claim:
     return Claim("002", c["claim"], "", c["evidence"] or "—", c["verdict"], c["key"], tuple(c["cells"]))
 
 
+def seed002_scrypt(runs: RunSet | None) -> Claim:
+    """"The vast majority of time spent inserting a user goes to generating the scrypt hash": our E5 runs insert
+    users without the hash (hash=off), so no pair of cells compares the two."""
+    vs = engine_versions(runs)
+    op = "user insertion with the password's scrypt hash (N = 2^14, r = 8, p = 1) against without it"
+    theirs = v.Setting("acid-state, SQLite (HDBC-sqlite3), MongoDB and MySQL of March 2013 (versions unstated)",
+                       "the seed's stores' Haskell libraries, scrypt by the `scrypt` package", "GHC of Debian Wheezy "
+                       "(7.4; unstated)", op, "a Core i3 under Debian Wheezy")
+    ours = v.Setting(f"acid-state {version_of(vs, 'acidstate/acid-state', 'acid-state', 'haskell')}",
+                     "no cell: the E5 runs insert users with hash=off (app.insert_user's hash=on, scrypt by "
+                     "cryptonite, was not run)", runtime_of(vs, "acidstate/acid-state", "haskell"), op,
+                     our_machine(runs))
+    return Claim("002", "\"The vast majority of time spent inserting a user goes to generating the scrypt hash\"",
+                 "no number", "—", v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS, uses=("S1",)),
+                 "seed002_scrypt")
+
+
 # --- seed 003 ---------------------------------------------------------------------------------
 
 def _grid(runs: RunSet) -> pd.DataFrame:
@@ -390,6 +447,25 @@ def on_storage(verdict: v.Verdict, substitute: str, what: str = "") -> v.Verdict
     how = what + substitute
     return v.Verdict(v.UNTESTABLE, f"{verdict.why}; and {how}" if verdict.word == v.UNTESTABLE and verdict.why else how,
                      as_seed=verdict.as_seed)
+
+
+def seed003_even(runs: RunSet | None) -> Claim:
+    """Up to about 100,000 inserts "all the journal modes and synchronous settings are about even": a claim
+    about syncing, on storage that is not the seed's kind of device (as the two claims after it)."""
+    above_rows = inserts.SEED["even_up_to_rows"]
+    grid = _grid(runs) if runs is not None else pd.DataFrame()
+    shown = []
+    if not grid.empty and "spread" in grid:
+        for r in grid[grid["rows"] <= above_rows].itertuples(index=False):
+            shown.append(f"{r.engine} N = {int(r.rows):,}: {num(r.spread)}x")
+    theirs, ours = seed003_setting(runs, "prepared inserts in one transaction under each journal mode and "
+                                         "synchronous setting, up to about 100,000 rows")
+    storage = inserts.sync_substitute(inserts.grid_storage(runs)) if runs is not None else ""
+    return Claim("003", f"\"Up until about {above_rows:,} insertions all the journal modes and synchronous settings "
+                 "are about even\"", "no number (charts only)",
+                 ("slowest setting's mean / fastest's (no interval): " + "; ".join(shown)) if shown else "—",
+                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), uses=("S1", "S2")),
+                            storage, "the settings it compares differ in what they sync, and "), "seed003_even")
 
 
 def seed003_sync(runs: RunSet) -> Claim:
@@ -708,84 +784,6 @@ def seed004_change(runs: RunSet | None) -> Claim:
                      ours.driver, ours.runtime, ours.operation)
     return Claim("004", "\"the change gains 10% on SELECT and INSERT\" (benchstat, two RamSQL commits)", "about 10%",
                  "—", v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS))
-
-
-# --- the seeds' remaining sentences about the boundary's cost (each a row, most untestable here) ------
-
-def seed000_overhead(runs: RunSet | None) -> Claim:
-    """direct-sqlite spent about 840 cycles per row in the binding, more than SQLite's own 460: "The overhead
-    in calling into SQLite was higher than the actual cost of returning the query results". Its binding is
-    not here; persistent-sqlite against C, folding the same rows, is the context."""
-    vs = engine_versions(runs)
-    op = "fold over 10,000 rows of one integer column, the binding against C calling SQLite directly"
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "direct-sqlite 2.3.3 against SQLite's C API",
-                       "GHC 7.4.2 against C", op, SEED000_MACHINE)
-    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
-                     "persistent-sqlite against SQLite's C API; no direct-sqlite",
-                     f"{runtime_of(vs, 'sqlite/persistent', 'haskell')} against C", op, our_machine(runs))
-    context = "—"
-    if runs is not None:
-        r = ratio_at(runs, "bindings.select_fold", f"sqlite/persistent@{HASKELL_O2}", C, "n=10000")
-        if math.isfinite(r[0]):
-            context = (f"persistent-sqlite ({HASKELL_O2}) time / C's, both folding 10,000 rows: {show(r)}, so that "
-                       f"binding's own cost is {show(tuple(x - 1 for x in r))} times SQLite's and C's (another "
-                       "binding than the seed's)")
-    return Claim("000", "\"roughly 840 clock cycles per row were spent in the SQLite Haskell bindings. The overhead "
-                 "in calling into SQLite was higher than the actual cost of returning the query results!\" "
-                 "(direct-sqlite, against C's 460 cycles per row)", "840 against 460 cycles per row (1.83x)", context,
-                 v.on_todays_stack(theirs, ours, lambda: v.untestable(NO_SEED_BINDING.format(binding="direct-sqlite")),
-                                   uses=("S1",)), "seed000_overhead")
-
-
-def seed000_unsafe(runs: RunSet | None) -> Claim:
-    """The `unsafe` FFI calling convention for direct-sqlite's column accessors took its score from 2.43M to
-    3.6M rows/s: no binding of ours has a safe and an unsafe build of the same calls."""
-    vs = engine_versions(runs)
-    op = "fold over 10,000 rows, direct-sqlite's column calls `safe` against `unsafe`"
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "direct-sqlite before and after its `unsafe` FFI change",
-                       "GHC 7.4.2", op, SEED000_MACHINE)
-    ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
-                     "no cell: direct-sqlite is not packaged in Debian, and no binding here is built both ways",
-                     runtime_of(vs, "sqlite/persistent", "haskell"), op, our_machine(runs))
-    return Claim("000", "the `unsafe` FFI calling convention for direct-sqlite's column calls: \"score went up from "
-                 "2.43M to 3.6M rows/s\"", "2.43M, then 3.6M rows/s (1.48x)", "—",
-                 v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS, uses=("S1",)), "seed000_unsafe")
-
-
-def seed002_scrypt(runs: RunSet | None) -> Claim:
-    """"The vast majority of time spent inserting a user goes to generating the scrypt hash": our E5 runs insert
-    users without the hash (hash=off), so no pair of cells compares the two."""
-    vs = engine_versions(runs)
-    op = "user insertion with the password's scrypt hash (N = 2^14, r = 8, p = 1) against without it"
-    theirs = v.Setting("acid-state, SQLite (HDBC-sqlite3), MongoDB and MySQL of March 2013 (versions unstated)",
-                       "the seed's stores' Haskell libraries, scrypt by the `scrypt` package", "GHC of Debian Wheezy "
-                       "(7.4; unstated)", op, "a Core i3 under Debian Wheezy")
-    ours = v.Setting(f"acid-state {version_of(vs, 'acidstate/acid-state', 'acid-state', 'haskell')}",
-                     "no cell: the E5 runs insert users with hash=off (app.insert_user's hash=on, scrypt by "
-                     "cryptonite, was not run)", runtime_of(vs, "acidstate/acid-state", "haskell"), op,
-                     our_machine(runs))
-    return Claim("002", "\"The vast majority of time spent inserting a user goes to generating the scrypt hash\"",
-                 "no number", "—", v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS, uses=("S1",)),
-                 "seed002_scrypt")
-
-
-def seed003_even(runs: RunSet | None) -> Claim:
-    """Up to about 100,000 inserts "all the journal modes and synchronous settings are about even": a claim
-    about syncing, on storage that is not the seed's kind of device (as the two claims after it)."""
-    above_rows = inserts.SEED["even_up_to_rows"]
-    grid = _grid(runs) if runs is not None else pd.DataFrame()
-    shown = []
-    if not grid.empty and "spread" in grid:
-        for r in grid[grid["rows"] <= above_rows].itertuples(index=False):
-            shown.append(f"{r.engine} N = {int(r.rows):,}: {num(r.spread)}x")
-    theirs, ours = seed003_setting(runs, "prepared inserts in one transaction under each journal mode and "
-                                         "synchronous setting, up to about 100,000 rows")
-    storage = inserts.sync_substitute(inserts.grid_storage(runs)) if runs is not None else ""
-    return Claim("003", f"\"Up until about {above_rows:,} insertions all the journal modes and synchronous settings "
-                 "are about even\"", "no number (charts only)",
-                 ("slowest setting's mean / fastest's (no interval): " + "; ".join(shown)) if shown else "—",
-                 on_storage(v.on_todays_stack(theirs, ours, lambda: v.Verdict(v.INCONCLUSIVE), uses=("S1", "S2")),
-                            storage, "the settings it compares differ in what they sync, and "), "seed003_even")
 
 
 BEFORE_002: tuple[Callable[[RunSet], Claim], ...] = (seed000_python_vs_direct_sqlite, seed000_sqlite_simple, seed000_fold_vs_query,

@@ -193,8 +193,7 @@ def optimisation(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     of "about", instead of most cells one by one."""
     acid = base.key.endswith("_acid")
     claim = sc.seed002_reading(runs, app.claim_optimisation, only_acid=acid, pooled=True)
-    return (Reading("the geometric mean over the cells, with its interval, not most cells one by one", claim.verdict,
-                    f"{claim.ours}; " + (claim.verdict.why or claim.verdict.word)),)
+    return (_claim_reading("the geometric mean over the cells, with its interval, not most cells one by one", claim),)
 
 
 #: the decided claims' alternative readings, by the claim's key (`Claim.key`), with the claim's short name

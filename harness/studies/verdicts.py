@@ -188,9 +188,9 @@ def alike_across_harnesses(verdict: Verdict, decide: Callable[[float, float], Ve
     the measurement that decides otherwise named. `others` holds (name, estimate, low, high)."""
     if verdict.word not in (SUPPORTED, REFUTED):
         return verdict
-    differ = [(name, x, lo, hi, decide(lo, hi).word) for name, x, *b in others
-              for lo, hi in [tuple(b[:2]) if len(b) >= 2 else (math.nan, math.nan)]
-              if valid(lo, hi) and decide(lo, hi).word != verdict.word]
+    decided = [(name, x, lo, hi, decide(lo, hi).word) for name, x, *b in others
+               for lo, hi in [tuple(b[:2]) if len(b) >= 2 else (math.nan, math.nan)] if valid(lo, hi)]
+    differ = [d for d in decided if d[4] != verdict.word]
     if not differ:
         return verdict
     who = "; ".join(f"{name} {factor_text(x)} [{lo:.3g}, {hi:.3g}]: {word}" for name, x, lo, hi, word in differ)
