@@ -28,6 +28,7 @@
 run_dirs = []            # the main runs (not used here: H2 has its own runs, below)
 h2_dirs = []             # runs with H2 cells; empty: the committed E2 and E3 runs in data/reference/
 steady_dirs = None       # the steady-state H2 run (study E3h); None: data/reference-h2/; []: none
+diagnosis_dirs = None    # H2's q19 and q20 diagnosed (study E3d); None: data/reference-h2-diagnosis/; []: none
 paper_path = None        # paper.md to update (None: do not touch the paper)
 figures_dir = "../figures"
 method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
@@ -45,9 +46,12 @@ from harness.studies.opening import open_runs
 runs = open_runs(h2_dirs, h2.default_runs, method=method, resamples=resamples, label="H2 runs")
 steady = (open_runs(steady_dirs or [], h2.steady_runs, method=method, resamples=resamples, label="steady-state H2 run")
           if steady_dirs is None or steady_dirs else None)
+diagnosis = (open_runs(diagnosis_dirs or [], h2.diagnosis_runs, method=method, resamples=resamples,
+                       label="H2 q19/q20 diagnosis run") if diagnosis_dirs is None or diagnosis_dirs else None)
 if runs is not None:
-    result = h2.compute(runs, Path(figures_dir), baseline, steady=steady)
+    result = h2.compute(runs, Path(figures_dir), baseline, steady=steady, diagnosis=diagnosis)
     display(Markdown(result.blocks(paper_path or "paper.md")["h2-steady"]))
+    display(Markdown(result.blocks(paper_path or "paper.md")["h2-diagnosis"]))
     for name in ("e3", "e2"):
         display(Markdown(result.blocks(paper_path or "paper.md")[f"{name}-h2-seed001"]))
         print(result.text[name])

@@ -136,10 +136,22 @@ GOTEST_FLAGS = ("--count", "4", "--benchtime", "50ms")
 #: against LG-O). Every engine at 50,000 users would cost FerretDB's collection scans and the
 #: servers' bulk loads, and LG too would take the campaign past 90 minutes for no claim only LG decides;
 #: these 160 processes took about 1 s each in a trial. Each comparison stays inside one run.
+#: Then user insertion as the seed timed it, the password hashed with scrypt in the timed region (hash=on;
+#: the main run and LG2 run insert with hash=off, as an operation of the stores alone): at SM and MD built
+#: `ghc --make`, and at LG2 with both builds, for the seed's claims whose cells include user insertion
+#: (SQLite loses everywhere, -O halves most numbers, the hash dominates user insertion). One insertion
+#: takes about 40 ms (scrypt with N = 2^14, r = 8, p = 1), so a process times about 10.
 _E5_LARGE_STEPS = (
     Step("large", ("run", "--profile", "quick", "--benchmarks", "app.*", "--engines", "acidstate/acid-state,sqlite/hdbc",
                    "--runtimes", "haskell-O0,haskell-O1", "--processes", "10", "--param", "corpus=LG2",
                    "--timeout", "120", "--yes", "--no-progress"), 190, "after"),
+    Step("scrypt", ("run", "--profile", "quick", "--benchmarks", "app.insert_user", "--engines",
+                    "acidstate/acid-state,sqlite/hdbc", "--runtimes", "haskell-O0", "--processes", "10", "--param",
+                    "corpus=SM,MD", "--param", "hash=on", "--timeout", "120", "--yes", "--no-progress"), 90, "after"),
+    Step("scrypt-LG2", ("run", "--profile", "quick", "--benchmarks", "app.insert_user", "--engines",
+                      "acidstate/acid-state,sqlite/hdbc", "--runtimes", "haskell-O0,haskell-O1", "--processes", "10",
+                      "--param", "corpus=LG2", "--param", "hash=on", "--timeout", "120", "--yes", "--no-progress"),
+         90, "after"),
 )
 _GOTEST_STEPS = (
     Step("gotest1", ("gobench", "--sessions", "1", *GOTEST_FLAGS), 50, "before"),
@@ -154,6 +166,14 @@ _GOTEST_STEPS = (
 _H2_STEADY = ("--profile", "quick", "--benchmarks", "tpch.*", "--engines", "h2/jdbc,sqlite/sqlite3", "--runtimes",
               "jvm,pypy", "--param", "sf=0.01", "--processes", "5", "--iterations", "20", "--budget", "0",
               "--timeout", "120", "--leave-out", "tpch.q19@*,tpch.q20@*")
+
+#: E3d: why H2 timed out on q19 and q20 (E3, E3h leaves them out): each query once on H2 (JVM) and on SQLite
+#: from PyPy, with the tables' primary keys only (indexes=off, as everywhere else) and with an index on every
+#: foreign key and filtered date (indexes=on). One process of one iteration per cell: a diagnosis, not a comparison (no
+#: interval); H2 took 20 s (q19) and 32 s (q20) in a trial, 1 s on q20 with the indexes.
+_H2_DIAGNOSIS = ("--profile", "quick", "--benchmarks", "tpch.q19,tpch.q20", "--engines", "h2/jdbc,sqlite/sqlite3",
+                 "--runtimes", "jvm,pypy", "--param", "sf=0.01", "--param", "indexes=off,on", "--processes", "1",
+                 "--iterations", "1", "--budget", "0", "--timeout", "120")
 
 STUDIES: dict[str, Study] = {s.name: s for s in (
     Study("E7", "a new point of the history (the same commit's cells, for the timeline)",
@@ -174,6 +194,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
            "--param", "sf=0.01", "--aa", "sqlite/sqlite3@cpython", *_ADAPTIVE, "--max-time", "20"), 1680),
     Study("E3h", "H2 at a steady state: TPC-H on H2 (JVM) and on SQLite from PyPy only, a fixed 5 processes "
                  "of 20 iterations per query", ("tpch.*",), _H2_STEADY, 630, folder="data/reference-h2"),
+    Study("E3d", "H2's q19 and q20 diagnosed: each once on H2 and on SQLite from PyPy, with primary keys only and "
+                 "with secondary indexes", ("tpch.*",), _H2_DIAGNOSIS, 100, folder="data/reference-h2-diagnosis"),
     Study("E4", "inserts: strategies against N, and the journal_mode x synchronous grid in C, in one run",
           ("inserts.*",),
           ("--profile", "inserts", "--runtimes", "cpython,c", "--processes", "10", "--aa", "sqlite/sqlite3"), 840),

@@ -98,17 +98,18 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
 
 def campaign_manifests(runs: RunSet) -> tuple[list, dict[str, str]]:
     """The manifests of Appendix E and Section 2.6, with the studies each run measured: these runs, and, when
-    they are the committed reference runs, the steady-state H2 run of study E3h beside them (it lives in
-    data/reference-h2/)."""
+    they are the committed reference runs, the H2 runs of studies E3h (steady state, in data/reference-h2/) and
+    E3d (q19 and q20 diagnosed, in data/reference-h2-diagnosis/) beside them."""
     from harness.analysis.runset import manifest_of
     from harness.studies import h2
 
     manifests, studies = list(runs.manifests()), envtable.run_studies(runs)
     if runs.run_dirs and all(Path(d).resolve().parent == h2.DEFAULT_DIR.resolve() for d in runs.run_dirs):
-        for d in h2.steady_runs():
-            m = manifest_of(d)
-            manifests.append(m)
-            studies[str(m.run_id)] = "E3h"
+        for study, dirs in (("E3h", h2.steady_runs()), ("E3d", h2.diagnosis_runs())):
+            for d in dirs:
+                m = manifest_of(d)
+                manifests.append(m)
+                studies[str(m.run_id)] = study
     return manifests, studies
 
 

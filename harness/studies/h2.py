@@ -22,6 +22,10 @@ from harness.studies.common import (BASELINE, StudyResult, censored_cells, famil
 DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
 #: where the reference campaign installs study E3h, H2 and SQLite from PyPy at a steady state
 STEADY_DIR = PROJECT_ROOT / "data" / "reference-h2"
+#: where it installs study E3d, H2's q19 and q20 once each with primary keys only and with foreign-key indexes
+DIAGNOSIS_DIR = PROJECT_ROOT / "data" / "reference-h2-diagnosis"
+#: the queries H2 timed out on in E3, which E3h leaves out and E3d diagnoses
+TIMED_OUT = ("tpch.q19", "tpch.q20")
 
 
 def default_runs(folder: Path = DEFAULT_DIR) -> list[Path]:
@@ -35,8 +39,57 @@ def steady_runs(folder: Path = STEADY_DIR) -> list[Path]:
         if Path(folder).is_dir() else []
 
 
+def diagnosis_runs(folder: Path = DIAGNOSIS_DIR) -> list[Path]:
+    """The committed diagnosis of H2's q19 and q20 (study E3d), or none."""
+    return steady_runs(folder)
+
+
+def _once(cells: Any, bench: str, engine: str, indexes: str) -> float | None:
+    """The one timed iteration of a diagnosis cell (seconds), or None when it has none."""
+    c = cells[(cells["benchmark"] == bench) & (cells["engine"] == engine)
+              & cells["params"].astype(str).str.contains(f"indexes={indexes}", regex=False)]
+    return float(c["mean_s"].iloc[0]) if len(c) and c["mean_s"].iloc[0] == c["mean_s"].iloc[0] else None
+
+
+def diagnosis_sentence(diag: RunSet | None) -> str:
+    """Study E3d: H2's q19 and q20 (and SQLite's from PyPy) once each with the tables' primary keys only, as every
+    other run has them, and with an index on every foreign key; what the indexes change says whether H2's time
+    is an index it lacks (it falls) or its plan (it stays). One iteration each: a diagnosis, no interval."""
+    from harness.analysis import wording
+
+    if diag is None:
+        return "_No diagnosis of H2's q19 and q20 (study E3d, `make reference STUDY=E3d`) is in these data._"
+    s = diag.summary
+    cells = s[s["benchmark"].isin(TIMED_OUT) & (s["status"] == "ok")]
+    ids = ", ".join(f"`{m.run_id}`" for m in diag.manifests())
+    commits = ", ".join(sorted({f"`{str(m.commit or 'unknown')[:12]}`" for m in diag.manifests()}))
+    sqlite = seed001_h2.LIKE_FOR_LIKE.split("@")[0]
+
+    def t(x: float) -> str:
+        return wording.time_interval(x, trim=True)
+
+    parts = []
+    for bench in TIMED_OUT:
+        h_off, h_on = (_once(cells, bench, seed001_h2.ENGINE, i) for i in ("off", "on"))
+        l_off, l_on = (_once(cells, bench, sqlite, i) for i in ("off", "on"))
+        if h_off is None or h_on is None:
+            parts.append(f"{bench.split('.')[1]}: H2 did not finish both")
+            continue
+        text = (f"{bench.split('.')[1]}: H2 {t(h_off)} with primary keys only and {t(h_on)} with the indexes"
+                + (f" (SQLite from PyPy: {t(l_off)} and {t(l_on)})" if l_off is not None and l_on is not None else ""))
+        change = h_off / h_on
+        if change >= 5:
+            text += f", so its time is an index it lacks ({change:.0f}x faster with it)"
+        elif 0.5 <= change <= 2:
+            text += ", so its time is not an index's but its plan's"
+        parts.append(text)
+    return (f"Why H2 timed out on q19 and q20 (study E3d, run {ids} at commit {commits}): each query once, one "
+            "process of one iteration per cell (a diagnosis, no interval), with the tables' primary keys only, as in "
+            "every other run, and with secondary indexes on the foreign keys and filtered dates (`indexes=on`). " + "; ".join(parts) + ".")
+
+
 def compute(runs: RunSet, figures_dir: Path | str | None = None,
-            baseline: str = BASELINE, steady: RunSet | None = None) -> StudyResult:
+            baseline: str = BASELINE, steady: RunSet | None = None, diagnosis: RunSet | None = None) -> StudyResult:
     from harness.analysis.figures.family import plot_seed_beside_ours
 
     tables, text, blocks = {}, {}, {}
@@ -63,6 +116,7 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
                        resamples=steady.resamples, steady_state=False, aa_twins=False)
         like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
         tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
+    blocks["h2-diagnosis"] = diagnosis_sentence(diagnosis)
     blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every,
                                           host_note(runs, steady) if steady is not None else "")
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),

@@ -393,20 +393,18 @@ def seed002_reading(runs: RunSet, f: Callable[..., dict], **kw) -> Claim:
 
 
 def seed002_scrypt(runs: RunSet | None) -> Claim:
-    """"The vast majority of time spent inserting a user goes to generating the scrypt hash": our E5 runs insert
-    users without the hash (hash=off), so no pair of cells compares the two."""
-    vs = engine_versions(runs)
-    op = "user insertion with the password's scrypt hash (N = 2^14, r = 8, p = 1) against without it"
-    theirs = v.Setting("acid-state, SQLite (HDBC-sqlite3), MongoDB and MySQL of March 2013 (versions unstated)",
-                       "the seed's stores' Haskell libraries, scrypt by the `scrypt` package", "GHC of Debian Wheezy "
-                       "(7.4; unstated)", op, "a Core i3 under Debian Wheezy")
-    ours = v.Setting(f"acid-state {version_of(vs, 'acidstate/acid-state', 'acid-state', 'haskell')}",
-                     "no cell: the E5 runs insert users with hash=off (app.insert_user's hash=on, scrypt by "
-                     "cryptonite, was not run)", runtime_of(vs, "acidstate/acid-state", "haskell"), op,
-                     our_machine(runs))
-    return Claim("002", "\"The vast majority of time spent inserting a user goes to generating the scrypt hash\"",
-                 "no number", "—", v.on_todays_stack(theirs, ours, lambda: NOTHING_OF_OURS, uses=("S1",)),
-                 "seed002_scrypt")
+    """"The vast majority of time spent inserting a user goes to generating the scrypt hash": user insertion with
+    the password's scrypt hash (E5's hash=on cells) against the same store, build and corpus without it, by
+    `app.claim_scrypt` and on today's stack as seed 002's other claims (`app.on_stack`)."""
+    claim = "\"The vast majority of time spent inserting a user goes to generating the scrypt hash\""
+    if runs is None:
+        return Claim("002", claim, "no number", "—", v.untestable("no E5 run"), "seed002_scrypt")
+    cells, ratio = _app(runs)
+    if ratio is None:
+        return Claim("002", claim, "no number", "—", v.untestable("no valid app.* cell in these runs"), "seed002_scrypt")
+    c = app.on_stack(app.claim_scrypt, cells, ratio, app.our_setting(cells, runs))
+    number = f"\"the vast majority\" (our reading: over {app.SEED['scrypt_share']:.0%})"
+    return Claim("002", c["claim"], number, c["evidence"] or "—", c["verdict"], "seed002_scrypt", tuple(c["cells"]))
 
 
 # --- seed 003 ---------------------------------------------------------------------------------

@@ -378,6 +378,12 @@ SUBSTITUTIONS: tuple[Substitution, ...] = (
                  ("operation",),
                  "the claim is about the engines doing the operation it names; where one side does not do it, the "
                  "seed's number measures the defect, not the claim, and the seed's code is still run and shown"),
+    Substitution("S4", "the same password hash from another library: seed 002's scrypt hash of a user's password "
+                 "computed by cryptonite, not by the `scrypt` package (which Debian does not package), with that "
+                 "package's default cost parameters (N = 2^14, r = 8, p = 1; the seed names none)", ("driver",),
+                 "scrypt's parameters fix the work it does (N x r block mixes over 128 x r x N bytes); the hash runs at "
+                 "the same place in every store's user insertion, and the claims compare stores, builds, or the hash "
+                 "with the insertion around it, never two hash libraries"),
 )
 RULES = {s.key: s for s in SUBSTITUTIONS}
 

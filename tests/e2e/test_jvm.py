@@ -118,3 +118,18 @@ def test_validate_runs_the_queries_in_the_java_worker(tmp_path):
                    timeout=SLOW)
     assert "2/2 passed" in proc.stdout, proc.stdout
     assert "engine h2/jdbc, sf 0.01, indexes=off" in proc.stdout
+
+
+def test_data_explain_prints_the_plans_that_diagnose_h2s_q19_and_q20():
+    """The plans Section 5.1 reads: H2 joins q19's tables ON 1=1 (its join key sits in each OR branch), SQLite
+    searches part by key per branch; with the secondary indexes H2 seeks q20's lineitem rows by key."""
+    need_jvm()
+    h2 = harness("data", "explain", "--engine", "h2", "--query", "19", timeout=SLOW).stdout
+    assert h2.startswith("# h2/jdbc plan for TPC-H q19 at SF 0.01, indexes=off") and "ON 1=1" in h2
+    assert "PART.tableScan" in h2 and "LINEITEM.tableScan" in h2
+    sqlite = harness("data", "explain", "--engine", "sqlite", "--query", "19", timeout=SLOW).stdout
+    assert "MULTI-INDEX OR" in sqlite and "SEARCH part USING INTEGER PRIMARY KEY" in sqlite
+    q20 = harness("data", "explain", "--engine", "h2", "--query", "20", "--indexes", "on", timeout=SLOW).stdout
+    assert "IDX_LINEITEM_PARTKEY_SUPPKEY" in q20
+    bad = harness("data", "explain", "--query", "23", check=False)
+    assert bad.returncode == 2 and "TPC-H has queries 1 to 22" in bad.stderr

@@ -3,6 +3,7 @@ checked against values built to be known."""
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 
 from harness.studies import h2
 
@@ -119,3 +120,28 @@ def test_the_figure_caption_counts_sides_by_the_intervals():
     text = h2._same_side(like, seed)
     assert text == ("of the 3 queries both measured, our interval puts H2 on the seed's side of SQLite on 1, on the "
                     "other side on 1, and includes 1 on 1")
+
+
+def _diagnosis(times: dict):
+    rows = [{"benchmark": b, "params": f"indexes={i}, sf=0.01", "engine": e, "runtime": r, "status": "ok",
+             "mean_s": t} for (b, e, r, i), t in times.items()]
+    manifest = SimpleNamespace(run_id="20990101-000000-abcdef", commit="0123456789abcdef")
+    return SimpleNamespace(summary=pd.DataFrame(rows), manifests=lambda: [manifest])
+
+
+def test_the_diagnosis_says_whether_h2s_time_is_an_index_or_its_plan():
+    h2e, lite = ("h2/jdbc", "jvm-17"), ("sqlite/sqlite3", "pypy3.9")
+    d = _diagnosis({("tpch.q19", *h2e, "off"): 20.1, ("tpch.q19", *h2e, "on"): 21.6,
+                    ("tpch.q20", *h2e, "off"): 32.2, ("tpch.q20", *h2e, "on"): 1.06,
+                    ("tpch.q19", *lite, "off"): 0.00134, ("tpch.q19", *lite, "on"): 0.0013})
+    text = h2.diagnosis_sentence(d)
+    assert "run `20990101-000000-abcdef` at commit `0123456789ab`" in text and "no interval" in text
+    assert "q19: H2 20.1 s with primary keys only and 21.6 s with the indexes (SQLite from PyPy: 1.34 ms and " \
+           "1.3 ms), so its time is not an index's but its plan's" in text
+    assert "q20: H2 32.2 s with primary keys only and 1.06 s with the indexes, so its time is an index it lacks " \
+           "(30x faster with it)" in text
+    # a change between 2x and 5x is said as numbers only, with no reading
+    mid = h2.diagnosis_sentence(_diagnosis({("tpch.q19", *h2e, "off"): 3.0, ("tpch.q19", *h2e, "on"): 1.0}))
+    assert "3 s with primary keys only and 1 s with the indexes;" in mid and "plan" not in mid.split("q19:")[1]
+    assert "q20: H2 did not finish both" in mid
+    assert h2.diagnosis_sentence(None).startswith("_No diagnosis")

@@ -256,6 +256,47 @@ def test_seed_002s_claims_rest_on_s1_and_the_mongodb_claims_on_no_rule():
     assert "operation" not in lookups.why  # user query alone: the same operation
 
 
+def _hashed_cells():
+    rows = [("app.insert_user", f"corpus=SM,hash={h}", e, "haskell-O0", "app.insert_user", "SM", t)
+            for h, e, t in (("off", "acidstate/acid-state", 1e-4), ("off", "sqlite/hdbc", 2e-4),
+                            ("on", "acidstate/acid-state", 4e-2), ("on", "sqlite/hdbc", 3.9e-2))]
+    cells = _cells(rows)
+    cells["hash"] = cells["params"].str.split("hash=").str[1]
+    cells["series"] = cells["engine"] + "@" + cells["runtime"]
+    cells["row"] = ["insert_user (scrypt)" if h == "on" else "insert_user" for h in cells["hash"]]
+    return cells
+
+
+def test_with_hashed_user_insertion_seed_002s_claims_time_it_as_the_seed_did_through_s4():
+    cells = _hashed_cells()
+    assert list(app.seed_insertion(cells).index) == [2, 3]  # the unhashed insertions are not the seed's operation
+    assert list(app.seed_insertion(cells[cells["hash"] == "off"]).index) == [0, 1]  # nothing hashed: as they are
+    # SQLite faster than AcidState once the hash is in: "SQLite loses in every category" is refuted, on S1 and S4
+    items = app.claims(cells, _ratio({(3, 2): (0.8, 0.7, 0.9), (1, 0): (2.0, 1.8, 2.2)}), None)
+    sqlite = next(c for c in items if c["key"] == "claim_sqlite")
+    assert sqlite["verdict"].word == v.REFUTED and sqlite["verdict"].rules == ("S1", "S4")
+    assert "scrypt hash, as the seed timed it" in sqlite["evidence"]
+    assert [label for label, _, _ in sqlite["cells"]] == ["insert_user (scrypt) SM"]  # only the hashed pair was read
+    # without the hashed cells the same claim is untestable: another operation
+    plain = app.claims(cells[cells["hash"] == "off"], _ratio({(1, 0): (2.0, 1.8, 2.2)}), None)
+    assert next(c for c in plain if c["key"] == "claim_sqlite")["verdict"].word == v.UNTESTABLE
+
+
+def test_the_scrypt_claim_reads_hashed_over_unhashed_insertion_against_the_vast_majority_line():
+    cells = _hashed_cells()
+    most = app.on_stack(app.claim_scrypt, cells, _ratio({(2, 0): (400.0, 300.0, 500.0), (3, 1): (195.0, 150.0, 250.0)}),
+                        app.our_setting(cells))
+    assert most["verdict"].word == v.SUPPORTED and most["verdict"].rules == ("S1", "S4")
+    assert "at least 99% in every cell" in most["evidence"] and "above 5x" in most["evidence"]
+    # one cell where the hash is under 80% of the time (hashed / unhashed wholly below 5x) refutes it
+    half = app.claim_scrypt(cells, _ratio({(2, 0): (400.0, 300.0, 500.0), (3, 1): (2.0, 1.5, 2.5)}))
+    assert half["verdict"].word == v.REFUTED
+    assert app.claim_scrypt(cells, _ratio({(2, 0): (6.0, 4.0, 9.0), (3, 1): (6.0, 5.5, 7.0)}))["verdict"].word \
+        == v.INCONCLUSIVE
+    none = app.claim_scrypt(cells[cells["hash"] == "off"], _ratio({}))["verdict"]
+    assert none.word == v.UNTESTABLE and "hash=on" in none.why
+
+
 def test_ramsql_the_fixed_code_decides_and_the_seeds_own_code_is_shown_beside_it():
     rows = {("ramsql.select_10k_fixed", "ramsql/go"): 29.0, ("ramsql.select_10k_fixed", "sqlite/glebarez"): 29.0,
             ("ramsql.select_10k", "ramsql/go"): 29.0, ("ramsql.select_10k", "sqlite/glebarez"): 0.0}

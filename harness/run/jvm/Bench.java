@@ -568,7 +568,7 @@ public final class Bench {
         try (Connection db = DriverManager.getConnection(url)) {
             for (String sql : text.split("\n;\n")) {
                 if (sql.trim().isEmpty()) continue;
-                if (!sql.trim().toUpperCase().startsWith("SELECT")) {
+                if (!sql.trim().toUpperCase().startsWith("SELECT") && !sql.trim().toUpperCase().startsWith("EXPLAIN")) {
                     exec(db, sql);
                     continue;
                 }
