@@ -68,8 +68,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "e1-ratios": ratio_md, "e1-findings": found, "e1-steady": steady_caveat(e1) or "_Every E1 cell reached a steady state in most processes._", "abstract-e1": abstract(runs),
                "abstract-headline": abstract_headline(runs),
                "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs, aa),
-               "reproduce": runfacts.reproduce_block(runs.run_dirs),
-               "campaign-commits": runfacts.campaign_commits_block(runs.run_dirs),
+               "reproduce": runfacts.reproduce_block(campaign_dirs(runs)),
+               "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),
                "abstract-precision": runfacts.abstract_precision(runs, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
@@ -96,20 +96,31 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         make_blocks=blocks)
 
 
-def campaign_manifests(runs: RunSet) -> tuple[list, dict[str, str]]:
-    """The manifests of Appendix E and Section 2.6, with the studies each run measured: these runs, and, when
-    they are the committed reference runs, the H2 runs of studies E3h (steady state, in data/reference-h2/) and
-    E3d (q19 and q20 diagnosed, in data/reference-h2-diagnosis/) beside them."""
-    from harness.analysis.runset import manifest_of
+def h2_studies(runs: RunSet) -> list[tuple[str, Path]]:
+    """(study, run directory) of the H2 runs that live apart, when `runs` are the committed reference runs: study
+    E3h's steady state (data/reference-h2/) and E3d's diagnosis of q19 and q20 (data/reference-h2-diagnosis/)."""
     from harness.studies import h2
 
+    if not runs.run_dirs or any(Path(d).resolve().parent != h2.DEFAULT_DIR.resolve() for d in runs.run_dirs):
+        return []
+    return [(study, d) for study, dirs in (("E3h", h2.steady_runs()), ("E3d", h2.diagnosis_runs())) for d in dirs]
+
+
+def campaign_dirs(runs: RunSet) -> list[Path]:
+    """Every run of the campaign: these runs, and the H2 runs that live apart (`h2_studies`)."""
+    return [Path(d) for d in runs.run_dirs] + [d for _, d in h2_studies(runs)]
+
+
+def campaign_manifests(runs: RunSet) -> tuple[list, dict[str, str]]:
+    """The manifests of Appendix E and Section 2.6, with the studies each run measured: these runs, and, when
+    they are the committed reference runs, the H2 runs of studies E3h and E3d beside them (`h2_studies`)."""
+    from harness.analysis.runset import manifest_of
+
     manifests, studies = list(runs.manifests()), envtable.run_studies(runs)
-    if runs.run_dirs and all(Path(d).resolve().parent == h2.DEFAULT_DIR.resolve() for d in runs.run_dirs):
-        for study, dirs in (("E3h", h2.steady_runs()), ("E3d", h2.diagnosis_runs())):
-            for d in dirs:
-                m = manifest_of(d)
-                manifests.append(m)
-                studies[str(m.run_id)] = study
+    for study, d in h2_studies(runs):
+        m = manifest_of(d)
+        manifests.append(m)
+        studies[str(m.run_id)] = study
     return manifests, studies
 
 

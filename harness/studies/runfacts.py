@@ -482,7 +482,7 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
                    f"python -m harness import {src.get('file', 'FILE')} --format {src.get('format', 'FORMAT')}"
                    + (f" --engine {src['engine']}" if src.get("engine") else ""))
         copied = (" the run directory was then copied to "
-                  f"`data/reference/{Path(d).name}`" if reference else "")
+                  f"`data/{Path(d).parent.name}/{Path(d).name}`" if reference else "")
         took = wall_text(m)
         out.append(f"Run `{m.run_id}` was made at commit `{commit}`{took} by\n\n```sh\n"
                    f"{cmd or '(the manifest does not record its command)'}\n```\n\n"
