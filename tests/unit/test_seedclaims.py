@@ -277,6 +277,9 @@ def test_with_hashed_user_insertion_seed_002s_claims_time_it_as_the_seed_did_thr
     assert sqlite["verdict"].word == v.REFUTED and sqlite["verdict"].rules == ("S1", "S4")
     assert "scrypt hash, as the seed timed it" in sqlite["evidence"]
     assert [label for label, _, _ in sqlite["cells"]] == ["insert_user (scrypt) SM"]  # only the hashed pair was read
+    # the MongoDB claim's FerretDB insertions were never hashed: no hash library is claimed for them
+    mongo = next(c for c in items if c["key"] == "claim_mongo")["verdict"]
+    assert mongo.word == v.UNTESTABLE and "cryptonite" not in mongo.why and "without the hash (hash=off)" in mongo.why
     # without the hashed cells the same claim is untestable: another operation
     plain = app.claims(cells[cells["hash"] == "off"], _ratio({(1, 0): (2.0, 1.8, 2.2)}), None)
     assert next(c for c in plain if c["key"] == "claim_sqlite")["verdict"].word == v.UNTESTABLE
