@@ -30,9 +30,11 @@ def interference_constants() -> str:
         f"- *preempted*: more than {r.IVCSW_PER_S:.0f} involuntary context switches per second of the timed "
         f"loop, at least {r.IVCSW_MIN} in all, while others used at least {r.IVCSW_OTHERS_S * 1000:.0f} ms of "
         "the CPU.\n\n"
-        f"Before each process the runner samples the worker's CPU over {r.QUIET_WINDOW_S * 1000:.0f} ms windows "
-        f"and starts it once others use less than {_pct(r.QUIET_SHARE)} of a window, waiting at most "
-        f"{r.MAX_WAIT_S:.0f} s. A cell keeps at least {analysis_interference.MIN_CLEAN} clean processes: below "
+        "When the previous process was disturbed, or others used more than "
+        f"{_pct(r.GAP_BUSY_SHARE)} of the worker's CPU in the gap since it ended, the runner samples the worker's "
+        f"CPU over {r.QUIET_WINDOW_S * 1000:.0f} ms windows before the next process and starts it once others use "
+        f"less than {_pct(r.QUIET_SHARE)} of a window, waiting at most {r.MAX_WAIT_S:.0f} s (and at most 10 times "
+        "that in a run); otherwise the next process starts at once. A cell keeps at least {analysis_interference.MIN_CLEAN} clean processes: below "
         "that, its disturbed processes are kept and counted.")
 
 

@@ -63,6 +63,10 @@ GRAIN_Z = 3.0
 START_SLEEPS = 50
 #: while waiting for a quiet CPU: the window sampled, and the busy share that counts as quiet
 QUIET_WINDOW_S = 0.2
+#: the gap since the last process counts as busy (so the runner waits for quiet before the next one) when it
+#: lasted at least GAP_MIN_S and others used more than GAP_BUSY_SHARE of the worker's CPU in it
+GAP_MIN_S = 0.05
+GAP_BUSY_SHARE = 0.25
 QUIET_SHARE = 0.1
 #: the longest the runner waits before one process (then it runs, and the rule judges it)
 MAX_WAIT_S = 30.0

@@ -297,7 +297,7 @@ class Runner:
         busy = self.last_contaminated
         if not busy and self._last_end is not None:
             span, share = interference.others_share_since(self._last_end, self.worker_cpu)
-            busy = span >= 0.05 and share > 0.25
+            busy = span >= interference.GAP_MIN_S and share > interference.GAP_BUSY_SHARE
         max_wait = float(self.plan.max_wait_s)
         left = 10 * max_wait - self.waited_total
         if not busy or max_wait <= 0:

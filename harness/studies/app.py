@@ -425,7 +425,12 @@ SEED_OPTIMISED_AGAINST = "LG2"
 SEED_OPTIMISED_BUILD = "O1"
 
 
-def _geo_spread(rs: list[Interval]) -> str:
+def _geo_spread(rs: list[Interval], ratio: Ratio | None = None, pairs: list[tuple[Any, Any]] | None = None) -> str:
+    """The cells' geometric mean and the range of their ratios: with its interval where `ratio` can combine the
+    `pairs` (the same estimate the abstract and the sensitivity table give), else of the point estimates."""
+    g = ratio.geomean(pairs) if pairs and hasattr(ratio, "geomean") else None
+    if g is not None and all(math.isfinite(x) for x in g):
+        return f"geometric mean {g[0]:.3g}x [{g[1]:.3g}, {g[2]:.3g}]; {spread(rs)}"
     ok = [r[0] for r in rs if math.isfinite(r[0]) and r[0] > 0]
     geo = f"geometric mean {math.exp(sum(map(math.log, ok)) / len(ok)):.3g}x; " if ok else ""
     return f"{geo}{spread(rs)}"
@@ -448,12 +453,13 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
     at_pairs = optimisation_index_pairs(at_seed, only_acid, SEED_OPTIMISED_BUILD)
     at = [ratio(i, j) for i, j in at_pairs]
     elsewhere = cells[cells["corpus"] != SEED_OPTIMISED_AGAINST] if len(cells) else cells
-    o2 = optimisation_pairs(elsewhere, ratio, only_acid, "O2")
+    o2_pairs = optimisation_index_pairs(elsewhere, only_acid, "O2")
+    o2 = [ratio(i, j) for i, j in o2_pairs]
     o2_corpora = ", ".join(corpora_of(elsewhere)[0])
-    context = (f"-O0 time / -O2 time at {o2_corpora}, as context: {_geo_spread(o2)}" if o2 else "")
+    context = (f"-O0 time / -O2 time at {o2_corpora}, as context: {_geo_spread(o2, ratio, o2_pairs)}" if o2 else "")
     if at:
         evidence = (f"{SEED_OPTIMISED_AGAINST}, -O0 time / -O1 time (the seed's `ghc -O`; seed: about {value:g}x): "
-                    f"{_geo_spread(at)}" + (f"; {context}" if context else ""))
+                    f"{_geo_spread(at, ratio, at_pairs)}" + (f"; {context}" if context else ""))
     else:
         evidence = f"-O0 time / optimised time (seed: about {value:g}x): {_geo_spread(rs)}{corpora_text(cells)}"
     have, _ = corpora_of(cells)
@@ -472,7 +478,16 @@ def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = Fals
     if pooled and hasattr(ratio, "geomean"):
         g = ratio.geomean(at_pairs)
         return _claim(claim, v.about(g[1], g[2], value), f"{g[0]:.3g}x [{g[1]:.3g}, {g[2]:.3g}] over {len(at)} cells")
-    return _claim(claim, v.most_cells(v.about(r[1], r[2], value) for r in at), evidence)
+    names = series_labels(cells)
+
+    def label(i: Any) -> str:
+        c = cells.loc[i]
+        series = c.get("series", f"{c['engine']}@{c['runtime']}")
+        op = c.get("row") or str(c.get("operation", c.get("benchmark", ""))).replace(PREFIX, "")
+        return f"{op} {names.get(series, series).split(' on ')[0]}"
+
+    calls = [(label(i), r, v.about(r[1], r[2], value)) for (i, _), r in zip(at_pairs, at)]
+    return _claim(claim, v.most_cells(call for _, _, call in calls), evidence, cells=calls)
 
 
 def scrypt_pairs(cells: pd.DataFrame) -> list[tuple[Any, Any, str]]:
@@ -651,7 +666,9 @@ def series_labels(cells: pd.DataFrame) -> dict[str, str]:
 
     if cells.empty or "engine" not in cells or "runtime" not in cells:
         return {}
-    return {s: plain_name(f"{e}@{r}") for s, e, r in zip(cells["series"], cells["engine"], cells["runtime"])}
+    pairs = [f"{e}@{r}" for e, r in zip(cells["engine"], cells["runtime"])]
+    series = cells["series"] if "series" in cells else pairs  # cells made by hand may carry no series label
+    return {s: plain_name(p) for s, p in zip(series, pairs)}
 
 
 def app_takeaway(cells: pd.DataFrame, ratio: Ratio | None = None, members: list[str] | None = None) -> str:
@@ -822,10 +839,11 @@ def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members
     names = series_labels(cells)
     first = build_groups(title, members)[0][1]  # the takeaway compares one build's stores
     own = mine[mine["series"].isin(first)] if len(mine) else mine
+    others = " (and their -O1 builds)" if builds_note(mine) else ""  # drawn beside the -O0 points
     for k in have:
         some = sorted(set(own.loc[own["corpus"] == k, "series"]))
         if some and len(some) < len(set(own["series"])):
-            not_drawn += f" {k} was measured for {' and '.join(names.get(x, x) for x in some)} only."
+            not_drawn += f" {k} was measured for {' and '.join(names.get(x, x) for x in some)}{others} only."
     return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, first)} "
             f"{builds_note(mine)}Bars: 99% CIs ({method}); \"fastest\" only where the 99% interval of runner-up / "
             "fastest excludes 1."

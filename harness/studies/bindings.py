@@ -73,6 +73,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "abstract-precision": runfacts.abstract_precision(runs, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
+               "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
                "verdict-sensitivity": sensitivity.markdown(readings),
                "verdict-sensitivity-summary": sensitivity.sentence(readings),
                "verdict-rules": substitutions_markdown(),

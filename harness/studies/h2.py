@@ -120,7 +120,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every,
                                           host_note(runs, steady) if steady is not None else "")
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
-                                                      "micro.": tables.get("e2-like-for-like")}, steady=like_steady)
+                                                      "micro.": tables.get("e2-like-for-like")}, steady=like_steady,
+                                                     every=like_every)
     blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
                                                                "micro.": tables.get("e2-like-for-like")},
                                                               steady=like_steady)
@@ -327,7 +328,8 @@ def processes_note(runs: RunSet) -> str:
     per = iterations_per_process(raw[raw["engine"] == seed001_h2.ENGINE])
     if per.empty:
         return "_No H2 processes with timings in these runs._"
-    text = (f"H2's {len(per)} processes with timings timed a median of {int(per.median())} iterations each "
+    text = (f"H2's {len(per)} processes with timings in the E2 and E3 runs (micro-benchmarks and TPC-H) timed a median "
+            f"of {int(per.median())} iterations each "
             f"(fewest {int(per.min())}); {int((per < MIN_SERIES).sum())} had fewer than {MIN_SERIES}, too few for "
             "the warm-up analysis, so their JVM warm-up stays in their means.")
     if (per < MIN_SERIES).mean() >= 0.5:

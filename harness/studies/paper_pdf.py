@@ -24,7 +24,7 @@ body { font-family: "DejaVu Serif", Georgia, serif; font-size: 10.5pt; line-heig
 h1 { font-size: 18pt; } h2 { font-size: 13.5pt; margin-top: 1.6em; } h3 { font-size: 11.5pt; }
 body { counter-reset: figure table; }
 figure { margin: 1em 0; text-align: center; page-break-inside: avoid; counter-increment: figure; }
-img { max-width: 100%; height: auto; }
+img { max-width: 100%; max-height: 20cm; width: auto; height: auto; }  /* a tall figure fits one page with its caption */
 figcaption { font-size: 9pt; text-align: left; }
 figcaption::before { content: "Figure " counter(figure) ". "; font-weight: bold; }
 table { border-collapse: collapse; font-size: 7pt; margin: 0.8em 0; width: 100%; table-layout: fixed;

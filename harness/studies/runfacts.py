@@ -282,6 +282,8 @@ def abstract_precision(runs: RunSet, aa_table: pd.DataFrame | None = None) -> st
     t = t[(t["family"] != "imported") & t["median"].notna()] if len(t) else t
     if t.empty:
         return "_No cells in these runs._"
+    # each study by its main run (the one with the most cells), not by a small step run beside it
+    t = t.sort_values("cells", ascending=False, kind="stable").drop_duplicates("family")
     lo, hi = t.loc[t["median"].idxmin()], t.loc[t["median"].idxmax()]
     geo = geomean_precision(runs)
     within = int((geo["half"] <= GEOMEAN_TARGET).sum()) if len(geo) else 0

@@ -364,8 +364,8 @@ SUBSTITUTIONS: tuple[Substitution, ...] = (
     Substitution("S1", "a newer release of the same engine, driver and runtime, or a release where the seed names "
                  "none (SQLite 3.40.1 for the SQLite of 2013, HDBC-sqlite3 2.3.3.1 for the seed's HDBC-sqlite3, "
                  "acid-state 0.16 for the acid-state of 2013, GHC 9.0.2 for GHC 7.4, CPython 3.11 for the Python of "
-                 "2013, RamSQL v0.1.5 for RamSQL before its v0.1.3 rewrite, glebarez/go-sqlite v1.21.1 for the seed's "
-                 "unversioned one)", ("engine", "driver", "runtime"),
+                 "2013, RamSQL v0.1.5 for the v0.1.3 of the seed's second table (not for the code before that "
+                 "version's rewrite), glebarez/go-sqlite v1.21.1 for the seed's unversioned one)", ("engine", "driver", "runtime"),
                  "the claim names products, not releases: it says how two of them compare, and the same products, "
                  "later, are what a reader of the claim uses today; a release that changed the answer is a finding "
                  "about the claim, not a different question"),

@@ -55,6 +55,22 @@ def test_the_study_renders_every_block_of_its_paper_section_from_the_reference(t
     assert (result.tables["per_op"]["low_s"] > 0).all()
 
 
+@pytest.mark.skipif(not E6_REFERENCE, reason="no committed E6 reference run")
+def test_the_100x_select_claim_is_about_ramsql_before_its_rewrite_and_untestable_here():
+    """S1 covers a newer release of the same code, not RamSQL's v0.1.3 rewrite: the claim of the seed's first table
+    is untestable, our fixed select's ratio kept beside it as context; the closing bullets (the second table, after
+    the rewrite) are still read through S1."""
+    from harness.studies import seedclaims as sc
+    from harness.studies import verdicts as v
+
+    runs = RunSet(REFERENCE, resamples=200, aa_twins=False)
+    r, verdict = sc.seed004_select_verdict(runs)
+    assert verdict.word == v.UNTESTABLE and "before its v0.1.3 rewrite" in verdict.why and r[1] > 0
+    claim = sc.seed004_select(runs)
+    assert "select_10k_fixed" in claim.ours and claim.verdict.word == v.UNTESTABLE
+    assert sc.seed004_same_order(runs).verdict.word != v.UNTESTABLE
+
+
 @pytest.mark.skipif(not REFERENCE, reason="no reference run in data/reference/")
 def test_reference_classes_do_not_change_with_block_changepoints(monkeypatch):
     """Every reference process through the block path (blocks of 1 iteration: the optimum, then

@@ -108,6 +108,13 @@ def test_the_directions_read_tpch_at_a_steady_state_when_there_is_one():
                             "seed's counts every iteration) ours is below the seed's")
     assert f"E3's own H2 processes were short, and their {seed * 3:.2f}x is mostly the JIT's warm-up" in after
     assert seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=None) == before
+    # counted every iteration, as the seed counted, the same run lies on the other side: no direction is drawn
+    every = _like(seed * 1.4, seed * 1.3, seed * 1.5)
+    torn = seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=calm, every=every)
+    assert "the same run's TPC-H gap is above the seed's" in torn and "we draw no direction from it" in torn
+    assert "gaining on" not in torn
+    same = seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=calm, every=_like(seed / 2, seed / 3, seed / 1.5))
+    assert same == after  # on the same side: the sentence as before
 
 
 def test_the_figure_caption_counts_sides_by_the_intervals():

@@ -488,3 +488,15 @@ def test_seed004_number_says_where_the_100x_comes_from():
     assert ";" not in sc.seed004_number_source(ramsql.SEED_SEC_PER_OP["ramsql.select_10k"], None, "v0.1.5")
 
 
+
+
+def test_the_cells_table_lists_every_cell_of_a_decided_rule_with_its_interval_and_call():
+    cells = (("list_users SM", (10.9, 7.84, 15.1), v.Verdict(v.INCONCLUSIVE)),
+             ("list_users MD", (5.1, 3.8, 6.83), v.Verdict(v.REFUTED)))
+    decided = sc.Claim("002", "\"it wins by an 8x or larger margin\"", ">= 8x", "—", v.Verdict(v.REFUTED), "k", cells)
+    untestable = sc.Claim("004", "q", "", "—", v.untestable("another engine"), "u", cells)
+    text = sc.cells_markdown([decided, untestable])
+    rows = [r for r in text.splitlines() if r.startswith("| ")][1:]
+    assert rows == ["| \"it wins by an 8x or larger margin\" | refuted | list_users SM 10.9x [7.84, 15.1] inconclusive; "
+                    "list_users MD 5.10x [3.80, 6.83] refuted |"]  # the untestable claim's cells are context, not listed
+    assert sc.cells_markdown([untestable]).startswith("_No decided verdict")

@@ -231,6 +231,20 @@ def test_warmup_classes():
     assert stats.steady_state(x)[1] == "flat"
 
 
+def test_a_slow_first_iteration_before_a_very_steady_tail_is_warm_up_not_flat():
+    # an acid-state process of E5 (ms): the changepoints cut its very steady tail into short pieces, which were
+    # merged one by one into the slow first iteration until the whole series was "flat" and its mean 36x its
+    # steady state; a short piece now joins the neighbour nearer its level
+    x = np.array([49.651, 0.189, 0.15, 0.148, 0.144, 0.141, 0.139, 0.147, 0.144, 0.141]) / 1e3
+    start, cls = stats.steady_state(x)
+    assert cls == "warm-up" and 1 <= start <= 4
+    x = np.array([73.411, 0.313, 0.313, 0.265, 0.223, 0.207, 0.226, 0.236, 0.26, 0.451]) / 1e3
+    assert stats.steady_state(x) == (1, "warm-up")
+    # a spike in the middle of a flat series still merges away, and a two-iteration warm-up stays two
+    assert stats.steady_state(np.r_[np.ones(10), 5.0, np.ones(10)] / 1e3) == (0, "flat")
+    assert stats.steady_state(np.r_[10, 9.5, np.tile([1, 1.01, 1, 0.99], 3)] / 1e3) == (2, "warm-up")
+
+
 def test_small_warmup_kept_by_median_error_tolerance():
     """A 5% warm-up over 10 of 50 iterations with 2% noise: small against one iteration's noise
     (the old tolerance, 2 noise sd, merged it into flat), large against the standard error of the

@@ -302,21 +302,32 @@ def _classify(x: np.ndarray, sigma: float, ends: list[int], rel_tol: float, min_
     bounds = [0] + ends
     segs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
     min_len = max(3, int(math.ceil(0.05 * n)))
-    # short segments after the first are spikes (or dips): merge them into their left neighbour.
-    # A short FIRST segment is kept: one or two slow first iterations are a real warm-up.
-    merged: list[tuple[int, int]] = []
-    for a, b in segs:
-        if merged and (b - a) < min_len:
-            merged[-1] = (merged[-1][0], b)
-        else:
-            merged.append((a, b))
-
     medians: dict[tuple[int, int], float] = {}
 
     def seg_median(s: tuple[int, int]) -> float:
         if s not in medians:
             medians[s] = float(np.median(x[s[0]:s[1]]))
         return medians[s]
+
+    # short segments after the first are spikes (or dips): each is merged into its left neighbour, except
+    # that one right after the first segment joins whichever neighbour is nearer its level (always the left
+    # one, a very steady tail cut into short pieces was swallowed, piece by piece, by a short slow first
+    # segment). A short FIRST segment is kept: one or two slow first iterations are a real warm-up.
+    merged = list(segs)
+    i = 1
+    while i < len(merged):
+        a, b = merged[i]
+        if b - a >= min_len or len(merged) == 1:
+            i += 1
+            continue
+        left = merged[i - 1]
+        right = merged[i + 1] if i + 1 < len(merged) else None
+        level = seg_median((a, b))
+        if i == 1 and right is not None and abs(seg_median(right) - level) < abs(seg_median(left) - level):
+            merged[i:i + 2] = [(a, right[1])]
+        else:
+            merged[i - 1:i + 1] = [(left[0], b)]
+            i = max(i - 1, 1)
 
     def same_level(s1: tuple[int, int], s2: tuple[int, int]) -> bool:
         # the tolerance is the error of the segment MEDIANS (which shrinks with their length),
@@ -414,7 +425,8 @@ def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel
     state``.
     Then, in the spirit of Barrett et al. 2017 ("Virtual machine warmup blows hot and cold"):
     segments shorter than max(3, 5% of n) iterations, except the first, are treated as spikes
-    and merged into their left neighbour; neighbouring segments whose medians differ by less
+    and merged into their left neighbour (the one right after the first segment into the neighbour
+    nearer its level, so a slow first iteration is never merged with a steady tail); neighbouring segments whose medians differ by less
     than max(rel_tol * median, SE_TOL standard errors of the difference of the two medians) are
     merged (the error of a segment's median, sqrt(pi/2) sd / sqrt(length), not one iteration's
     noise: short small warm-ups are kept). One segment left: ``flat`` (steady from 0). Otherwise the last segment is the steady state if it covers at least `min_tail` of the
