@@ -34,7 +34,8 @@ def interference_constants() -> str:
         f"{_pct(r.GAP_BUSY_SHARE)} of the worker's CPU in the gap since it ended, the runner samples the worker's "
         f"CPU over {r.QUIET_WINDOW_S * 1000:.0f} ms windows before the next process and starts it once others use "
         f"less than {_pct(r.QUIET_SHARE)} of a window, waiting at most {r.MAX_WAIT_S:.0f} s (and at most 10 times "
-        "that in a run); otherwise the next process starts at once. A cell keeps at least {analysis_interference.MIN_CLEAN} clean processes: below "
+        f"that in a run); otherwise the next process starts at once. A cell keeps at least "
+        f"{analysis_interference.MIN_CLEAN} clean processes: below "
         "that, its disturbed processes are kept and counted.")
 
 
