@@ -170,8 +170,8 @@ _H2_STEADY = ("--profile", "quick", "--benchmarks", "tpch.*", "--engines", "h2/j
 
 #: E3d: why H2 timed out on q19 and q20 (E3, E3h leaves them out): each query once on H2 (JVM) and on SQLite
 #: from PyPy, with the tables' primary keys only (indexes=off, as everywhere else) and with an index on every
-#: foreign key and filtered date (indexes=on). One process of one iteration per cell: a diagnosis, not a comparison (no
-#: interval); H2 took 20 s (q19) and 32 s (q20) in a trial, 1 s on q20 with the indexes.
+#: foreign key and filtered date (indexes=on). One process of one iteration per cell: a diagnosis, not a
+#: comparison (no interval); H2 took 20 s (q19) and 32 s (q20) in a trial, 1 s on q20 with the indexes.
 _H2_DIAGNOSIS = ("--profile", "quick", "--benchmarks", "tpch.q19,tpch.q20", "--engines", "h2/jdbc,sqlite/sqlite3",
                  "--runtimes", "jvm,pypy", "--param", "sf=0.01", "--param", "indexes=off,on", "--processes", "1",
                  "--iterations", "1", "--budget", "0", "--timeout", "120")

@@ -521,7 +521,8 @@ def claim_scrypt(cells: pd.DataFrame, ratio: Ratio, share: float | None = None) 
               ((p, ratio(p[0], p[1])) for p in pairs)]
     rs = [r for _, r, _ in labels]
     lows = [r[1] for r in rs if math.isfinite(r[1]) and r[1] > 0]
-    least = f"; the hash's share of the time is at least {1 - 1 / min(lows):.0%} in every cell" if lows and min(lows) > 1 else ""
+    least = (f"; the hash's share of the time is at least {1 - 1 / min(lows):.0%} in every cell"
+             if lows and min(lows) > 1 else "")
     return _claim(claim, v.every_cell(vs for _, _, vs in labels), cells=labels,
                   evidence=f"user insertion's time with the hash / without it, per store, build and corpus (the "
                            f"seed's \"vast majority\" read as more than {share:.0%} of the time: above {line:.3g}x): "

@@ -22,7 +22,7 @@ from harness.studies.common import (BASELINE, StudyResult, censored_cells, famil
 DEFAULT_DIR = PROJECT_ROOT / "data" / "reference"
 #: where the reference campaign installs study E3h, H2 and SQLite from PyPy at a steady state
 STEADY_DIR = PROJECT_ROOT / "data" / "reference-h2"
-#: where it installs study E3d, H2's q19 and q20 once each with primary keys only and with foreign-key indexes
+#: where it installs study E3d, H2's q19 and q20 once each with primary keys only and with secondary indexes
 DIAGNOSIS_DIR = PROJECT_ROOT / "data" / "reference-h2-diagnosis"
 #: the queries H2 timed out on in E3, which E3h leaves out and E3d diagnoses
 TIMED_OUT = ("tpch.q19", "tpch.q20")
@@ -53,7 +53,7 @@ def _once(cells: Any, bench: str, engine: str, indexes: str) -> float | None:
 
 def diagnosis_sentence(diag: RunSet | None) -> str:
     """Study E3d: H2's q19 and q20 (and SQLite's from PyPy) once each with the tables' primary keys only, as every
-    other run has them, and with an index on every foreign key; what the indexes change says whether H2's time
+    other run has them, and with the secondary indexes of `indexes=on`; what they change says whether H2's time
     is an index it lacks (it falls) or its plan (it stays). One iteration each: a diagnosis, no interval."""
     from harness.analysis import wording
 
@@ -85,7 +85,8 @@ def diagnosis_sentence(diag: RunSet | None) -> str:
         parts.append(text)
     return (f"Why H2 timed out on q19 and q20 (study E3d, run {ids} at commit {commits}): each query once, one "
             "process of one iteration per cell (a diagnosis, no interval), with the tables' primary keys only, as in "
-            "every other run, and with secondary indexes on the foreign keys and filtered dates (`indexes=on`). " + "; ".join(parts) + ".")
+            "every other run, and with secondary indexes on the foreign keys and filtered dates (`indexes=on`). "
+            + "; ".join(parts) + ".")
 
 
 def compute(runs: RunSet, figures_dir: Path | str | None = None,

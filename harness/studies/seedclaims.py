@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Callable
 import pandas as pd
 
 from harness.studies import app, inserts, ramsql, seed001_h2
-from harness.studies.common import shorten
 from harness.studies import verdicts as v
+from harness.studies.common import shorten
 from harness.studies.envtable import engine_versions, our_machine, runtime_of, version_of
 from harness.studies.findings import cells as cells_of, num
 from harness.studies.seed000 import SEED_SOURCES
@@ -596,10 +596,11 @@ def select_ratio(ratios: pd.DataFrame, bench: str) -> Interval:
 
 def seed004_select_verdict(runs: RunSet, bench: str = "ramsql.select_10k_fixed", as_written_only: bool = False,
                            harnesses: bool = True, alike: bool = False) -> tuple[Interval, v.Verdict]:
-    """Seed 004's select claim on today's stack: (our interval, the verdict). The table reads the fixed code
-    (select_10k_fixed, rule S3: the seed's SQLite side reads no row); `sensitivity.py` reads it on the seed's
-    own code (`bench` select_10k), against 100x as written only (`as_written_only`), or without the `go test`
-    sessions (`harnesses=False`), by the same rule."""
+    """Seed 004's select claim on today's stack: (our interval, the verdict). The claim is of RamSQL before its
+    v0.1.3 rewrite, which no substitution covers, so the verdict is untestable here (`REWRITTEN`) and our interval
+    is context; the reading of our numbers by the claim's rule (`ramsql_verdict`, on the fixed code or, `bench`
+    select_10k, the seed's own; against 100x as written only, `as_written_only`; without the `go test` sessions,
+    `harnesses=False`) gives only the smallest effect it could have detected."""
     seed = ramsql.SEED_SEC_PER_OP["ramsql.select_10k"]
     seed_ratio = seed[ramsql.RAMSQL] / seed[ramsql.SQLITE]
     r0 = select_ratio(ramsql.engine_ratios(runs), bench)

@@ -426,8 +426,8 @@ def steady_state(x: Sequence[float] | np.ndarray, *, pen_scale: float = 4.0, rel
     Then, in the spirit of Barrett et al. 2017 ("Virtual machine warmup blows hot and cold"):
     segments shorter than max(3, 5% of n) iterations, except the first, are treated as spikes
     and merged into their left neighbour (the one right after the first segment into the neighbour
-    nearer its level, so a slow first iteration is never merged with a steady tail); neighbouring segments whose medians differ by less
-    than max(rel_tol * median, SE_TOL standard errors of the difference of the two medians) are
+    nearer its level, so a slow first iteration is never merged with a steady tail); neighbouring
+    segments whose medians differ by less than max(rel_tol * median, SE_TOL standard errors of the difference of the two medians) are
     merged (the error of a segment's median, sqrt(pi/2) sd / sqrt(length), not one iteration's
     noise: short small warm-ups are kept). One segment left: ``flat`` (steady from 0). Otherwise the last segment is the steady state if it covers at least `min_tail` of the
     iterations, else ``no steady state``; it is ``warm-up`` when faster than the segment before
