@@ -73,8 +73,8 @@ def protocol_text(run_dirs: list[Path | str], shared: bool = True) -> str:
 
 
 def family_table(runs: RunSet, prefix: str, baseline: str,
-                 engines: Iterable[str] | None = None, exclusions: str | None = None
-                 ) -> tuple[pd.DataFrame | None, str]:
+                 engines: Iterable[str] | None = None, exclusions: str | None = None,
+                 leave_out: Iterable[str] = ()) -> tuple[pd.DataFrame | None, str]:
     """The SQPyte-layout table of one benchmark family, from valid cells only.
 
     Cells whose status is not ok (a wrong answer, a failure, not applicable) are kept out of the
@@ -83,6 +83,8 @@ def family_table(runs: RunSet, prefix: str, baseline: str,
     bootstrap replicates are the ones the summary used (`runs` keeps them). `engines`, when given,
     keeps only those engines' cells and the baseline's. `exclusions`, when given, stands in for the
     exclusion sentence (a subset's table points to where its family's full table lists them once).
+    `leave_out`: benchmarks kept out of the table and its means (a comparison that cannot be like for like on
+    them, said where the table is used).
     """
     import pandas as pd
 
@@ -90,7 +92,7 @@ def family_table(runs: RunSet, prefix: str, baseline: str,
 
     summary = runs.summary
     ok = summary[summary["benchmark"].str.startswith(prefix) & (summary["status"] == "ok")]
-    keys = set(ok[CELL_KEYS].itertuples(index=False, name=None))
+    keys = {k for k in ok[CELL_KEYS].itertuples(index=False, name=None) if k[0] not in set(leave_out)}
     if engines is not None:
         from harness.analysis import stats
 

@@ -206,7 +206,9 @@ def hosts_sentence(manifests: Iterable[Manifest], studies: dict[str, str] | None
     listed = "; ".join(f"{cpu} (kernel {kernel}): {', '.join(sorted(names, key=order))}"
                        for (cpu, kernel), names in hosts.items())
     return (f"The runs were measured on {len(hosts)} virtual machines{each}: {listed}. A ratio is always taken "
-            "within one run, so on one machine; a comparison of two runs on different machines is said to be one.")
+            "on one machine, and within one run except seed 002's scrypt claim, whose hashed insertions (a step's "
+            "run) are set over the unhashed ones of the same sitting's main runs; a comparison of two runs on "
+            "different machines is said to be one.")
 
 
 # --- versions for the like-for-like rule of the seeds' verdicts (verdicts.like_for_like) ---

@@ -99,7 +99,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         table, table_md = family_table(runs, prefix, baseline, engines=engines,
                                        exclusions=f"The {prefix}* cells excluded or skipped are listed once, under "
                                                   "the family's full table.")
-        like, _ = family_table(runs, prefix, seed001_h2.LIKE_FOR_LIKE, engines=engines)
+        # the means set beside the seed's leave out the queries whose result the seed's H2 reused (REUSED)
+        like, _ = family_table(runs, prefix, seed001_h2.LIKE_FOR_LIKE, engines=engines, leave_out=seed001_h2.REUSED)
         tables[name] = table
         tables[f"{name}-like-for-like"] = like
         # the H2-only table stays in the notebook: its cells are the h2/jdbc column of the family's full
@@ -109,30 +110,34 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         blocks[f"{name}-h2-seed001"] = seed001_h2.comparison(like, prefix, censored=cut)
     blocks["h2-processes"] = processes_note(runs)
     blocks["h2-warmup"] = warmup_sentence(runs)
-    like_steady = like_every = None
+    like_steady = like_every = steady_all = None
+    e3_all, _ = family_table(runs, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)  # q15 too: figure, context
     if steady is not None:
-        like_steady, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
+        like_steady, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines,
+                                      leave_out=seed001_h2.REUSED)
+        steady_all, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
         # the same run with every iteration counted, as the seed counted its 5 x 50
         every = RunSet(steady.run_dirs, method=steady.method, confidence=steady.confidence,
                        resamples=steady.resamples, steady_state=False, aa_twins=False)
-        like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
+        like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines,
+                                     leave_out=seed001_h2.REUSED)
         tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
     blocks["h2-diagnosis"] = diagnosis_sentence(diagnosis)
     blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every,
-                                          host_note(runs, steady) if steady is not None else "")
+                                          host_note(runs, steady) if steady is not None else "", seed001_h2.REUSED)
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
                                                       "micro.": tables.get("e2-like-for-like")}, steady=like_steady,
                                                      every=like_every)
     blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
                                                                "micro.": tables.get("e2-like-for-like")},
-                                                              steady=like_steady)
+                                                              steady=like_steady, q15=e3_all)
     fig = None
-    # the figure shows the steady-state run where there is one: the like-for-like numbers nearest the seed's
-    like = like_steady if seed001_h2.ours(like_steady) is not None else tables.get("e3-like-for-like")
-    which = ("from study E3h's steady-state run" if like is like_steady else "from E3's run, warm-up included")
+    # the figure shows the steady-state run where there is one (every query, q15 included, beside the seed's)
+    like = steady_all if seed001_h2.ours(steady_all) is not None else e3_all
+    which = ("from study E3h's steady-state run" if like is steady_all else "from E3's run, warm-up included")
     seed = {b: h2 / lite for b, (lite, h2) in seed001_h2.SEED_SECONDS.items() if h2 is not None}
     if figures_dir is not None and like is not None:
-        title = ("H2 / SQLite per TPC-H query: ours (SF 0.01" + (", steady state" if like is like_steady else "")
+        title = ("H2 / SQLite per TPC-H query: ours (SF 0.01" + (", steady state" if like is steady_all else "")
                  + ") and seed 001's (about SF 1, all iterations)")
         fig = plot_seed_beside_ours(like, seed, Path(figures_dir) / "h2_tpch.png", seed001_h2.ENGINE,
                                     seed001_h2.LIKE_FOR_LIKE, title)
@@ -163,7 +168,7 @@ def host_note(runs: Any, steady: Any) -> str:
 
 
 def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None, every: Any = None,
-                    host: str = "") -> str:
+                    host: str = "", reused: tuple[str, ...] = ()) -> str:
     """Study E3h: H2 / SQLite from PyPy over TPC-H from processes long enough for the changepoint analysis to
     leave the JIT's warm-up out, with how many processes reached a steady state, beside the same run with
     every iteration counted (`every`, the seed's way), E3's number (`all_iterations`: short processes,
@@ -197,7 +202,7 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
             f"{procs} process{'' if procs == 1 else 'es'} per query of {int(per.median()) if len(per) else 0} "
             f"iterations each, no time limit; {reached(h2)} H2 processes and {reached(pypy)} of SQLite's reached a "
             "steady state, whose iterations alone count (the others count all). There H2 / SQLite over the "
-            f"{mine['k']} queries both ran is {interval} (geometric mean, {steady.confidence:.0%} CI, "
+            f"{mine['k']} queries both ran{_but_reused(like, reused)} is {interval} (geometric mean, {steady.confidence:.0%} CI, "
             f"{steady.method})")
     whole = seed001_h2.ours(every)
     if whole is not None and whole["low"] == whole["low"]:
@@ -215,6 +220,12 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
         if whole is not None and whole["low"] == whole["low"]:
             text += f" and our every-iteration ratio {side(whole)}"
     return text + "."
+
+
+def _but_reused(like: Any, reused: tuple[str, ...]) -> str:
+    """` other than q15 (whose result the seed's H2 reused)` for the queries of `reused` the table left out."""
+    left = [b.split(".")[1] for b in reused if b not in seed001_h2.valid_benchmarks(like)]
+    return f" other than {', '.join(left)} (whose result the seed's H2 reused)" if left else ""
 
 
 def _same_side(like, seed: dict[str, float]) -> str:

@@ -237,12 +237,13 @@ def every_cell(verdicts: Iterable[Verdict]) -> Verdict:
 
 def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
     """A claim about most cells ("halves most numbers"): supported when more than half the cells
-    support it, refuted when more than half refute it, otherwise inconclusive."""
+    support it, refuted when at least half refute it (more than half can then no longer support it,
+    whatever the undecided cells would show), otherwise inconclusive."""
     vs = list(verdicts)
     if not vs:
         return untestable("no cell of these runs measures it")
     c = counts(vs)
-    word = SUPPORTED if 2 * c[SUPPORTED] > len(vs) else REFUTED if 2 * c[REFUTED] > len(vs) else INCONCLUSIVE
+    word = SUPPORTED if 2 * c[SUPPORTED] > len(vs) else REFUTED if 2 * c[REFUTED] >= len(vs) else INCONCLUSIVE
     return Verdict(word, _tally(vs))
 
 
@@ -257,7 +258,7 @@ def rules_text() -> str:
             f"\"About X\" is read as within a factor of {ABOUT:g} of X either way: supported when the whole "
             f"interval lies in [X / {ABOUT:g}, X x {ABOUT:g}], refuted when it lies wholly outside. \"Most\" "
             "is read as more than half of the cells: supported when more than half support the claim, refuted when "
-            "more than half refute it. A claim about every cell (\"in every category at every corpus size\") "
+            "at least half refute it (more than half can then no longer support it). A claim about every cell (\"in every category at every corpus size\") "
             "is refuted by one cell that refutes it and supported only when every cell supports it, and a claim "
             "about every corpus is at most inconclusive when a corpus was not measured.\n\n"
             "Four rules more, for claims that are not plainly a ratio. \"The same order of magnitude\" is read as "

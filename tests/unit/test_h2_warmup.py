@@ -91,6 +91,9 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     assert level.endswith("which our steady state lies level with.") and "short processes" not in level
     assert "counting every iteration" not in level
     assert "No steady-state H2 run" in h2.steady_sentence(None, None)
+    # a query whose result the seed's H2 reused, left out of our table, is named
+    named = h2.steady_sentence(_steady(), _like(seed / 2, seed / 2.5, seed / 1.6), reused=("tpch.q15",))
+    assert "over the 2 queries both ran other than q15 (whose result the seed's H2 reused) is" in named
     context = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0))
     assert "24.00x [22.00, 26.00] over TPC-H (2 benchmarks, 6.50x [6.00, 7.00] at a steady state over 2;" in context
 
@@ -153,3 +156,13 @@ def test_the_diagnosis_says_whether_h2s_time_is_an_index_or_its_plan():
     assert "3 s with primary keys only and 1 s with the indexes;" in mid and "plan" not in mid.split("q19:")[1]
     assert "q20: H2 did not finish both" in mid
     assert h2.diagnosis_sentence(None).startswith("_No diagnosis")
+
+
+def test_the_comparison_names_the_query_whose_result_the_seeds_h2_reused():
+    from harness.studies import seed001_h2
+
+    text = seed001_h2.comparison(_like(5.0, 4.5, 5.5), "tpch.")  # q01 and q02 only: q15 is not in the means
+    assert "Left out of both means: tpch.q15 (H2 0.009 s against SQLite's 20.9 s), whose result the seed's H2 " \
+           "reused" in text
+    assert "Left out of both means" not in seed001_h2.comparison(_like(5.0, 4.5, 5.5).assign(
+        benchmark=["micro.select", "micro.innerjoin", "geomean"]), "micro.")

@@ -57,7 +57,9 @@ def test_most_cells_needs_a_strict_majority():
     s, r, i = v.Verdict(v.SUPPORTED), v.Verdict(v.REFUTED), v.Verdict(v.INCONCLUSIVE)
     assert v.most_cells([s, s, i]).word == v.SUPPORTED
     assert v.most_cells([r, r, s]).word == v.REFUTED
-    assert v.most_cells([s, r]).word == v.INCONCLUSIVE
+    assert v.most_cells([s, r]).word == v.REFUTED  # half refute: more than half can no longer support it
+    assert v.most_cells([s, r, i]).word == v.INCONCLUSIVE and v.most_cells([r, i]).word == v.REFUTED
+    assert v.most_cells([r, r, s, s, i]).word == v.INCONCLUSIVE
     assert v.most_cells([r] * 17 + [i] * 31).word == v.INCONCLUSIVE
 
 
