@@ -576,7 +576,7 @@ CLAIM_OPERATIONS = {
 SEED_USER_INSERTION = "user insertion with the password's scrypt hash"
 OUR_USER_INSERTION = "user insertion without the hash (hash=off)"
 #: who computes the hash (part of the driver: the libraries the back-end calls), the seed's and ours
-SEED_HASHER = "the hash by the `scrypt` package (parameters unstated)"
+SEED_HASHER = "the hash by a library the seed does not name (parameters unstated)"
 OUR_HASHER = "the hash by cryptonite with the `scrypt` package's default parameters (N = 2^14, r = 8, p = 1)"
 
 

@@ -74,7 +74,8 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
         out["e7-pair-timing"] = pair_timing_sentence(pair_timing(pairs, tags)) or "_No commit was run twice._"
         if fig is not None:
             out["e7-history-figure"] = figure_link(
-                f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked"
+                f"E7 history: mean and {confidence:.0%} CI per run in commit order, significant changes marked "
+                "(each mark gives the change of the processes' median, the quantity `compare` tests)"
                 + figure_takeaway(table), fig, paper_path)
         return out
 
@@ -273,7 +274,10 @@ def ratio_move(table: pd.DataFrame, a: str, b: str) -> float:
         return out
 
     ra, rb = ratios(a), ratios(b)
-    moves = [abs(rb[k] / ra[k] - 1) * 100 for k in ra if k in rb and ra[k] > 0]
+    # the larger of the two directions (x/y and y/x move by +17% and -15% alike): which engine is the
+    # numerator is an accident of their names' order
+    moves = [max(abs(q - 1), abs(1 / q - 1)) * 100 for q in (rb[k] / ra[k] for k in ra if k in rb and ra[k] > 0)
+             if q > 0]
     return max(moves) if moves else math.nan
 
 

@@ -514,17 +514,18 @@ def grid_storage(runs: RunSet) -> list[dict]:
 def sync_substitute(storage: list[dict]) -> str:
     """Why the cost of syncing measured here is not the seed's, or "" when it may be: the database
     files lived in memory (an fsync there writes nothing) or on a virtual disk (an fsync there costs
-    whatever the host does with it, not a physical device's flush as on the seed's 2010 machine).
+    whatever the host does with it, not the flush of the seed's 2010 disk, which the seed does not describe).
     With no storage record nothing is known, and "" lets the interval decide."""
     memory = sorted({s.get("mount", "?") for s in storage if s.get("kind") == "memory"})
     virtual = sorted({s.get("device", "?") for s in storage if VIRTUAL_DEVICE.match(str(s.get("device", "")))})
     if memory:
         return (f"the database files lived in memory ({', '.join(memory)}), where an fsync writes nothing; the seed "
-                "synced to a physical disk")
+                "synced to its machine's disk")
     if virtual:
         return (f"the database files lived on {', '.join(virtual)}, a virtual disk of this virtual machine: an fsync "
-                "there costs whatever the host does with it (its cache, its own disk), not a physical device's "
-                "flush as on the seed's 2010 machine, so the measured ratio is shown but decides nothing")
+                "there costs whatever the host does with it (its cache, its own disk), not the flush of the "
+                "seed's 2010 machine's disk, which the seed does not describe, so the measured ratio is shown but "
+                "decides nothing")
     return ""
 
 

@@ -379,9 +379,10 @@ SUBSTITUTIONS: tuple[Substitution, ...] = (
                  ("operation",),
                  "the claim is about the engines doing the operation it names; where one side does not do it, the "
                  "seed's number measures the defect, not the claim, and the seed's code is still run and shown"),
-    Substitution("S4", "the same password hash from another library: seed 002's scrypt hash of a user's password "
-                 "computed by cryptonite, not by the `scrypt` package (which Debian does not package), with that "
-                 "package's default cost parameters (N = 2^14, r = 8, p = 1; the seed names none)", ("driver",),
+    Substitution("S4", "the same password hash from a named library: seed 002's scrypt hash of a user's password "
+                 "computed by cryptonite, where the seed names neither its library (Haskell's `scrypt` package, "
+                 "which Debian does not package, was the usual one) nor its cost parameters (ours are that "
+                 "package's defaults, N = 2^14, r = 8, p = 1)", ("driver",),
                  "scrypt's parameters fix the work it does (N x r block mixes over 128 x r x N bytes); the hash runs at "
                  "the same place in every store's user insertion, and the claims compare stores, builds, or the hash "
                  "with the insertion around it, never two hash libraries"),

@@ -76,7 +76,8 @@ def test_the_sentences_say_this_host_for_sessions_made_around_the_workers_run():
     assert "so any gap is the harnesses', not the host's" in intro
     assert "another" not in intro
     # -count 3 is below what benchstat needs for an interval, and below what its test needs too
-    assert "(the seed's was -count 6 -benchtime 1s; 3 a side, below benchstat's 6 for an interval)" in intro
+    assert "(the seed's was -count 6, at go test's default -benchtime of 1s; 3 a side, below benchstat's 6 for an " \
+           "interval)" in intro
 
 
 def test_the_gotest_intro_gives_the_factor_and_why_four_samples():
