@@ -500,3 +500,11 @@ def test_the_cells_table_lists_every_cell_of_a_decided_rule_with_its_interval_an
     assert rows == ["| \"it wins by an 8x or larger margin\" | refuted | list_users SM 10.9x [7.84, 15.1] inconclusive; "
                     "list_users MD 5.10x [3.80, 6.83] refuted |"]  # the untestable claim's cells are context, not listed
     assert sc.cells_markdown([untestable]).startswith("_No decided verdict")
+
+
+def test_acidstates_lookups_are_the_user_query_not_the_listing():
+    rows = [(op, "corpus=LG2", "acidstate/acid-state", rt, op, "LG2", t)
+            for op in ("app.list_users", "app.query_user") for rt, t in (("haskell-O0", 2e-5), ("haskell-O1", 1e-5))]
+    cells = _cells(rows)
+    assert app.optimisation_index_pairs(cells, only_acid=True) == [(2, 3)]  # the IxSet lookup by id only
+    assert sorted(app.optimisation_index_pairs(cells, only_acid=False)) == [(0, 1), (2, 3)]
