@@ -129,7 +129,8 @@ class Study:
 #: untimed set-up, remade on every b.N loop, dominates), so the stored sessions' `-count 6 -benchtime
 #: 200ms` would take about 90 s each. 4 samples of 50 ms keep a session near 43 s: 4 a side is the
 #: fewest with which a Mann-Whitney test (ours and benchstat's) can call two sessions different at
-#: p <= 0.05, which the A/A bracket is for (3 a side: never); the seed used -count 6 (and go test's default -benchtime, 1s)
+#: p <= 0.05, which the A/A bracket is for (3 a side: never); the seed used -count 6 (and go test's default
+#: -benchtime, 1s)
 GOTEST_FLAGS = ("--count", "4", "--benchtime", "50ms")
 #: E5's corpus LG2 (50,000 users, target #45678), run after its main run for the seed's own contenders we
 #: run its way (AcidState and HDBC-sqlite3), built as the seed built them: `ghc --make` (-O0) and

@@ -882,7 +882,7 @@ def abstract(cells: pd.DataFrame, ratio: Any, groups: list[tuple[str, list[str]]
         if clause:
             out.append(f"From Haskell, built as seed 002 built its stores (`ghc --make`, -O0), at corpus {corpus}: "
                        f"{clause}.")
-    seeds = seed_insertion(cells)  # the -O claims' own cells: user insertion hashed where it was measured so
+    seeds = seed_insertion(cells)  # the -O claims' own cells (user insertion hashed, where it was measured)
     at = seeds[seeds["corpus"] == SEED_OPTIMISED_AGAINST]
     every = optimisation_index_pairs(at, False, SEED_OPTIMISED_BUILD)
     lookups = optimisation_index_pairs(at, True, SEED_OPTIMISED_BUILD)

@@ -200,10 +200,10 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
     procs = int(cells[h2]["processes"].median()) if h2.any() else 0
     text = (f"At a steady state (study E3h, run {ids} at commit {commits}): H2 and SQLite from PyPy alone, "
             f"{procs} process{'' if procs == 1 else 'es'} per query of {int(per.median()) if len(per) else 0} "
-            f"iterations each, no time budget per cell (a process's timeout only); {reached(h2)} H2 processes and {reached(pypy)} of SQLite's reached a "
-            "steady state, whose iterations alone count (the others count all). There H2 / SQLite over the "
-            f"{mine['k']} queries both ran{_but_reused(like, reused)} is {interval} (geometric mean, {steady.confidence:.0%} CI, "
-            f"{steady.method})")
+            f"iterations each, no time budget per cell (a process's timeout only); {reached(h2)} H2 processes and "
+            f"{reached(pypy)} of SQLite's reached a steady state, whose iterations alone count (the others count "
+            f"all). There H2 / SQLite over the {mine['k']} queries both ran{_but_reused(like, reused)} is {interval} "
+            f"(geometric mean, {steady.confidence:.0%} CI, {steady.method})")
     whole = seed001_h2.ours(every)
     if whole is not None and whole["low"] == whole["low"]:
         text += (f"; counting every iteration, as the seed counted its 50, {whole['ratio']:.2f}x "

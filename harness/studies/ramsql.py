@@ -428,8 +428,8 @@ def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
              f"{_day_gap(gotest, worker)}, on another{', loaded' if _load_per_core(gotest) > 1.0 else ''} host")
     g_commit, w_commit = _side_facts(gotest)[1], _side_facts(worker)[1] if worker else ""
     commit = " at the worker's commit" if g_commit in w_commit.split(", ") else " at another commit"
-    text = (f"The same Go code also ran under `go test -bench . {flags}` (the seed's was -count 6, at go test's default -benchtime of 1s"
-            f"{few_samples_clause(flags)}), "
+    text = (f"The same Go code also ran under `go test -bench . {flags}` (the seed's was -count 6, at go test's "
+            f"default -benchtime of 1s{few_samples_clause(flags)}), "
             f"in {count_word(n)} session{'s' if n != 1 else ''} {where}{commit} (Appendix E): an A/A test of `go test` and "
             "benchstat there. A `go test` sample is one timing loop of one test binary, not a fresh process.")
     ratios, cells, sessions = [], set(), 0
