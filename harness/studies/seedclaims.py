@@ -106,6 +106,12 @@ def ratio_at(runs: RunSet, benchmark: str, a: str, b: str, params: str, benchmar
 SEED000_MACHINE = "quad-core Intel Core i7 at 3.2 GHz, Debian in VirtualBox with one core"
 
 
+def seed000_setting(driver: str, runtime: str, operation: str) -> v.Setting:
+    """Seed 000's setting of one claim: its SQLite (2013, version unstated) and machine, with the claim's driver,
+    runtime and operation."""
+    return v.Setting("SQLite of 2013 (version unstated)", driver, runtime, operation, SEED000_MACHINE)
+
+
 #: the optimised Haskell build of E1 whose cells seed 000's rows show as context
 HASKELL_O2 = "haskell-O2"
 #: why a claim about sqlite-simple or direct-sqlite has no cell: the reason is the claim's own (S1 covers a
@@ -120,8 +126,8 @@ def seed000_python_vs_direct_sqlite(runs: RunSet | None) -> Claim:
     rate (6.9M rows/s) beside Python's is context: the seed states no ratio of the two."""
     vs = engine_versions(runs)
     op = "read 10,000 rows of one integer column (the seed's benchmark case)"
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "Python's sqlite3 module against direct-sqlite 2.3.3",
-                       "Python of 2013 (version unstated) and GHC 7.4.2", op, SEED000_MACHINE)
+    theirs = seed000_setting("Python's sqlite3 module against direct-sqlite 2.3.3",
+                             "Python of 2013 (version unstated) and GHC 7.4.2", op)
     ours = v.Setting(f"SQLite {version_of(vs, PY.split('@')[0], 'sqlite', 'cpython')}",
                      "Python's sqlite3 module; no direct-sqlite (persistent-sqlite stands in for it in E1)",
                      f"{runtime_of(vs, PY.split('@')[0], 'cpython')} and {runtime_of(vs, 'sqlite/persistent', 'haskell')}",
@@ -149,8 +155,7 @@ def seed000_hdbc(runs: RunSet | None) -> Claim:
     HDBC-sqlite3 (sqlite/hdbc), not sqlite-simple, so the comparison side is missing."""
     vs = engine_versions(runs)
     op = "read 10,000 rows of one integer column as a list (query_ and HDBC's quickQuery')"
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "HDBC-sqlite3 against sqlite-simple 0.3.0.0",
-                       "GHC 7.4.2", op, SEED000_MACHINE)
+    theirs = seed000_setting("HDBC-sqlite3 against sqlite-simple 0.3.0.0", "GHC 7.4.2", op)
     ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/hdbc', 'sqlite')}", "HDBC-sqlite3 (E1); no sqlite-simple",
                      runtime_of(vs, "sqlite/hdbc", "haskell"), op, our_machine(runs))
     context = "not measured"
@@ -172,8 +177,7 @@ def seed000_overhead(runs: RunSet | None) -> Claim:
     not here; persistent-sqlite against C, folding the same rows, is the context."""
     vs = engine_versions(runs)
     op = "fold over 10,000 rows of one integer column, the binding against C calling SQLite directly"
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "direct-sqlite 2.3.3 against SQLite's C API",
-                       "GHC 7.4.2 against C", op, SEED000_MACHINE)
+    theirs = seed000_setting("direct-sqlite 2.3.3 against SQLite's C API", "GHC 7.4.2 against C", op)
     ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
                      "persistent-sqlite against SQLite's C API; no direct-sqlite",
                      f"{runtime_of(vs, 'sqlite/persistent', 'haskell')} against C", op, our_machine(runs))
@@ -196,8 +200,7 @@ def seed000_unsafe(runs: RunSet | None) -> Claim:
     3.6M rows/s: no binding of ours has a safe and an unsafe build of the same calls."""
     vs = engine_versions(runs)
     op = "fold over 10,000 rows, direct-sqlite's column calls `safe` against `unsafe`"
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "direct-sqlite before and after its `unsafe` FFI change",
-                       "GHC 7.4.2", op, SEED000_MACHINE)
+    theirs = seed000_setting("direct-sqlite before and after its `unsafe` FFI change", "GHC 7.4.2", op)
     ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
                      "no cell: direct-sqlite is not packaged in Debian, and no binding here is built both ways",
                      runtime_of(vs, "sqlite/persistent", "haskell"), op, our_machine(runs))
@@ -232,8 +235,8 @@ def seed000_sqlite_simple(runs: RunSet | None) -> Claim:
     """sqlite-simple's optimisations took it from 53K to 1.8M rows/s (its `query_`, the progression chart's
     last bar; its `fold_` reached 2,208,862 in the cross-database chart): its binding is not here."""
     vs = engine_versions(runs)
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "sqlite-simple 0.3.0.0 over direct-sqlite 2.3.3",
-                       "GHC 7.4.2", "query over 10,000 rows (query_)", SEED000_MACHINE)
+    theirs = seed000_setting("sqlite-simple 0.3.0.0 over direct-sqlite 2.3.3", "GHC 7.4.2",
+                             "query over 10,000 rows (query_)")
     ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}",
                      "no cell: sqlite-simple and direct-sqlite are not packaged in Debian (persistent-sqlite stands "
                      "in for direct-sqlite in the Haskell E1 runs)",
@@ -249,8 +252,7 @@ def seed000_fold_vs_query(runs: RunSet | None) -> Claim:
     no binding of ours has such a pair."""
     vs = engine_versions(runs)
     op = "fold over 10,000 rows against query_ returning them as a list (the same conversion path)"
-    theirs = v.Setting("SQLite of 2013 (version unstated)", "sqlite-simple 0.3.0.0 over direct-sqlite 2.3.3",
-                       "GHC 7.4.2", op, SEED000_MACHINE)
+    theirs = seed000_setting("sqlite-simple 0.3.0.0 over direct-sqlite 2.3.3", "GHC 7.4.2", op)
     ours = v.Setting(f"SQLite {version_of(vs, 'sqlite/persistent', 'sqlite')}", "persistent-sqlite (E1)",
                      runtime_of(vs, "sqlite/persistent", "haskell"), op, our_machine(runs))
     # S1 covers a newer release of the same binding, not another binding: the reason is the claim's own
