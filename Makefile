@@ -17,7 +17,8 @@ help:
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
 	@echo "make paper-pdf    render paper.md to paper.pdf (pandoc, then headless Chromium; numbered sections and figures)"
 	@echo "make reference    re-measure every study (STUDY=E1,E3: some) as one interleaved run each, and install it"
-	@echo "                  into data/reference*/ in place of that study's runs (resumable; about 90 minutes)"
+	@echo "                  into data/reference*/ in place of that study's runs (resumable; about 100 minutes);"
+	@echo "                  REPLICATE=1: run them again and install beside, in data/reference*-replicate/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
 	@echo "make bench-scale  summary of a synthetic run of 1 and 10 million rows: wall, CPU time, peak memory"
 	@echo "make bench        bench-stats, the harness's timed region against a bare timeit, and the speed goals"
@@ -87,7 +88,7 @@ paper-pdf: setup
 	$(PY) -m harness.studies.paper_pdf paper.md -o paper.pdf
 
 reference: setup
-	$(PY) -m harness reference $(if $(STUDY),--study $(STUDY)) $(if $(FORCE),--force)
+	$(PY) -m harness reference $(if $(STUDY),--study $(STUDY)) $(if $(FORCE),--force) $(if $(REPLICATE),--replicate)
 
 bench-stats: setup
 	$(PY) benchmarks/bench_stats.py

@@ -20,6 +20,12 @@ machine and commit (E6: a `go test -bench` session before the worker's run and o
 drift of the machine over the study shows as a difference between the two sessions). The state
 file records each step's runs; a finished step is not run again; the study's run and its steps'
 runs are installed together.
+
+A replicate (`--replicate`) runs a study again, the same command on the same code, in another sitting,
+and installs it beside the study's folder (`data/reference-replicate/`, `data/reference-h2-replicate/`)
+instead of in place of its run: the two runs' difference is the between-run spread that one run's
+intervals leave out (`studies/replicate.py`). Its campaign state is its own, so a replicate never
+marks the reference study done.
 """
 from __future__ import annotations
 
@@ -30,7 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -215,6 +221,29 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
                          "bindings.select_fold,bindings.point_query", "--engines", "sqlite/sqlite3,sqlite/apsw"),
           60, folder="data/reference-history"),
 )}
+
+
+#: studies a replicate cannot repeat: E7's points are pairs of runs already (the history's same-commit pairs),
+#: and E3d is a diagnosis of one process per cell, with no interval to compare
+NOT_REPLICATED = {"E7": "a history point: E7 and E7b are themselves two runs of one commit",
+                  "E7b": "a history point: E7 and E7b are themselves two runs of one commit",
+                  "E3d": "a diagnosis of one process per cell, with no interval to set a second run against"}
+REPLICATE_SUFFIX = "-replicate"
+
+
+def replicate_folder(folder: str) -> str:
+    """Where a study's replicate is installed: beside its folder (data/reference -> data/reference-replicate)."""
+    return folder.rstrip("/") + REPLICATE_SUFFIX
+
+
+def replicates(studies: list[Study], named: bool) -> list[Study]:
+    """The studies' replicates (installed in `replicate_folder`). Named studies that cannot be repeated are
+    refused, saying why; with none named, those are left out."""
+    refused = [s for s in studies if s.name in NOT_REPLICATED]
+    if refused and named:
+        raise UserError("; ".join(f"{s.name} has no replicate: {NOT_REPLICATED[s.name]}" for s in refused)
+                        + f"; studies with one: {', '.join(n for n in STUDIES if n not in NOT_REPLICATED)}")
+    return [replace(s, folder=replicate_folder(s.folder)) for s in studies if s.name not in NOT_REPLICATED]
 
 
 def pick(names: str | None) -> list[Study]:

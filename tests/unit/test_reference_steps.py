@@ -164,3 +164,28 @@ def test_gobench_after_reads_the_earlier_runs_sessions(tmp_path):
     assert gobench.session_name(len(gobench.earlier_sessions(run))) == "newbench.txt"
     with pytest.raises(UserError, match="not a gobench run"):
         gobench.earlier_sessions(tmp_path / "nothing")
+
+
+def test_a_replicate_is_installed_beside_the_study_and_leaves_its_run_alone(tmp_path, fakes):
+    """`reference --replicate`: the same study run again goes to data/reference-replicate/, the study's
+    committed run in data/reference/ stays, and a second replicate replaces the first one only."""
+    root, work = tmp_path / "root", tmp_path / "work"
+    ref = root / "data" / "reference"
+    committed = _worker(ref, "20261126-154132-9ac942")
+    (rep,) = reference.replicates([E6], named=True)
+    assert rep.folder == "data/reference-replicate" and rep.args == E6.args and rep.steps == E6.steps
+    reference.run_campaign([rep], work, say=lambda line: None, root=root, quiet_wait_s=0)
+    first = sorted(d.name for d in (root / rep.folder).iterdir())
+    assert len(first) == 3 and committed.exists() and [d.name for d in ref.iterdir()] == [committed.name]
+    reference.run_campaign([rep], tmp_path / "work2", say=lambda line: None, root=root, quiet_wait_s=0)
+    second = sorted(d.name for d in (root / rep.folder).iterdir())
+    assert len(second) == 3 and not set(first) & set(second) and committed.exists()
+
+
+def test_studies_without_a_replicate_are_refused_by_name_and_left_out_otherwise():
+    h2 = reference.replicates([reference.STUDIES["E3h"]], named=True)
+    assert h2[0].folder == "data/reference-h2-replicate"
+    with pytest.raises(UserError, match="E3d has no replicate: a diagnosis.*studies with one: E1"):
+        reference.replicates(reference.pick("E3d,E5"), named=True)
+    names = [s.name for s in reference.replicates(reference.pick(None), named=False)]
+    assert names == ["E1", "E2", "E3", "E3h", "E4", "E5", "E6"]
