@@ -17,7 +17,7 @@ from harness.analysis import methodfacts
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
-from harness.studies import envtable, findings, runfacts, seedclaims, seeds, sensitivity
+from harness.studies import envtable, findings, replicate, runfacts, seedclaims, seeds, sensitivity
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
 from harness.studies.envtable import sqlite_build
 from harness.studies.verdicts import rules_summary, rules_text as verdict_rules, substitutions_markdown
@@ -84,6 +84,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "environment-hosts": envtable.hosts_sentence(*environment),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
+        out.update(replicate.blocks(runs, verdicts, where=replicate.heading_of(paper_path, "replicate-table")))
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process" + warmup_takeaway(seq_raw),
                                            seq_fig, paper_path)

@@ -1,0 +1,393 @@
+"""A study's run beside its replicate (`harness reference --replicate`): what one run's intervals leave out.
+
+Why: every interval of the paper is one run's, over its processes and iterations. A replicate is the same
+study run again on the same code in another sitting. Set beside the study's run it shows how far each
+cell's mean and each within-run ratio moved between the two runs, how many moved further than their two
+intervals allow (were those intervals complete, about 1 in 100 at 99%), and a between-run component:
+the variance of a log mean or log ratio from one run to the next, estimated over the study's cells with
+DerSimonian and Laird's (1986) moment estimator, the expected difference taken as zero (the two runs
+measure the same thing). Adding it to a cell's variance gives the interval one run would need to cover
+a second run too; the widening is reported per study. The seeds' verdicts are decided again on the
+replicate runs, in place of the studies' runs, so a verdict that holds in one sitting only shows.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from harness.analysis.runset import RunSet, manifest_of
+from harness.fsutil import PROJECT_ROOT
+
+#: the cell a within-run ratio is taken against, first found in the same run at the same benchmark and
+#: params: the studies' baseline, then the seed's own pair where a run has no sqlite3 on CPython (E3h's
+#: SQLite from PyPy, E6's pure-Go SQLite, E5's HDBC-sqlite3 built -O0 in its Haskell-only steps)
+REFERENCE_CELLS = (("sqlite/sqlite3", "cpython"), ("sqlite/sqlite3", "pypy"), ("sqlite/glebarez", "go"),
+                   ("sqlite/hdbc", "haskell-O0"))
+#: moves columns: the study, the cell (or ratio) and what is compared, the log move, its variance from the
+#: two runs' intervals, the t quantile for its Welch degrees of freedom, and whether it moved beyond
+MOVE_COLUMNS = ["study", "kind", "benchmark", "params", "engine", "runtime", "first", "second", "log_move",
+                "var", "t", "beyond"]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A replicated study: its installed runs and its replicate's."""
+
+    study: str
+    runs: tuple[Path, ...]
+    replicates: tuple[Path, ...]
+
+
+def pairs(root: Path = PROJECT_ROOT) -> list[Pair]:
+    """The studies with a replicate installed (`data/reference*-replicate/`), in campaign order, each with
+    the runs it replicates (those of the study in its own folder)."""
+    from harness.run import reference
+
+    out = []
+    for study in reference.STUDIES.values():
+        if study.name in reference.NOT_REPLICATED:
+            continue
+        rep_folder = root / reference.replicate_folder(study.folder)
+        reps = reference.runs_of(study, rep_folder) if rep_folder.is_dir() else []
+        runs = reference.runs_of(study, root / study.folder) if reps else []
+        if reps and runs:
+            out.append(Pair(study.name, tuple(runs), tuple(reps)))
+    return out
+
+
+def runs_like(run_dirs: Iterable[Path], like: RunSet) -> RunSet:
+    """A RunSet of `run_dirs` with the statistical options of `like` (the paper's)."""
+    return RunSet(list(run_dirs), method=like.method, confidence=like.confidence, resamples=like.resamples,
+                  seed=like.seed, steady_state=like.steady_state, keep_contaminated=like.keep_contaminated,
+                  aa_twins=like.aa_twins)
+
+
+def ok_cells(run_dirs: Iterable[Path], like: RunSet) -> dict[tuple, tuple[object, str]]:
+    """Each cell whose status is ok (a wrong answer or failure is no number), A/A twins left out, with its
+    reduction (`CellBoot`) and its run's name, read run by run (a study's steps are runs of their own, and a
+    within-run ratio stays inside one); cells with no valid interval left out."""
+    out: dict[tuple, tuple[object, str]] = {}
+    for d in run_dirs:
+        runs = runs_like([d], like)
+        summary = runs.summary
+        ok = summary[summary["status"] == "ok"]
+        keys = [k for k in ok[["benchmark", "params", "engine", "runtime"]].itertuples(index=False, name=None)
+                if "aa=twin" not in str(k[1])]
+        for k, b in runs.boots(keys).items():
+            if b.mean > 0 and math.isfinite(b.log_var) and b.log_var > 0 and math.isfinite(b.df) and b.df > 0:
+                out[k] = (b, Path(d).name)
+    return out
+
+
+def _reference_of(key: tuple, cells: dict[tuple, tuple[object, str]]) -> tuple | None:
+    bench, params, engine, runtime = key
+    for ref_engine, ref_runtime in REFERENCE_CELLS:
+        ref = (bench, params, ref_engine, ref_runtime)
+        if ref != key and ref in cells and cells[ref][1] == cells[key][1]:
+            return ref
+    return None
+
+
+def _welch_t(parts: list, confidence: float) -> float:
+    """The two-sided t quantile for a sum of independent log variances with their degrees of freedom."""
+    var = sum(b.log_var for b in parts)
+    df = var ** 2 / sum(b.log_var ** 2 / b.df for b in parts)
+    return float(sps.t.ppf(0.5 + confidence / 2, df))
+
+
+def moves(study: str, first: dict[tuple, tuple[object, str]], second: dict[tuple, tuple[object, str]],
+          confidence: float = 0.99) -> pd.DataFrame:
+    """Per cell both runs measured validly (`ok_cells` of each): how far its mean moved (log second / first),
+    and per cell with a reference cell in its run (`REFERENCE_CELLS`) in both, how far that within-run ratio
+    moved; each with the variance its two runs' intervals give it and whether it moved beyond them at
+    `confidence`."""
+    rows = []
+    for key in sorted(set(first) & set(second)):
+        a, b = first[key][0], second[key][0]
+        rows.append(_row(study, "mean", key, a.mean, b.mean, [a, b], confidence))
+        ref_a, ref_b = _reference_of(key, first), _reference_of(key, second)
+        if ref_a is not None and ref_a == ref_b:
+            ra, rb = first[ref_a][0], second[ref_b][0]
+            rows.append(_row(study, "ratio", key, a.mean / ra.mean, b.mean / rb.mean, [a, ra, b, rb], confidence))
+    return pd.DataFrame(rows, columns=MOVE_COLUMNS)
+
+
+def _row(study: str, kind: str, key: tuple, x: float, y: float, parts: list, confidence: float) -> dict:
+    d = math.log(y / x)
+    var = sum(p.log_var for p in parts)
+    t = _welch_t(parts, confidence)
+    return dict(zip(MOVE_COLUMNS, (study, kind, *key, x, y, d, var, t, abs(d) > t * math.sqrt(var))))
+
+
+def between_run_variance(log_moves: Iterable[float], variances: Iterable[float]) -> float:
+    """tau^2, the variance one run adds to a log mean (or log ratio), from K moves between two runs:
+    each move d_k has variance v_k + 2 tau^2 (v_k from the two runs' intervals, tau^2 for each run), its
+    expectation zero. DerSimonian and Laird's moment estimator with the mean fixed at zero:
+    Q = sum w_k d_k^2 with w_k = 1/v_k has expectation K + 2 tau^2 sum w_k, so
+    tau^2 = max(0, (Q - K) / (2 sum w_k)). nan with no move."""
+    d = np.asarray(list(log_moves), dtype=float)
+    v = np.asarray(list(variances), dtype=float)
+    if d.size == 0:
+        return math.nan
+    w = 1.0 / v
+    q = float(np.sum(w * d * d))
+    return max(0.0, (q - d.size) / (2.0 * float(np.sum(w))))
+
+
+def widening(variances: Iterable[float], tau2: float) -> np.ndarray:
+    """By what factor each one-run interval (log variance v) widens with tau^2 added: sqrt(1 + tau^2 / v)."""
+    v = np.asarray(list(variances), dtype=float)
+    return np.sqrt(1.0 + tau2 / v)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One study's moves of one kind (cell means or within-run ratios), summarised."""
+
+    study: str
+    kind: str
+    n: int
+    beyond: int
+    median_move: float   # median |move| in percent
+    largest_move: float  # largest |move| in percent
+    tau: float           # the between-run component as a percent (exp(tau) - 1)
+    widen: float         # the median factor by which a one-run interval widens with it
+
+
+def spread(m: pd.DataFrame, study: str, kind: str) -> Spread | None:
+    """The summary of `moves` rows of one study and kind (None: none)."""
+    rows = m[(m["study"] == study) & (m["kind"] == kind)]
+    if rows.empty:
+        return None
+    tau2 = between_run_variance(rows["log_move"], rows["var"])
+    pct = 100 * (np.exp(rows["log_move"].abs()) - 1)
+    half = rows["var"] / 2  # one run's share of the pair's variance, the interval to widen
+    return Spread(study, kind, len(rows), int(rows["beyond"].sum()), float(pct.median()), float(pct.max()),
+                  100 * (math.exp(math.sqrt(tau2)) - 1), float(np.median(widening(half, tau2))))
+
+
+def _manifest(run: Path):
+    try:
+        return manifest_of(run)
+    except Exception:  # noqa: BLE001 - a run's facts are context; the comparison stands without them
+        return None
+
+
+def _host(run: Path) -> str:
+    m = _manifest(run)
+    cpu = ((m.machine or {}).get("cpu") or {}) if m is not None else {}
+    return str(cpu.get("model") or "") if isinstance(cpu, dict) else ""
+
+
+def _commit(run: Path) -> str:
+    m = _manifest(run)
+    return str(((m.project or {}).get("commit") or ""))[:7] if m is not None else ""
+
+
+def _hours_apart(a: Path, b: Path) -> float:
+    ma, mb = _manifest(a), _manifest(b)
+    try:
+        ta, tb = pd.Timestamp(ma.started), pd.Timestamp(mb.started)
+    except Exception:  # noqa: BLE001 - no start time recorded: no distance said
+        return math.nan
+    return abs((tb - ta).total_seconds()) / 3600
+
+
+def sitting(pair: Pair) -> str:
+    """How the replicate's sitting differs from the run's: hours apart, host, commit."""
+    first, second = pair.runs[0], pair.replicates[0]
+    hours = _hours_apart(first, second)
+    when = f"{hours:.0f} hours later" if math.isfinite(hours) and hours >= 1.5 else "later"
+    h1, h2 = _host(first), _host(second)
+    host = f"on the other machine ({h2}; the run: {h1})" if h1 and h2 and h1 != h2 else \
+        (f"on the same machine ({h1})" if h1 else "")
+    c1, c2 = _commit(first), _commit(second)
+    code = f"commit {c2} (the run: {c1})" if c1 != c2 else f"commit {c1}"
+    return f"{pair.study}: {when}, {host}, {code}".replace(", ,", ",")
+
+
+def all_moves(found: list[Pair], like: RunSet) -> pd.DataFrame:
+    """`moves` of every replicated study."""
+    frames = [moves(p.study, ok_cells(p.runs, like), ok_cells(p.replicates, like), like.confidence) for p in found]
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=MOVE_COLUMNS)
+
+
+def spreads(m: pd.DataFrame, found: list[Pair]) -> list[Spread]:
+    out = []
+    for p in found:
+        for kind in ("ratio", "mean"):
+            s = spread(m, p.study, kind)
+            if s is not None:
+                out.append(s)
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0f}%" if x >= 10 else f"{x:.1f}%"
+
+
+def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> str:
+    """Appendix table: per replicated study and kind, the moves between its run and its replicate."""
+    from harness.analysis.markdown import pipe_table
+
+    if not rows:
+        return "_No study has a replicate (`harness reference --replicate`): no between-run spread measured._"
+    what = {"ratio": "ratio to its run's reference cell", "mean": "cell mean"}
+    body = [[s.study, what[s.kind], str(s.n), f"{s.beyond} ({100 * s.beyond / s.n:.0f}%)", _pct(s.median_move),
+             _pct(s.largest_move), _pct(s.tau), f"{s.widen:.2f}x"] for s in rows]
+    head = ["study", "compared", "cells", f"beyond both {confidence:.0%} intervals", "median move", "largest move",
+            "between-run component", "one run's interval widens"]
+    caption = (f"Table: Each replicated study's run beside its replicate ({'; '.join(sitting(p) for p in found)}). "
+               "A move is |log(second / first)| as a percent; it is beyond both intervals when it exceeds the t "
+               f"quantile ({confidence:.0%}, Welch's degrees of freedom) times the root of the two runs' log "
+               "variances summed (were one run's intervals complete, about "
+               f"{100 * (1 - confidence):.0f}% of moves). The between-run component is tau, the standard deviation "
+               "a run adds on the log scale (DerSimonian and Laird's moment estimator over the study's cells, the "
+               "expected move zero), shown as exp(tau) - 1; an interval widens by the median of sqrt(1 + "
+               "tau^2 / v) over the cells, v a cell's one-run log variance. A ratio is a cell's mean over its run's "
+               "reference cell at the same benchmark and parameters (sqlite3 on CPython; where a run has none, "
+               "SQLite from PyPy, pure-Go SQLite, or HDBC-sqlite3 built -O0). A/A twins and cells not valid in "
+               "both runs left out.")
+    return pipe_table(head, body) + "\n\n" + caption
+
+
+def verdicts_again(runs: RunSet, verdicts: list, found: list[Pair]) -> tuple[list[str], list[tuple[str, str, str]], list[str]] | None:
+    """The seeds' claims decided again with each replicated study of `runs` (data/reference/) read from its
+    replicate instead: (the studies swapped, the decided claims whose word changed as (quote, before,
+    after), the studies swapped whose replicate is not in `runs`' folder). None: nothing to swap."""
+    from harness.run import reference
+    from harness.studies import seedclaims
+
+    here = [p for p in found if reference.STUDIES[p.study].folder == "data/reference"]
+    if not here:
+        return None
+    out_runs = {Path(d).resolve() for p in here for d in p.runs}
+    swapped = [Path(d) for d in runs.run_dirs if Path(d).resolve() not in out_runs]
+    swapped += [Path(d) for p in here for d in p.replicates]
+    again = seedclaims.claims(runs_like(swapped, runs))
+    changed = []
+    for before, after in zip(verdicts, again):
+        if before.verdict.word != after.verdict.word and v_decided(before.verdict.word, after.verdict.word):
+            changed.append((before.quote, before.verdict.word, after.verdict.word))
+    others = [p.study for p in found if p not in here]
+    return [p.study for p in here], changed, others
+
+
+def v_decided(*words: str) -> bool:
+    from harness.studies import verdicts as v
+
+    return any(w != v.UNTESTABLE for w in words)
+
+
+def _other_machine(pair: Pair) -> bool:
+    h1, h2 = _host(pair.runs[0]), _host(pair.replicates[0])
+    return bool(h1 and h2 and h1 != h2)
+
+
+def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: float = 0.99,
+                     where: str = "the appendix") -> str:
+    """The main text's paragraph: what a second run of the replicated studies moved, the between-run
+    component, and the verdicts decided again (`verdicts_again`'s result, or None)."""
+    if not rows:
+        return ("_No study has a replicate yet (`harness reference --replicate`), so the between-run spread is "
+                "measured only by the history's same-commit pairs._")
+    same = {p.study for p in found if not _other_machine(p)}
+    other = [p.study for p in found if _other_machine(p)]
+    ratios = [s for s in rows if s.kind == "ratio"]
+    text = []
+    for group, studies in (("same", [s for s in ratios if s.study in same]),
+                           ("other", [s for s in ratios if s.study not in same])):
+        if not studies:
+            continue
+        n, k = sum(s.n for s in studies), sum(s.beyond for s in studies)
+        names = _names([s.study for s in studies])
+        pairs_here = [p for p in found if p.study in {s.study for s in studies}]
+        later = any(_commit(p.runs[0]) != _commit(p.replicates[0]) for p in pairs_here)
+        lead = (f"A replicate of {names} (each study run again in another sitting on the same machine"
+                + (", from a later commit" if later else "") + f", `harness reference --replicate`; {where})"
+                if group == "same" else f"{names}, run again on the other machine"
+                + (" from a later commit" if later else "") + ",")
+        taus = ", ".join(f"{s.study} {_pct(s.tau)} (intervals {s.widen:.2f}x as wide)" for s in studies)
+        text.append(f"{lead} moved {k} of {n} within-run ratios ({100 * k / n:.0f}%) beyond both runs' "
+                    f"{confidence:.0%} intervals, where {100 * (1 - confidence):.0f}% would move were one run's "
+                    f"intervals complete; the median ratio moved {_pct(float(np.median([s.median_move for s in studies])))}"
+                    f", the largest {_pct(max(s.largest_move for s in studies))}. Estimated over the cells, a run adds "
+                    f"to a ratio a between-run component of {taus}.")
+    if other:
+        text.append(f"{_names(other)}'s moves hold the two machines' difference as well as the runs'.")
+    if again is not None:
+        swapped, changed, _ = again
+        if not changed:
+            text.append(f"Decided again with {_names(swapped)} read from their replicates, every verdict keeps its word.")
+        else:
+            moved = "; ".join(f"\"{_short(q)}\" {a} -> {b}" for q, a, b in changed)
+            text.append(f"Decided again with {_names(swapped)} read from their replicates, {len(changed)} "
+                        f"verdict{'s' if len(changed) > 1 else ''} change: {moved}.")
+    return " ".join(text)
+
+
+def glance_sentence(rows: list[Spread], found: list[Pair], again, where: str = "Section 2.5") -> str:
+    """Section 1.1's short line: the replicates' share of ratios beyond both intervals, the component's range,
+    and whether the verdicts held."""
+    ratios = [s for s in rows if s.kind == "ratio"]
+    if not ratios:
+        return "_No study was run twice in the campaign's protocol (no replicate), so that spread is not measured._"
+    other = {p.study for p in found if _other_machine(p)}
+    names = _names([s.study + (" (on the other machine)" if s.study in other else "") for s in ratios])
+    n, k = sum(s.n for s in ratios), sum(s.beyond for s in ratios)
+    taus = sorted(s.tau for s in ratios)
+    span = _pct(taus[0]) if len(taus) == 1 else f"{_pct(taus[0])} to {_pct(taus[-1])}"
+    held = ""
+    if again is not None:
+        changed = again[1]
+        held = ("; every decided verdict kept its word on the replicates" if not changed else
+                f"; {len(changed)} decided verdict{'s' if len(changed) > 1 else ''} changed on the replicates")
+    return (f"A second run of {names} moved {k} of {n} within-run ratios ({100 * k / n:.0f}%) beyond both runs' "
+            f"intervals, a between-run component of {span} per ratio{held} ({where}).")
+
+
+def _names(items: list[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _short(quote: str, words: int = 10) -> str:
+    w = quote.split()
+    return " ".join(w[:words]) + (" ..." if len(w) > words else "")
+
+
+def heading_of(paper_path: Path | str | None, block: str) -> str:
+    """'Appendix B.10' or 'Section 2.5': the numbered heading a generated block sits under ('' when none)."""
+    import re
+
+    try:
+        text = Path(paper_path).read_text() if paper_path else ""
+    except OSError:
+        return ""
+    at = text.find(f"<!-- BEGIN generated:{block} -->")
+    heads = re.findall(r"^#{2,6} (\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.? ", text[:at], flags=re.M) if at >= 0 else []
+    if not heads:
+        return ""
+    return ("Section " if heads[-1][0].isdigit() else "Appendix ") + heads[-1]
+
+
+def blocks(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT, where: str = "") -> dict[str, str]:
+    """The paper's replicate blocks, when `runs` are the committed reference runs (data/reference/): the
+    main text's paragraph and the appendix table. Other runs (a run's own report) have none."""
+    folder = (root / "data" / "reference").resolve()
+    if not runs.run_dirs or any(Path(d).resolve().parent != folder for d in runs.run_dirs):
+        return {}
+    found = pairs(root)
+    m = all_moves(found, runs)
+    rows = spreads(m, found)
+    again = verdicts_again(runs, verdicts, found) if found else None
+    return {"replicate-glance": glance_sentence(rows, found, again),
+            "replicate-summary": summary_sentence(rows, found, again, runs.confidence, where or "the appendix"),
+            "replicate-table": table_markdown(rows, found, runs.confidence)}

@@ -1,0 +1,132 @@
+"""A study's run beside its replicate: the between-run component is estimated right (known values, and
+coverage of the widened intervals on simulated runs in the scenarios a user meets), within-run ratios stay
+inside one run, and a run set that is not the committed reference has no replicate blocks."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from harness.analysis.stats import CellBoot
+from harness.studies import replicate as rp
+
+
+def _simulate(rng, k: int, tau: float, heavy: bool = False, spread: tuple[float, float] = (0.01, 0.08)):
+    """K cells measured in two runs: each cell's true log value, a run effect per run and cell (normal, or
+    Student t with 3 df scaled to sd tau: heavy tails), and the within-run error with sd drawn per cell."""
+    sd = rng.uniform(*spread, size=k)
+    if heavy:
+        effects = rng.standard_t(3, size=(2, k)) * tau / math.sqrt(3.0)
+    else:
+        effects = rng.normal(0, tau, size=(2, k))
+    x = effects + rng.normal(0, 1, size=(2, k)) * sd
+    return x, sd ** 2
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.03, 0.1])
+def test_the_between_run_variance_is_recovered_from_many_cells(tau):
+    rng = np.random.default_rng(1)
+    est = []
+    for _ in range(200):
+        x, v = _simulate(rng, 300, tau)
+        est.append(rp.between_run_variance(x[1] - x[0], 2 * v))
+    assert abs(np.mean(est) - tau ** 2) < 0.1 * tau ** 2 + 2e-5  # unbiased up to the truncation at 0
+    assert all(e >= 0 for e in est)
+
+
+def test_no_moves_is_no_estimate_and_identical_runs_are_zero():
+    assert math.isnan(rp.between_run_variance([], []))
+    assert rp.between_run_variance([0.0, 0.0, 0.0], [0.01, 0.02, 0.03]) == 0.0
+    assert rp.widening([0.01, 0.04], 0.0).tolist() == [1.0, 1.0]
+    assert rp.widening([0.01], 0.03)[0] == pytest.approx(2.0)
+
+
+def _coverage(rng, k: int, tau: float, heavy: bool, trials: int = 400, z: float = 2.5758) -> tuple[float, float]:
+    """(one-run intervals' coverage of the cell's true value, the same widened by the estimated tau^2) over
+    every cell of `trials` simulated pairs of runs."""
+    plain = widened = total = 0
+    for _ in range(trials):
+        x, v = _simulate(rng, k, tau, heavy)
+        tau2 = rp.between_run_variance(x[1] - x[0], 2 * v)
+        plain += int(np.sum(np.abs(x[0]) <= z * np.sqrt(v)))
+        widened += int(np.sum(np.abs(x[0]) <= z * np.sqrt(v + tau2)))
+        total += k
+    return plain / total, widened / total
+
+
+@pytest.mark.parametrize("k,heavy", [(40, False), (12, False), (40, True), (200, True)])
+def test_widened_intervals_cover_what_one_runs_intervals_miss(k, heavy):
+    """With a run effect of the size of the within-run error, one run's 99% intervals cover the true value far
+    less than 99%; widened by the estimated component they come back near 99%: with many cells, with few
+    (12, as a small study), and with heavy-tailed run effects (t, 3 df)."""
+    rng = np.random.default_rng(7)
+    plain, widened = _coverage(rng, k, 0.05, heavy)
+    assert plain < 0.93
+    assert widened >= (0.97 if k >= 40 else 0.95)
+    assert widened <= 0.999
+
+
+def test_without_a_run_effect_about_one_in_a_hundred_moves_beyond_both_intervals():
+    rng = np.random.default_rng(3)
+    cells_a, cells_b = {}, {}
+    for i in range(3000):
+        sd = rng.uniform(0.01, 0.08)
+        for cells in (cells_a, cells_b):
+            cells[("b", f"i={i}", "e/x", "cpython")] = (CellBoot(math.exp(rng.normal(0, sd)), 10, sd ** 2, 9.0), "r")
+    m = rp.moves("E9", cells_a, cells_b)
+    share = m["beyond"].mean()
+    assert 0.004 <= share <= 0.02
+    assert set(m["kind"]) == {"mean"}  # no reference cell: no ratio
+
+
+def _boot(mean: float, var: float = 1e-4) -> CellBoot:
+    return CellBoot(mean, 10, var, 9.0)
+
+
+def test_a_ratio_is_taken_against_the_reference_cell_of_the_same_run_only():
+    first = {("q", "sf=1", "h2/jdbc", "jvm"): (_boot(4.0), "run1"),
+             ("q", "sf=1", "sqlite/sqlite3", "pypy"): (_boot(2.0), "run1"),
+             ("q", "sf=2", "h2/jdbc", "jvm"): (_boot(4.0), "run2"),  # its reference is in another run
+             ("q", "sf=2", "sqlite/sqlite3", "pypy"): (_boot(2.0), "run1")}
+    second = {k: (_boot(b.mean * 1.1), r) for k, (b, r) in first.items()}
+    second[("q", "sf=1", "h2/jdbc", "jvm")] = (_boot(6.0), "run9")
+    m = rp.moves("E3h", first, second)
+    ratios = m[m["kind"] == "ratio"]
+    assert list(ratios["params"]) == ["sf=1"] and list(ratios["engine"]) == ["h2/jdbc"]
+    row = ratios.iloc[0]
+    assert row["first"] == pytest.approx(2.0) and row["second"] == pytest.approx(6.0 / 2.2)
+    assert bool(row["beyond"])  # 36% with intervals of about +-5%
+    means = m[m["kind"] == "mean"]
+    assert len(means) == 4 and not means[means["params"] == "sf=2"]["beyond"].any()
+
+
+def test_spread_summarises_one_study_and_kind():
+    first = {("b", f"i={i}", "e/x", "go"): (_boot(1.0), "r") for i in range(20)}
+    second = {k: (_boot(1.0 + 0.2 * (i % 2)), "r") for i, k in enumerate(first)}
+    m = rp.moves("E6", first, second)
+    s = rp.spread(m, "E6", "mean")
+    assert s.n == 20 and s.beyond == 10 and s.largest_move == pytest.approx(20.0)
+    assert s.tau > 5 and s.widen > 2
+    assert rp.spread(m, "E6", "ratio") is None and rp.spread(m, "E5", "mean") is None
+    table = rp.table_markdown([s], [], 0.99)
+    assert "| E6 | cell mean | 20 | 10 (50%) |" in table and "DerSimonian and Laird" in table
+
+
+def test_no_replicate_is_said_and_a_runs_own_report_has_no_replicate_blocks(tmp_path):
+    assert "No study has a replicate" in rp.summary_sentence([], [], None)
+    assert "No study has a replicate" in rp.table_markdown([], [], 0.99)
+
+    class Runs:
+        run_dirs = [tmp_path / "some-run"]
+
+    assert rp.blocks(Runs(), [], root=tmp_path) == {}
+
+
+def test_the_summary_names_the_verdicts_that_change_on_the_replicate():
+    s = rp.Spread("E5", "ratio", 100, 5, 2.0, 30.0, 4.0, 1.3)
+    text = rp.summary_sentence([s], [], (["E5"], [("AcidState wins by 8x or more", "refuted", "inconclusive")], []))
+    assert "5 of 100 within-run ratios (5%)" in text and "E5 4.0% (intervals 1.30x as wide)" in text
+    assert "1 verdict change: \"AcidState wins by 8x or more\" refuted -> inconclusive" in text
+    same = rp.summary_sentence([s], [], (["E5"], [], []))
+    assert "every verdict keeps its word" in same
