@@ -108,18 +108,30 @@ def h2_studies(runs: RunSet) -> list[tuple[str, Path]]:
     return [(study, d) for study, dirs in (("E3h", h2.steady_runs()), ("E3d", h2.diagnosis_runs())) for d in dirs]
 
 
+def replicate_studies(runs: RunSet) -> list[tuple[str, Path]]:
+    """("E5 replicate", run directory) of each study's replicate (data/reference*-replicate/, Appendix B.10),
+    when `runs` are the committed reference runs (as `h2_studies`)."""
+    from harness.studies import h2
+
+    if not runs.run_dirs or any(Path(d).resolve().parent != h2.DEFAULT_DIR.resolve() for d in runs.run_dirs):
+        return []
+    return [(f"{p.study} replicate", d) for p in replicate.pairs() for d in p.replicates]
+
+
 def campaign_dirs(runs: RunSet) -> list[Path]:
-    """Every run of the campaign: these runs, and the H2 runs that live apart (`h2_studies`)."""
-    return [Path(d) for d in runs.run_dirs] + [d for _, d in h2_studies(runs)]
+    """Every run of the campaign: these runs, the H2 runs that live apart (`h2_studies`) and the replicates."""
+    return ([Path(d) for d in runs.run_dirs] + [d for _, d in h2_studies(runs)]
+            + [d for _, d in replicate_studies(runs)])
 
 
 def campaign_manifests(runs: RunSet) -> tuple[list, dict[str, str]]:
     """The manifests of Appendix E and Section 2.6, with the studies each run measured: these runs, and, when
-    they are the committed reference runs, the H2 runs of studies E3h and E3d beside them (`h2_studies`)."""
+    they are the committed reference runs, the H2 runs of studies E3h and E3d beside them (`h2_studies`) and
+    the replicates (`replicate_studies`)."""
     from harness.analysis.runset import manifest_of
 
     manifests, studies = list(runs.manifests()), envtable.run_studies(runs)
-    for study, d in h2_studies(runs):
+    for study, d in h2_studies(runs) + replicate_studies(runs):
         m = manifest_of(d)
         manifests.append(m)
         studies[str(m.run_id)] = study

@@ -94,8 +94,8 @@ def campaign_runs_sentence(pair: dict | None) -> str:
         return "E7 has no two runs of one commit in these runs."
     a, b = pair["runs"]
     return (f"E7's two points of the campaign, `{a}` and `{b}`, were {_made(pair)} at commit "
-            f"`{pair['commit']}` and are kept in data/reference-history/ with the older points of the timeline "
-            "(Appendix B.8), which earlier sessions made.")
+            f"`{pair['commit']}` and are kept in data/reference-history/ with the older points of the timeline, "
+            "which earlier sessions made.")
 
 
 #: the tables whose intervals come from one run set beside numbers from elsewhere (a seed's, or

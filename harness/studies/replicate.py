@@ -334,23 +334,28 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
 
 
 def glance_sentence(rows: list[Spread], found: list[Pair], again, where: str = "Section 2.5") -> str:
-    """Section 1.1's short line: the replicates' share of ratios beyond both intervals, the component's range,
-    and whether the verdicts held."""
+    """Section 1.1's short line: per group of replicates (same machine, other machine) the share of within-run
+    ratios beyond both runs' intervals and the between-run component's range, and whether the verdicts held."""
     ratios = [s for s in rows if s.kind == "ratio"]
     if not ratios:
         return "_No study was run twice in the campaign's protocol (no replicate), so that spread is not measured._"
     other = {p.study for p in found if _other_machine(p)}
-    names = _names([s.study + (" (on the other machine)" if s.study in other else "") for s in ratios])
-    n, k = sum(s.n for s in ratios), sum(s.beyond for s in ratios)
-    taus = sorted(s.tau for s in ratios)
-    span = _pct(taus[0]) if len(taus) == 1 else f"{_pct(taus[0])} to {_pct(taus[-1])}"
+    parts = []
+    for group in ([s for s in ratios if s.study not in other], [s for s in ratios if s.study in other]):
+        if not group:
+            continue
+        n, k = sum(s.n for s in group), sum(s.beyond for s in group)
+        taus = sorted(s.tau for s in group)
+        span = _pct(taus[0]) if len(taus) == 1 else f"{_pct(taus[0])} to {_pct(taus[-1])}"
+        on = " on the other machine" if group[0].study in other else ""
+        parts.append(f"{_names([s.study for s in group])}{on} moved {k} of {n} within-run ratios "
+                     f"({100 * k / n:.0f}%) beyond both runs' intervals (a between-run component of {span})")
     held = ""
     if again is not None:
         changed = again[1]
         held = ("; every decided verdict kept its word on the replicates" if not changed else
                 f"; {len(changed)} decided verdict{'s' if len(changed) > 1 else ''} changed on the replicates")
-    return (f"A second run of {names} moved {k} of {n} within-run ratios ({100 * k / n:.0f}%) beyond both runs' "
-            f"intervals, a between-run component of {span} per ratio{held} ({where}).")
+    return f"Run a second time, {'; '.join(parts)}{held} ({where})."
 
 
 def _names(items: list[str]) -> str:

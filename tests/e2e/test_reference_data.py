@@ -114,3 +114,27 @@ def test_record_every_reference_run_writes_back_byte_for_byte(tmp_path):
         for name in ("manifest.json", "plan.json"):
             if (run / name).exists():
                 assert (out / name).read_bytes() == (run / name).read_bytes(), run / name
+
+
+def test_each_replicate_is_set_beside_its_study_and_the_verdicts_are_decided_again():
+    """The committed replicates (data/reference*-replicate/): each pairs with its study's runs, their shared
+    cells' moves are summarised per study, and the seeds' claims are decided again on them (the same claims,
+    in the same order, so a changed word is a change of verdict)."""
+    from harness.studies import replicate, seedclaims
+
+    found = replicate.pairs()
+    if not found:
+        pytest.skip("no committed replicate")
+    runs = RunSet(REFERENCE, resamples=200, aa_twins=False)
+    for pair in found:
+        assert set(pair.runs).isdisjoint(pair.replicates) and all("replicate" in p.parent.name for p in pair.replicates)
+    m = replicate.all_moves(found, runs)
+    rows = replicate.spreads(m, found)
+    assert {s.study for s in rows} == {p.study for p in found}
+    assert all(0 <= s.beyond <= s.n and s.tau >= 0 and s.widen >= 1 for s in rows)
+    verdicts = seedclaims.claims(runs)
+    swapped, changed, _ = replicate.verdicts_again(runs, verdicts, found)
+    assert swapped and all(before != after for _, before, after in changed)
+    blocks = replicate.blocks(runs, verdicts)
+    assert set(blocks) == {"replicate-glance", "replicate-summary", "replicate-table"}
+    assert "within-run ratios" in blocks["replicate-summary"]
