@@ -298,12 +298,11 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
     if not rows:
         return ("_No study has a replicate yet (`harness reference --replicate`), so the between-run spread is "
                 "measured only by the history's same-commit pairs._")
-    same = {p.study for p in found if not _other_machine(p)}
     other = [p.study for p in found if _other_machine(p)]
     ratios = [s for s in rows if s.kind == "ratio"]
     text = []
-    for group, studies in (("same", [s for s in ratios if s.study in same]),
-                           ("other", [s for s in ratios if s.study not in same])):
+    for group, studies in (("same", [s for s in ratios if s.study not in other]),
+                           ("other", [s for s in ratios if s.study in other])):
         if not studies:
             continue
         n, k = sum(s.n for s in studies), sum(s.beyond for s in studies)
@@ -315,13 +314,15 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
                 if group == "same" else f"{names}, run again on the other machine"
                 + (" from a later commit" if later else "") + ",")
         taus = ", ".join(f"{s.study} {_pct(s.tau)} (intervals {s.widen:.2f}x as wide)" for s in studies)
+        meds = sorted(s.median_move for s in studies)
+        med = _pct(meds[0]) if len(meds) == 1 else f"{_pct(meds[0])} to {_pct(meds[-1])}"
         text.append(f"{lead} moved {k} of {n} within-run ratios ({100 * k / n:.0f}%) beyond both runs' "
                     f"{confidence:.0%} intervals, where {100 * (1 - confidence):.0f}% would move were one run's "
-                    f"intervals complete; the median ratio moved {_pct(float(np.median([s.median_move for s in studies])))}"
-                    f", the largest {_pct(max(s.largest_move for s in studies))}. Estimated over the cells, a run adds "
-                    f"to a ratio a between-run component of {taus}.")
-    if other:
-        text.append(f"{_names(other)}'s moves hold the two machines' difference as well as the runs'.")
+                    f"intervals complete; a study's median move was {med}, the largest move "
+                    f"{_pct(max(s.largest_move for s in studies))}. Estimated over the cells, a run adds to a ratio "
+                    f"a between-run component of {taus}."
+                    + (" These moves hold the two machines' difference as well as the runs'." if group == "other"
+                       else ""))
     if again is not None:
         swapped, changed, _ = again
         if not changed:
@@ -330,7 +331,7 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
             moved = "; ".join(f"\"{_short(q)}\" {a} -> {b}" for q, a, b in changed)
             text.append(f"Decided again with {_names(swapped)} read from their replicates, {len(changed)} "
                         f"verdict{'s' if len(changed) > 1 else ''} change: {moved}.")
-    return " ".join(text)
+    return "\n\n".join(text)
 
 
 def glance_sentence(rows: list[Spread], found: list[Pair], again, where: str = "Section 2.5") -> str:

@@ -90,7 +90,7 @@ def test_a_ratio_is_taken_against_the_reference_cell_of_the_same_run_only():
              ("q", "sf=2", "h2/jdbc", "jvm"): (_boot(4.0), "run2"),  # its reference is in another run
              ("q", "sf=2", "sqlite/sqlite3", "pypy"): (_boot(2.0), "run1")}
     second = {k: (_boot(b.mean * 1.1), r) for k, (b, r) in first.items()}
-    second[("q", "sf=1", "h2/jdbc", "jvm")] = (_boot(6.0), "run9")
+    second[("q", "sf=1", "h2/jdbc", "jvm")] = (_boot(6.0), "run1")
     m = rp.moves("E3h", first, second)
     ratios = m[m["kind"] == "ratio"]
     assert list(ratios["params"]) == ["sf=1"] and list(ratios["engine"]) == ["h2/jdbc"]
