@@ -86,11 +86,16 @@ def ok_cells(run_dirs: Iterable[Path], like: RunSet) -> dict[tuple, tuple[object
 
 
 def _reference_of(key: tuple, cells: dict[tuple, tuple[object, str]]) -> tuple | None:
-    bench, params, engine, runtime = key
+    """The first of `REFERENCE_CELLS` measured in the same run at `key`'s benchmark and params (runtimes are
+    named with their version, `cpython-3.11.7`: matched by family, as a baseline is), other than `key`."""
+    from harness.analysis.stats import is_baseline
+
+    bench, params = key[0], key[1]
+    same = [k for k in cells if k[0] == bench and k[1] == params and k != key and cells[k][1] == cells[key][1]]
     for ref_engine, ref_runtime in REFERENCE_CELLS:
-        ref = (bench, params, ref_engine, ref_runtime)
-        if ref != key and ref in cells and cells[ref][1] == cells[key][1]:
-            return ref
+        found = sorted(k for k in same if is_baseline(k[2], k[3], f"{ref_engine}@{ref_runtime}"))
+        if found:
+            return found[0]
     return None
 
 
@@ -112,7 +117,7 @@ def moves(study: str, first: dict[tuple, tuple[object, str]], second: dict[tuple
         a, b = first[key][0], second[key][0]
         rows.append(_row(study, "mean", key, a.mean, b.mean, [a, b], confidence))
         ref_a, ref_b = _reference_of(key, first), _reference_of(key, second)
-        if ref_a is not None and ref_a == ref_b:
+        if ref_a is not None and ref_a == ref_b:  # the same reference cell (engine, runtime) in both runs
             ra, rb = first[ref_a][0], second[ref_b][0]
             rows.append(_row(study, "ratio", key, a.mean / ra.mean, b.mean / rb.mean, [a, ra, b, rb], confidence))
     return pd.DataFrame(rows, columns=MOVE_COLUMNS)
@@ -244,8 +249,9 @@ def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> 
              _pct(s.largest_move), _pct(s.tau), f"{s.widen:.2f}x"] for s in rows]
     head = ["study", "compared", "cells", f"beyond both {confidence:.0%} intervals", "median move", "largest move",
             "between-run component", "one run's interval widens"]
-    caption = (f"Table: Each replicated study's run beside its replicate ({'; '.join(sitting(p) for p in found)}). "
-               "A move is |log(second / first)| as a percent; it is beyond both intervals when it exceeds the t "
+    sittings = "\n".join(f"- {sitting(p)}." for p in found)
+    caption = ("Table: Each replicated study's run beside its replicate (when and where each was made: the list "
+               "above). A move is |log(second / first)| as a percent; it is beyond both intervals when it exceeds the t "
                f"quantile ({confidence:.0%}, Welch's degrees of freedom) times the root of the two runs' log "
                "variances summed (were one run's intervals complete, about "
                f"{100 * (1 - confidence):.0f}% of moves). The between-run component is tau, the standard deviation "
@@ -255,13 +261,15 @@ def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> 
                "reference cell at the same benchmark and parameters (sqlite3 on CPython; where a run has none, "
                "SQLite from PyPy, pure-Go SQLite, or HDBC-sqlite3 built -O0). A/A twins and cells not valid in "
                "both runs left out.")
-    return pipe_table(head, body) + "\n\n" + caption
+    lead = "Each replicate was made, after its study's run:\n\n" + sittings + "\n\n" if found else ""
+    return lead + pipe_table(head, body) + "\n\n" + caption
 
 
 def verdicts_again(runs: RunSet, verdicts: list, found: list[Pair]) -> tuple[list[str], list[tuple[str, str, str]], list[str]] | None:
     """The seeds' claims decided again with each replicated study of `runs` (data/reference/) read from its
-    replicate instead: (the studies swapped, the decided claims whose word changed as (quote, before,
-    after), the studies swapped whose replicate is not in `runs`' folder). None: nothing to swap."""
+    replicate instead: (the studies swapped, the decided claims whose word changed as (seed, quote, word on the
+    run, word on the replicate, our number on the replicate), the replicated studies whose runs are not in
+    `runs`' folder). None: nothing to swap."""
     from harness.run import reference
     from harness.studies import seedclaims
 
@@ -275,7 +283,7 @@ def verdicts_again(runs: RunSet, verdicts: list, found: list[Pair]) -> tuple[lis
     changed = []
     for before, after in zip(verdicts, again):
         if before.verdict.word != after.verdict.word and v_decided(before.verdict.word, after.verdict.word):
-            changed.append((before.quote, before.verdict.word, after.verdict.word))
+            changed.append((before.seed, before.quote, before.verdict.word, after.verdict.word, after.ours))
     others = [p.study for p in found if p not in here]
     return [p.study for p in here], changed, others
 
@@ -291,72 +299,100 @@ def _other_machine(pair: Pair) -> bool:
     return bool(h1 and h2 and h1 != h2)
 
 
+def _span(values: list[float], fmt=None) -> str:
+    fmt = fmt or _pct
+    values = sorted(values)
+    return fmt(values[0]) if len(values) == 1 or fmt(values[0]) == fmt(values[-1]) else \
+        f"{fmt(values[0])} to {fmt(values[-1])}"
+
+
+def _groups(rows: list[Spread], found: list[Pair]) -> list[tuple[bool, list[Spread]]]:
+    """The within-run ratios' spreads, split into (on the other machine, spreads): same machine first."""
+    other = {p.study for p in found if _other_machine(p)}
+    ratios = [s for s in rows if s.kind == "ratio"]
+    out = [(False, [s for s in ratios if s.study not in other]), (True, [s for s in ratios if s.study in other])]
+    return [(o, g) for o, g in out if g]
+
+
+def _changed_text(changed: list) -> str:
+    import re
+
+    def number(ours: str) -> str:
+        m = re.search(r"\d[\d.,]*x? \[[^\]]+\]", ours)
+        return f" ({m.group(0)})" if m else ""
+
+    return "; ".join(f"seed {seed}'s {q}, {a} on the run and {b} on the replicate{number(ours)}"
+                     for seed, q, a, b, ours in changed)
+
+
 def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: float = 0.99,
                      where: str = "the appendix") -> str:
-    """The main text's paragraph: what a second run of the replicated studies moved, the between-run
-    component, and the verdicts decided again (`verdicts_again`'s result, or None)."""
-    if not rows:
+    """Section 2.5's paragraphs: per group of replicates (same machine, other machine) how many within-run
+    ratios moved beyond both runs' intervals and the between-run component, then the verdicts decided again
+    (`verdicts_again`'s result, or None). The per-study numbers are the appendix table's."""
+    groups = _groups(rows, found)
+    if not groups:
         return ("_No study has a replicate yet (`harness reference --replicate`), so the between-run spread is "
                 "measured only by the history's same-commit pairs._")
-    other = [p.study for p in found if _other_machine(p)]
-    ratios = [s for s in rows if s.kind == "ratio"]
     text = []
-    for group, studies in (("same", [s for s in ratios if s.study not in other]),
-                           ("other", [s for s in ratios if s.study in other])):
-        if not studies:
-            continue
+    for other, studies in groups:
         n, k = sum(s.n for s in studies), sum(s.beyond for s in studies)
         names = _names([s.study for s in studies])
-        pairs_here = [p for p in found if p.study in {s.study for s in studies}]
-        later = any(_commit(p.runs[0]) != _commit(p.replicates[0]) for p in pairs_here)
-        lead = (f"A replicate of {names} (each study run again in another sitting on the same machine"
-                + (", from a later commit" if later else "") + f", `harness reference --replicate`; {where})"
-                if group == "same" else f"{names}, run again on the other machine"
-                + (" from a later commit" if later else "") + ",")
-        taus = ", ".join(f"{s.study} {_pct(s.tau)} (intervals {s.widen:.2f}x as wide)" for s in studies)
-        meds = sorted(s.median_move for s in studies)
-        med = _pct(meds[0]) if len(meds) == 1 else f"{_pct(meds[0])} to {_pct(meds[-1])}"
-        text.append(f"{lead} moved {k} of {n} within-run ratios ({100 * k / n:.0f}%) beyond both runs' "
-                    f"{confidence:.0%} intervals, where {100 * (1 - confidence):.0f}% would move were one run's "
-                    f"intervals complete; a study's median move was {med}, the largest move "
-                    f"{_pct(max(s.largest_move for s in studies))}. Estimated over the cells, a run adds to a ratio "
-                    f"a between-run component of {taus}."
-                    + (" These moves hold the two machines' difference as well as the runs'." if group == "other"
-                       else ""))
+        later = any(_commit(p.runs[0]) != _commit(p.replicates[0]) for p in found
+                    if p.study in {s.study for s in studies})
+        taus = ", ".join(f"{s.study} {_pct(s.tau)}" for s in studies)
+        widen = _span([s.widen for s in studies], lambda x: f"{x:.2f}x")
+        if not other:
+            text.append(f"In a replicate of {names} (each study run again in another sitting on the same machine"
+                        + (", from a later commit" if later else "") + f", `harness reference --replicate`; {where}), "
+                        f"{k} of {n} within-run ratios ({100 * k / n:.0f}%) moved beyond both runs' {confidence:.0%} "
+                        f"intervals, where {100 * (1 - confidence):.0f}% would by chance; a run adds to a ratio a "
+                        f"between-run component of {taus}, which would widen an interval by {widen}.")
+        else:
+            text.append(f"With {names} run again on the other machine" + (" from a later commit" if later else "")
+                        + f", {k} of {n} ({100 * k / n:.0f}%) moved beyond them, a component of {taus} (intervals "
+                        f"{widen} as wide): these hold the two machines' difference as well as the runs'.")
     if again is not None:
         swapped, changed, _ = again
         if not changed:
             text.append(f"Decided again with {_names(swapped)} read from their replicates, every verdict keeps its word.")
         else:
-            moved = "; ".join(f"\"{_short(q)}\" {a} -> {b}" for q, a, b in changed)
             text.append(f"Decided again with {_names(swapped)} read from their replicates, {len(changed)} "
-                        f"verdict{'s' if len(changed) > 1 else ''} change: {moved}.")
+                        f"verdict{'s' if len(changed) > 1 else ''} of the seeds' claims "
+                        f"change{'' if len(changed) > 1 else 's'}: {_changed_text(changed)}.")
     return "\n\n".join(text)
 
 
 def glance_sentence(rows: list[Spread], found: list[Pair], again, where: str = "Section 2.5") -> str:
-    """Section 1.1's short line: per group of replicates (same machine, other machine) the share of within-run
-    ratios beyond both runs' intervals and the between-run component's range, and whether the verdicts held."""
-    ratios = [s for s in rows if s.kind == "ratio"]
-    if not ratios:
+    """Section 1.1's short line: per group of replicates (same machine, other machine) how many within-run
+    ratios moved beyond both runs' intervals, and how many decided verdicts changed."""
+    groups = _groups(rows, found)
+    if not groups:
         return "_No study was run twice in the campaign's protocol (no replicate), so that spread is not measured._"
-    other = {p.study for p in found if _other_machine(p)}
     parts = []
-    for group in ([s for s in ratios if s.study not in other], [s for s in ratios if s.study in other]):
-        if not group:
-            continue
+    for other, group in groups:
         n, k = sum(s.n for s in group), sum(s.beyond for s in group)
-        taus = sorted(s.tau for s in group)
-        span = _pct(taus[0]) if len(taus) == 1 else f"{_pct(taus[0])} to {_pct(taus[-1])}"
-        on = " on the other machine" if group[0].study in other else ""
-        parts.append(f"{_names([s.study for s in group])}{on} moved {k} of {n} within-run ratios "
-                     f"({100 * k / n:.0f}%) beyond both runs' intervals (a between-run component of {span})")
+        on = "on the other machine" if other else "on the same machine"
+        parts.append(f"{on}, {k} of {n} within-run ratios ({100 * k / n:.0f}%) of {_names([s.study for s in group])} "
+                     "moved beyond both runs' intervals")
     held = ""
     if again is not None:
         changed = again[1]
-        held = ("; every decided verdict kept its word on the replicates" if not changed else
-                f"; {len(changed)} decided verdict{'s' if len(changed) > 1 else ''} changed on the replicates")
-    return f"Run a second time, {'; '.join(parts)}{held} ({where})."
+        held = ("; every decided verdict kept its word" if not changed else
+                f"; {len(changed)} decided verdict{'s' if len(changed) > 1 else ''} changed")
+    return f"Run a second time {'; '.join(parts)}{held} ({where})."
+
+
+def abstract_sentence(rows: list[Spread], found: list[Pair], where: str = "Section 2.5") -> str:
+    """The abstract's line: one run's intervals, and how many within-run ratios a second run moved beyond them
+    on the same machine and on the other."""
+    groups = _groups(rows, found)
+    if not groups:
+        return "The intervals cover one run each (Section 1.1 says what they leave out)."
+    parts = [f"{sum(s.beyond for s in g)} of {sum(s.n for s in g)}" + (" within-run ratios beyond them" if i == 0 else "")
+             + (" on the same machine" if not other else " on the other" + (" machine" if i == 0 else ""))
+             for i, (other, g) in enumerate(groups)]
+    return f"The intervals cover one run; a second moved {', '.join(parts)} ({where})."
 
 
 def _names(items: list[str]) -> str:
@@ -395,5 +431,6 @@ def blocks(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT, where: str =
     rows = spreads(m, found)
     again = verdicts_again(runs, verdicts, found) if found else None
     return {"replicate-glance": glance_sentence(rows, found, again),
+            "abstract-replicate": abstract_sentence(rows, found),
             "replicate-summary": summary_sentence(rows, found, again, runs.confidence, where or "the appendix"),
             "replicate-table": table_markdown(rows, found, runs.confidence)}

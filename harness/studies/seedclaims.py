@@ -941,6 +941,6 @@ def abstract_sentence(items: list[Claim]) -> str:
     none = [w for w in (v.SUPPORTED, v.REFUTED) if not counts[w]]
     listed = ", ".join(parts) + (f" (none {' or '.join(none)})" if none else "")
     return (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "
-            f"substitution rules declared once in code for every claim ({', '.join(rules)}): {listed}; "
+            f"substitution rules declared in code ({', '.join(rules)}): {listed}; "
             f"the other {counts[v.UNTESTABLE]} are untestable here, "
             f"each with what no substitution covers (Section 10).{tail}")

@@ -31,7 +31,7 @@ def test_the_between_run_variance_is_recovered_from_many_cells(tau):
     for _ in range(200):
         x, v = _simulate(rng, 300, tau)
         est.append(rp.between_run_variance(x[1] - x[0], 2 * v))
-    assert abs(np.mean(est) - tau ** 2) < 0.1 * tau ** 2 + 2e-5  # unbiased up to the truncation at 0
+    assert abs(np.mean(est) - tau ** 2) < 0.1 * tau ** 2 + 5e-5  # unbiased up to the truncation at 0
     assert all(e >= 0 for e in est)
 
 
@@ -72,8 +72,9 @@ def test_without_a_run_effect_about_one_in_a_hundred_moves_beyond_both_intervals
     cells_a, cells_b = {}, {}
     for i in range(3000):
         sd = rng.uniform(0.01, 0.08)
-        for cells in (cells_a, cells_b):
-            cells[("b", f"i={i}", "e/x", "cpython")] = (CellBoot(math.exp(rng.normal(0, sd)), 10, sd ** 2, 9.0), "r")
+        for cells in (cells_a, cells_b):  # each run's log variance estimated from 10 processes (9 df)
+            var = sd ** 2 * rng.chisquare(9) / 9
+            cells[("b", f"i={i}", "e/x", "cpython")] = (CellBoot(math.exp(rng.normal(0, sd)), 10, var, 9.0), "r")
     m = rp.moves("E9", cells_a, cells_b)
     share = m["beyond"].mean()
     assert 0.004 <= share <= 0.02
@@ -85,18 +86,19 @@ def _boot(mean: float, var: float = 1e-4) -> CellBoot:
 
 
 def test_a_ratio_is_taken_against_the_reference_cell_of_the_same_run_only():
-    first = {("q", "sf=1", "h2/jdbc", "jvm"): (_boot(4.0), "run1"),
-             ("q", "sf=1", "sqlite/sqlite3", "pypy"): (_boot(2.0), "run1"),
-             ("q", "sf=2", "h2/jdbc", "jvm"): (_boot(4.0), "run2"),  # its reference is in another run
-             ("q", "sf=2", "sqlite/sqlite3", "pypy"): (_boot(2.0), "run1")}
-    second = {k: (_boot(b.mean * 1.1), r) for k, (b, r) in first.items()}
-    second[("q", "sf=1", "h2/jdbc", "jvm")] = (_boot(6.0), "run1")
+    """Runtimes carry their version (pypy-7.3.11): the reference cell is matched by family."""
+    first = {("q", "sf=1", "h2/jdbc", "jvm-17"): (_boot(4.0), "run1"),
+             ("q", "sf=1", "sqlite/sqlite3", "pypy-7.3.11"): (_boot(2.0), "run1"),
+             ("q", "sf=2", "h2/jdbc", "jvm-17"): (_boot(4.0), "run2"),  # its reference is in another run
+             ("q", "sf=2", "sqlite/sqlite3", "pypy-7.3.11"): (_boot(2.0), "run1")}
+    second = {k: (_boot(b.mean * 1.02), r) for k, (b, r) in first.items()}
+    second[("q", "sf=1", "h2/jdbc", "jvm-17")] = (_boot(6.0), "run1")
     m = rp.moves("E3h", first, second)
     ratios = m[m["kind"] == "ratio"]
     assert list(ratios["params"]) == ["sf=1"] and list(ratios["engine"]) == ["h2/jdbc"]
     row = ratios.iloc[0]
-    assert row["first"] == pytest.approx(2.0) and row["second"] == pytest.approx(6.0 / 2.2)
-    assert bool(row["beyond"])  # 36% with intervals of about +-5%
+    assert row["first"] == pytest.approx(2.0) and row["second"] == pytest.approx(6.0 / 2.04)
+    assert bool(row["beyond"])  # 47% with intervals of about +-6%
     means = m[m["kind"] == "mean"]
     assert len(means) == 4 and not means[means["params"] == "sf=2"]["beyond"].any()
 
@@ -125,8 +127,21 @@ def test_no_replicate_is_said_and_a_runs_own_report_has_no_replicate_blocks(tmp_
 
 def test_the_summary_names_the_verdicts_that_change_on_the_replicate():
     s = rp.Spread("E5", "ratio", 100, 5, 2.0, 30.0, 4.0, 1.3)
-    text = rp.summary_sentence([s], [], (["E5"], [("AcidState wins by 8x or more", "refuted", "inconclusive")], []))
-    assert "5 of 100 within-run ratios (5%)" in text and "E5 4.0% (intervals 1.30x as wide)" in text
-    assert "1 verdict change: \"AcidState wins by 8x or more\" refuted -> inconclusive" in text
+    text = rp.summary_sentence([s], [], (["E5"], [("002", "\"AcidState wins by 8x or more\"", "refuted", "inconclusive",
+                                                    "5.1x [3.2, 8.4]")], []))
+    assert "5 of 100 within-run ratios (5%)" in text and "component of E5 4.0%, which would widen an interval by 1.30x" in text
+    assert ("1 verdict of the seeds' claims changes: seed 002's \"AcidState wins by 8x or more\", refuted on the run "
+            "and inconclusive on the replicate (5.1x [3.2, 8.4])") in text
     same = rp.summary_sentence([s], [], (["E5"], [], []))
     assert "every verdict keeps its word" in same
+
+
+def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypatch):
+    same = rp.Spread("E5", "ratio", 100, 0, 2.0, 30.0, 0.0, 1.0)
+    assert rp.abstract_sentence([same], []) == ("The intervals cover one run; a second moved 0 of 100 within-run "
+                                                "ratios beyond them on the same machine (Section 2.5).")
+    assert "Section 1.1 says what they leave out" in rp.abstract_sentence([], [])
+    other = rp.Spread("E1", "ratio", 40, 30, 30.0, 115.0, 28.0, 5.8)
+    monkeypatch.setattr(rp, "_other_machine", lambda pair: pair.study == "E1")  # the hosts of these fake runs
+    assert rp.abstract_sentence([same, other], [rp.Pair("E1", (), ())]).endswith(
+        "0 of 100 within-run ratios beyond them on the same machine, 30 of 40 on the other (Section 2.5).")
