@@ -1,5 +1,7 @@
 """A study's run beside its replicate (`harness reference --replicate`): what one run's intervals leave out.
 
+(A replicate here is a study run again, not the bootstrap's replicates of a cell, `analysis/replicates.py`.)
+
 Why: every interval of the paper is one run's, over its processes and iterations. A replicate is the same
 study run again on the same code in another sitting. Set beside the study's run it shows how far each
 cell's mean and each within-run ratio moved between the two runs, how many moved further than their two
@@ -47,18 +49,9 @@ class Pair:
 def pairs(root: Path = PROJECT_ROOT) -> list[Pair]:
     """The studies with a replicate installed (`data/reference*-replicate/`), in campaign order, each with
     the runs it replicates (those of the study in its own folder)."""
-    from harness.run import reference
+    from harness.analysis.campaign import replicated
 
-    out = []
-    for study in reference.STUDIES.values():
-        if study.name in reference.NOT_REPLICATED:
-            continue
-        rep_folder = root / reference.replicate_folder(study.folder)
-        reps = reference.runs_of(study, rep_folder) if rep_folder.is_dir() else []
-        runs = reference.runs_of(study, root / study.folder) if reps else []
-        if reps and runs:
-            out.append(Pair(study.name, tuple(runs), tuple(reps)))
-    return out
+    return [Pair(study, runs, reps) for study, runs, reps in replicated(root)]
 
 
 def runs_like(run_dirs: Iterable[Path], like: RunSet) -> RunSet:
@@ -270,10 +263,10 @@ def verdicts_again(runs: RunSet, verdicts: list, found: list[Pair]) -> tuple[lis
     replicate instead: (the studies swapped, the decided claims whose word changed as (seed, quote, word on the
     run, word on the replicate, our number on the replicate), the replicated studies whose runs are not in
     `runs`' folder). None: nothing to swap."""
-    from harness.run import reference
+    from harness.analysis.campaign import folder_of
     from harness.studies import seedclaims
 
-    here = [p for p in found if reference.STUDIES[p.study].folder == "data/reference"]
+    here = [p for p in found if folder_of(p.study) == "data/reference"]
     if not here:
         return None
     out_runs = {Path(d).resolve() for p in here for d in p.runs}

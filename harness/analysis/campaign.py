@@ -1,0 +1,33 @@
+"""Which committed runs belong to which study of the reference campaign, and each study's replicate.
+
+Why: the studies (`harness.studies`) read runs through the analysis layer only, while what a study is
+(its benchmark families, its folder, whether it can be repeated) is the run layer's (`run/reference.py`).
+A replicate is a study run again in another sitting (`harness reference --replicate`), installed beside
+its folder: not the bootstrap's replicates of a cell (`analysis/replicates.py`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.fsutil import PROJECT_ROOT
+from harness.run import reference
+
+
+def replicated(root: Path = PROJECT_ROOT) -> list[tuple[str, tuple[Path, ...], tuple[Path, ...]]]:
+    """(study, its runs, its replicate's runs) of every study with a replicate installed
+    (`data/reference*-replicate/`), in campaign order; the runs are those of the study in its own folder."""
+    out = []
+    for study in reference.STUDIES.values():
+        if study.name in reference.NOT_REPLICATED:
+            continue
+        rep_folder = root / reference.replicate_folder(study.folder)
+        reps = reference.runs_of(study, rep_folder) if rep_folder.is_dir() else []
+        runs = reference.runs_of(study, root / study.folder) if reps else []
+        if reps and runs:
+            out.append((study.name, tuple(runs), tuple(reps)))
+    return out
+
+
+def folder_of(study: str) -> str:
+    """The folder a study's runs are installed in (data/reference, data/reference-h2, ...)."""
+    return reference.STUDIES[study].folder
