@@ -134,7 +134,7 @@ def test_each_replicate_is_set_beside_its_study_and_the_verdicts_are_decided_aga
     assert all(0 <= s.beyond <= s.n and s.tau >= 0 and s.widen >= 1 for s in rows)
     verdicts = seedclaims.claims(runs)
     swapped, changed, _ = replicate.verdicts_again(runs, verdicts, found)
-    assert swapped and all(before != after for _, before, after in changed)
+    assert swapped and all(before != after for _seed, _quote, before, after, _ours in changed)
     blocks = replicate.blocks(runs, verdicts)
-    assert set(blocks) == {"replicate-glance", "replicate-summary", "replicate-table"}
+    assert set(blocks) == {"abstract-replicate", "replicate-glance", "replicate-summary", "replicate-table"}
     assert "within-run ratios" in blocks["replicate-summary"]
