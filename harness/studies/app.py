@@ -440,12 +440,16 @@ def _geo_spread(rs: list[Interval], ratio: Ratio | None = None, pairs: list[tupl
     return f"{geo}{spread(rs)}"
 
 
-def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = False, pooled: bool = False) -> dict[str, Any]:
+def claim_optimisation(cells: pd.DataFrame, ratio: Ratio, only_acid: bool = False, pooled: bool = False,
+                       without_insertion: bool = False) -> dict[str, Any]:
     """`ghc -O` about halves most numbers (about 5x for AcidState lookups), read as the seed measured it:
     at LG2 (its LG-O's corpus and user), -O0 time / -O1 time (`ghc -O`), most cells' whole interval within
     the band of "about". The -O0 / -O2 pairs at the other corpora are context, never the decision.
     `pooled` (an alternative reading of `sensitivity.py`): the geometric mean over those cells, with its
-    interval, against the band instead of the cells one by one."""
+    interval, against the band instead of the cells one by one. `without_insertion` (another): user insertion's
+    cells left out, whose time is the scrypt hash's (cryptonite's C code, which no GHC flag compiles)."""
+    if without_insertion and len(cells):
+        cells = cells[cells["operation"] != "app.insert_user"]
     if only_acid:
         claim, value = "`ghc -O` \"improves AcidState lookups by about 5x\"", SEED["acid_lookup_optimisation"]
     else:

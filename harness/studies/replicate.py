@@ -240,11 +240,12 @@ def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> 
     what = {"ratio": "ratio to its run's reference cell", "mean": "cell mean"}
     body = [[s.study, what[s.kind], str(s.n), f"{s.beyond} ({100 * s.beyond / s.n:.0f}%)", _pct(s.median_move),
              _pct(s.largest_move), _pct(s.tau), f"{s.widen:.2f}x"] for s in rows]
-    head = ["study", "compared", "cells", f"beyond both {confidence:.0%} intervals", "median move", "largest move",
+    head = ["study", "compared", "cells", f"moved more than the {confidence:.0%} intervals allow", "median move",
+            "largest move",
             "between-run component", "one run's interval widens"]
     sittings = "\n".join(f"- {sitting(p)}." for p in found)
     caption = ("Table: Each replicated study's run beside its replicate (when and where each was made: the list "
-               "above). A move is |log(second / first)| as a percent; it is beyond both intervals when it exceeds the t "
+               "above). A move is |log(second / first)| as a percent; it is more than the intervals allow (a Welch t test) when it exceeds the t "
                f"quantile ({confidence:.0%}, Welch's degrees of freedom) times the root of the two runs' log "
                "variances summed (were one run's intervals complete, about "
                f"{100 * (1 - confidence):.0f}% of moves). The between-run component is tau, the standard deviation "
@@ -338,12 +339,13 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
         if not other:
             text.append(f"In a replicate of {names} (each study run again in another sitting on the same machine"
                         + (", from a later commit" if later else "") + f", `harness reference --replicate`; {where}), "
-                        f"{k} of {n} within-run ratios ({100 * k / n:.0f}%) moved beyond both runs' {confidence:.0%} "
-                        f"intervals, where {100 * (1 - confidence):.0f}% would by chance; a run adds to a ratio a "
+                        f"{k} of {n} within-run ratios ({100 * k / n:.0f}%) moved more than their two runs' "
+                        f"{confidence:.0%} intervals allow (a Welch t test), where {100 * (1 - confidence):.0f}% would "
+                        "by chance; a run adds to a ratio a "
                         f"between-run component of {taus}, which would widen an interval by {widen}.")
         else:
             text.append(f"With {names} run again on the other machine" + (" from a later commit" if later else "")
-                        + f", {k} of {n} ({100 * k / n:.0f}%) moved beyond them, a component of {taus} (intervals "
+                        + f", {k} of {n} ({100 * k / n:.0f}%) moved more than that, a component of {taus} (intervals "
                         f"{widen} as wide): these hold the two machines' difference as well as the runs'.")
     if again is not None:
         swapped, changed, _ = again
@@ -367,7 +369,7 @@ def glance_sentence(rows: list[Spread], found: list[Pair], again, where: str = "
         n, k = sum(s.n for s in group), sum(s.beyond for s in group)
         on = "on the other machine" if other else "on the same machine"
         parts.append(f"{on}, {k} of {n} within-run ratios ({100 * k / n:.0f}%) of {_names([s.study for s in group])} "
-                     "moved beyond both runs' intervals")
+                     "moved more than their two runs' intervals allow")
     held = ""
     if again is not None:
         changed = again[1]
@@ -382,7 +384,7 @@ def abstract_sentence(rows: list[Spread], found: list[Pair], where: str = "Secti
     groups = _groups(rows, found)
     if not groups:
         return "The intervals cover one run each (Section 1.1 says what they leave out)."
-    parts = [f"{sum(s.beyond for s in g)} of {sum(s.n for s in g)}" + (" within-run ratios beyond them" if i == 0 else "")
+    parts = [f"{sum(s.beyond for s in g)} of {sum(s.n for s in g)}" + (" within-run ratios more than they allow" if i == 0 else "")
              + (" on the same machine" if not other else " on the other" + (" machine" if i == 0 else ""))
              for i, (other, g) in enumerate(groups)]
     return f"The intervals cover one run; a second moved {', '.join(parts)} ({where})."

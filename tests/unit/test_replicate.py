@@ -112,7 +112,7 @@ def test_spread_summarises_one_study_and_kind():
     assert s.tau > 5 and s.widen > 2
     assert rp.spread(m, "E6", "ratio") is None and rp.spread(m, "E5", "mean") is None
     table = rp.table_markdown([s], [], 0.99)
-    assert "| E6 | cell mean | 20 | 10 (50%) |" in table and "DerSimonian and Laird" in table
+    assert "| E6 | cell mean | 20 | 10 (50%) |" in table and "more than the 99% intervals allow" in table and "DerSimonian and Laird" in table
 
 
 def test_no_replicate_is_said_and_a_runs_own_report_has_no_replicate_blocks(tmp_path):
@@ -139,9 +139,9 @@ def test_the_summary_names_the_verdicts_that_change_on_the_replicate():
 def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypatch):
     same = rp.Spread("E5", "ratio", 100, 0, 2.0, 30.0, 0.0, 1.0)
     assert rp.abstract_sentence([same], []) == ("The intervals cover one run; a second moved 0 of 100 within-run "
-                                                "ratios beyond them on the same machine (Section 2.5).")
+                                                "ratios more than they allow on the same machine (Section 2.5).")
     assert "Section 1.1 says what they leave out" in rp.abstract_sentence([], [])
     other = rp.Spread("E1", "ratio", 40, 30, 30.0, 115.0, 28.0, 5.8)
     monkeypatch.setattr(rp, "_other_machine", lambda pair: pair.study == "E1")  # the hosts of these fake runs
     assert rp.abstract_sentence([same, other], [rp.Pair("E1", (), ())]).endswith(
-        "0 of 100 within-run ratios beyond them on the same machine, 30 of 40 on the other (Section 2.5).")
+        "0 of 100 within-run ratios more than they allow on the same machine, 30 of 40 on the other (Section 2.5).")
