@@ -338,7 +338,7 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
         widen = _span([s.widen for s in studies], lambda x: f"{x:.2f}x")
         if not other:
             text.append(f"In a replicate of {names} (each study run again in another sitting on the same machine"
-                        + (", from a later commit" if later else "") + f", `harness reference --replicate`; {where}), "
+                        + (", from a later commit" if later else "") + f"; {where}), "
                         f"{k} of {n} within-run ratios ({100 * k / n:.0f}%) moved more than their two runs' "
                         f"{confidence:.0%} intervals allow (a Welch t test), where {100 * (1 - confidence):.0f}% would "
                         "by chance; a run adds to a ratio a "
@@ -350,11 +350,11 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
     if again is not None:
         swapped, changed, _ = again
         if not changed:
-            text.append(f"Decided again with {_names(swapped)} read from their replicates, every verdict keeps its word.")
+            text.append(f"Decided again on the replicates of {_names(swapped)}, every verdict keeps its word.")
         else:
-            text.append(f"Decided again with {_names(swapped)} read from their replicates, {len(changed)} "
-                        f"verdict{'s' if len(changed) > 1 else ''} of the seeds' claims "
-                        f"change{'' if len(changed) > 1 else 's'}: {_changed_text(changed)}.")
+            text.append(f"Decided again on the replicates of {_names(swapped)}, {len(changed)} "
+                        f"verdict{'s' if len(changed) > 1 else ''} change{'' if len(changed) > 1 else 's'}: "
+                        f"{_changed_text(changed)}.")
     return "\n\n".join(text)
 
 

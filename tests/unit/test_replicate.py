@@ -130,7 +130,7 @@ def test_the_summary_names_the_verdicts_that_change_on_the_replicate():
     text = rp.summary_sentence([s], [], (["E5"], [("002", "\"AcidState wins by 8x or more\"", "refuted", "inconclusive",
                                                     "5.1x [3.2, 8.4]")], []))
     assert "5 of 100 within-run ratios (5%)" in text and "component of E5 4.0%, which would widen an interval by 1.30x" in text
-    assert ("1 verdict of the seeds' claims changes: seed 002's \"AcidState wins by 8x or more\", refuted on the run "
+    assert ("1 verdict changes: seed 002's \"AcidState wins by 8x or more\", refuted on the run "
             "and inconclusive on the replicate (5.1x [3.2, 8.4])") in text
     same = rp.summary_sentence([s], [], (["E5"], [], []))
     assert "every verdict keeps its word" in same
