@@ -18,7 +18,8 @@ from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
 from harness.studies import envtable, findings, replicate, runfacts, seedclaims, seeds, sensitivity
-from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, protocol_text
+from harness.studies.common import (BASELINE, StudyResult, committed_reference, family_table, figure_link,
+                                    heading_of, protocol_text)
 from harness.studies.envtable import sqlite_build
 from harness.studies.verdicts import rules_summary, rules_text as verdict_rules, substitutions_markdown
 
@@ -84,7 +85,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "environment-hosts": envtable.hosts_sentence(*environment),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
-        out.update(replicate.blocks(runs, verdicts, where=replicate.heading_of(paper_path, "replicate-table")))
+        out.update(replicate.blocks(runs, verdicts, where=heading_of(paper_path, "replicate-table")))
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process" + warmup_takeaway(seq_raw),
                                            seq_fig, paper_path)
@@ -103,7 +104,7 @@ def h2_studies(runs: RunSet) -> list[tuple[str, Path]]:
     E3h's steady state (data/reference-h2/) and E3d's diagnosis of q19 and q20 (data/reference-h2-diagnosis/)."""
     from harness.studies import h2
 
-    if not runs.run_dirs or any(Path(d).resolve().parent != h2.DEFAULT_DIR.resolve() for d in runs.run_dirs):
+    if not committed_reference(runs):
         return []
     return [(study, d) for study, dirs in (("E3h", h2.steady_runs()), ("E3d", h2.diagnosis_runs())) for d in dirs]
 
@@ -111,9 +112,7 @@ def h2_studies(runs: RunSet) -> list[tuple[str, Path]]:
 def replicate_studies(runs: RunSet) -> list[tuple[str, Path]]:
     """("E5 replicate", run directory) of each study's replicate (data/reference*-replicate/, Appendix B.10),
     when `runs` are the committed reference runs (as `h2_studies`)."""
-    from harness.studies import h2
-
-    if not runs.run_dirs or any(Path(d).resolve().parent != h2.DEFAULT_DIR.resolve() for d in runs.run_dirs):
+    if not committed_reference(runs):
         return []
     return [(f"{p.study} replicate", d) for p in replicate.pairs() for d in p.replicates]
 

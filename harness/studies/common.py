@@ -10,12 +10,34 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from harness.analysis.runset import RunSet, manifest_of, plan_of, records_of
 from harness.analysis.stats.resample import CELL_KEYS
+from harness.fsutil import PROJECT_ROOT
 
 #: every study's baseline unless told otherwise: SQLite through CPython's standard sqlite3 module
 BASELINE = "sqlite/sqlite3@cpython"
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+def committed_reference(runs: RunSet, root: Path = PROJECT_ROOT) -> bool:
+    """Whether `runs` are the committed reference runs (every one in data/reference/): only then does a study
+    read the campaign's runs that live elsewhere (E3h, E3d, the replicates); a run's own report does not."""
+    folder = (root / "data" / "reference").resolve()
+    return bool(runs.run_dirs) and all(Path(d).resolve().parent == folder for d in runs.run_dirs)
+
+
+def heading_of(paper_path: Path | str | None, block: str) -> str:
+    """'Section 2.5' or 'Appendix B.10': the numbered heading a generated block sits under in the paper ('' when
+    the paper or the block is missing, or no numbered heading comes before it)."""
+    try:
+        text = Path(paper_path).read_text() if paper_path else ""
+    except OSError:
+        return ""
+    at = text.find(f"<!-- BEGIN generated:{block} -->")
+    heads = re.findall(r"^#{2,6} (\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.? ", text[:at], flags=re.M) if at >= 0 else []
+    if not heads:
+        return ""
+    return ("Section " if heads[-1][0].isdigit() else "Appendix ") + heads[-1]
 
 
 def measured_families(run_dir: Path) -> list[str]:

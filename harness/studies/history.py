@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from harness.analysis.figures.history import plot_history
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import runs_under
 from harness.fsutil import PROJECT_ROOT
-from harness.studies.common import StudyResult, figure_link
+from harness.studies.common import StudyResult, figure_link, heading_of
 
 #: the committed history runs `make paper` renders E7 from (data/reference/ holds the main runs)
 REFERENCE_HISTORY = PROJECT_ROOT / "data" / "reference-history"
@@ -358,17 +357,8 @@ def between_run_pointer(pair: dict | None, subject: str, where: str = "Section 2
 
 
 def section_of(paper_path: Path | str | None, block: str) -> str:
-    """'Section 2.5': the numbered heading a generated block sits under in the paper ('' when the paper
-    or the block is missing, or the heading has no number)."""
-    try:
-        text = Path(paper_path).read_text() if paper_path else ""
-    except OSError:
-        return ""
-    at = text.find(f"<!-- BEGIN generated:{block} -->")
-    if at < 0:
-        return ""
-    heads = re.findall(r"^#{2,6} (\d+(?:\.\d+)*)\.? ", text[:at], flags=re.M)
-    return f"Section {heads[-1]}" if heads else ""
+    """'Section 2.5': the numbered heading a generated block sits under in the paper (`heading_of`)."""
+    return heading_of(paper_path, block)
 
 
 def _gap_words(seconds: float) -> str:

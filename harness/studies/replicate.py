@@ -400,26 +400,12 @@ def _short(quote: str, words: int = 10) -> str:
     return " ".join(w[:words]) + (" ..." if len(w) > words else "")
 
 
-def heading_of(paper_path: Path | str | None, block: str) -> str:
-    """'Appendix B.10' or 'Section 2.5': the numbered heading a generated block sits under ('' when none)."""
-    import re
-
-    try:
-        text = Path(paper_path).read_text() if paper_path else ""
-    except OSError:
-        return ""
-    at = text.find(f"<!-- BEGIN generated:{block} -->")
-    heads = re.findall(r"^#{2,6} (\d+(?:\.\d+)*|[A-Z](?:\.\d+)*)\.? ", text[:at], flags=re.M) if at >= 0 else []
-    if not heads:
-        return ""
-    return ("Section " if heads[-1][0].isdigit() else "Appendix ") + heads[-1]
-
-
 def blocks(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT, where: str = "") -> dict[str, str]:
     """The paper's replicate blocks, when `runs` are the committed reference runs (data/reference/): the
     main text's paragraph and the appendix table. Other runs (a run's own report) have none."""
-    folder = (root / "data" / "reference").resolve()
-    if not runs.run_dirs or any(Path(d).resolve().parent != folder for d in runs.run_dirs):
+    from harness.studies.common import committed_reference
+
+    if not committed_reference(runs, root):
         return {}
     found = pairs(root)
     m = all_moves(found, runs)
