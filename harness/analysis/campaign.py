@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.fsutil import PROJECT_ROOT
-from harness.run import reference
+from harness.run import manifest, reference
 
 
 def replicated(root: Path = PROJECT_ROOT) -> list[tuple[str, tuple[Path, ...], tuple[Path, ...]]]:
@@ -31,3 +31,9 @@ def replicated(root: Path = PROJECT_ROOT) -> list[tuple[str, tuple[Path, ...], t
 def folder_of(study: str) -> str:
     """The folder a study's runs are installed in (data/reference, data/reference-h2, ...)."""
     return reference.STUDIES[study].folder
+
+
+def run_code_changes(first: str, second: str, root: Path = PROJECT_ROOT) -> list[str] | None:
+    """The files of the code a run executes that differ between two runs' commits ([] none; None: git
+    cannot tell), so a replicate made at another commit can say whether it measured the same code."""
+    return manifest.run_code_changes(first, second, root)

@@ -59,6 +59,24 @@ def changed_files(root: Path | None = None) -> list[str] | None:
     return None if status is None else [line.split(None, 1)[1] for line in status.splitlines() if line.strip()]
 
 
+#: the code a benchmark run executes (the runner, the worker, engines, workloads, builds, servers) and the
+#: pinned dependencies; the analysis and paper side, which only reads stored runs, left out
+RUN_CODE = ("harness", "pyproject.toml", "requirements.lock", "requirements-mysqlclient.lock")
+NOT_RUN_CODE = ("harness/analysis", "harness/studies", "harness/paper.py", "harness/notebooks.py")
+
+
+def run_code_changes(first: str, second: str, root: Path | None = None) -> list[str] | None:
+    """The files of the code a run executes (`RUN_CODE`) that differ between two commits: [] when the two
+    commits ran the same code, None when git cannot tell (no checkout, a shallow clone, an unknown commit)."""
+    if not first or not second:
+        return None
+    if first == second:
+        return []
+    out = _git("diff", "--name-only", first, second, "--", *RUN_CODE, *(f":(exclude){p}" for p in NOT_RUN_CODE),
+               root=root)
+    return None if out is None else [line for line in out.splitlines() if line.strip()]
+
+
 def git_commit() -> dict[str, Any]:
     commit = _git("rev-parse", "HEAD")
     # the code's state: the runs and paper the campaign itself writes do not make the code dirty

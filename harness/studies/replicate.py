@@ -44,6 +44,7 @@ class Pair:
     study: str
     runs: tuple[Path, ...]
     replicates: tuple[Path, ...]
+    root: Path = PROJECT_ROOT  # the checkout whose git history tells the two commits' code apart
 
 
 def pairs(root: Path = PROJECT_ROOT) -> list[Pair]:
@@ -51,7 +52,7 @@ def pairs(root: Path = PROJECT_ROOT) -> list[Pair]:
     the runs it replicates (those of the study in its own folder)."""
     from harness.analysis.campaign import replicated
 
-    return [Pair(study, runs, reps) for study, runs, reps in replicated(root)]
+    return [Pair(study, runs, reps, root) for study, runs, reps in replicated(root)]
 
 
 def runs_like(run_dirs: Iterable[Path], like: RunSet) -> RunSet:
@@ -183,30 +184,67 @@ def _host(run: Path) -> str:
     return str(cpu.get("model") or "") if isinstance(cpu, dict) else ""
 
 
-def _commit(run: Path) -> str:
+def _full_commit(run: Path) -> str:
     m = _manifest(run)
-    return str(((m.project or {}).get("commit") or ""))[:7] if m is not None else ""
+    return str(((m.project or {}).get("commit") or "")) if m is not None else ""
+
+
+def _commit(run: Path) -> str:
+    return _full_commit(run)[:7]
+
+
+def _started(run: Path) -> pd.Timestamp | None:
+    m = _manifest(run)
+    try:
+        return pd.Timestamp(m.started)
+    except Exception:  # noqa: BLE001 - no start time recorded
+        return None
 
 
 def _hours_apart(a: Path, b: Path) -> float:
-    ma, mb = _manifest(a), _manifest(b)
-    try:
-        ta, tb = pd.Timestamp(ma.started), pd.Timestamp(mb.started)
-    except Exception:  # noqa: BLE001 - no start time recorded: no distance said
+    ta, tb = _started(a), _started(b)
+    if ta is None or tb is None:
         return math.nan
     return abs((tb - ta).total_seconds()) / 3600
 
 
+def replicate_first(pair: Pair) -> bool | None:
+    """Whether the replicate was made before the study's run (a study measured again after its replicate,
+    say on another machine), None when a start time is missing."""
+    ta, tb = _started(pair.runs[0]), _started(pair.replicates[0])
+    return None if ta is None or tb is None else bool(tb < ta)
+
+
+def code_changes(pair: Pair) -> list[str] | None:
+    """The files of the code a run executes that differ between the run's commit and the replicate's
+    ([] the same code, None: git cannot tell)."""
+    from harness.analysis.campaign import run_code_changes
+
+    return run_code_changes(_full_commit(pair.runs[0]), _full_commit(pair.replicates[0]), pair.root)
+
+
+def _code_said(changes: list[str] | None) -> str:
+    if changes is None:
+        return "whether the code a run executes differs is not known here (no git history of the two commits)"
+    if not changes:
+        return "the code a run executes is the same at both"
+    shown = ", ".join(changes[:3]) + (f" and {len(changes) - 3} more" if len(changes) > 3 else "")
+    return f"the code a run executes differs in {len(changes)} file{'s' if len(changes) > 1 else ''}: {shown}"
+
+
 def sitting(pair: Pair) -> str:
-    """How the replicate's sitting differs from the run's: hours apart, host, commit."""
+    """How the replicate's sitting differs from the run's: hours apart (before or after), host, commit and
+    whether the code a run executes differs between the two commits."""
     first, second = pair.runs[0], pair.replicates[0]
     hours = _hours_apart(first, second)
-    when = f"{hours:.0f} hours later" if math.isfinite(hours) and hours >= 1.5 else "later"
+    side = {True: "before", False: "after", None: "apart from"}[replicate_first(pair)]
+    when = f"{hours:.0f} hours {side} its run" if math.isfinite(hours) and hours >= 1.5 else \
+        ("in another sitting" if side == "apart from" else f"{side} its run")
     h1, h2 = _host(first), _host(second)
     host = f"on the other machine ({h2}; the run: {h1})" if h1 and h2 and h1 != h2 else \
         (f"on the same machine ({h1})" if h1 else "")
     c1, c2 = _commit(first), _commit(second)
-    code = f"commit {c2} (the run: {c1})" if c1 != c2 else f"commit {c1}"
+    code = f"at commit {c2} (the run: {c1}; {_code_said(code_changes(pair))})" if c1 != c2 else f"at commit {c1}"
     return f"{pair.study}: {when}, {host}, {code}".replace(", ,", ",")
 
 
@@ -255,7 +293,9 @@ def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> 
                "reference cell at the same benchmark and parameters (sqlite3 on CPython; where a run has none, "
                "SQLite from PyPy, pure-Go SQLite, or HDBC-sqlite3 built -O0). A/A twins and cells not valid in "
                "both runs left out.")
-    lead = "Each replicate was made, after its study's run:\n\n" + sittings + "\n\n" if found else ""
+    lead = ("When and where each replicate was made, beside its study's run (the code a run executes: the "
+            "harness but its analysis and paper side, with the pinned dependencies; compared by git between the "
+            "two commits):\n\n" + sittings + "\n\n") if found else ""
     return lead + pipe_table(head, body) + "\n\n" + caption
 
 
@@ -319,6 +359,21 @@ def _changed_text(changed: list) -> str:
                      for seed, q, a, b, ours in changed)
 
 
+def _commits_said(group: list[Pair]) -> str:
+    """", at another commit ..." for a group of replicates some of which were made at another commit than
+    their run: whether the code a run executes is the same at both (git), or "" when all share a commit."""
+    other = [p for p in group if _commit(p.runs[0]) != _commit(p.replicates[0])]
+    if not other:
+        return ""
+    changes = [code_changes(p) for p in other]
+    who = "" if len(other) == len(group) else " " + _names([p.study for p in other])
+    if any(c is None for c in changes):
+        return f",{who} at another commit (whether its benchmark code differs is not known)"
+    files = sorted({f for c in changes for f in c})
+    return (f",{who} at another commit with the same benchmark code" if not files else
+            f",{who} at another commit whose benchmark code differs in {len(files)} file{'s' if len(files) > 1 else ''}")
+
+
 def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: float = 0.99,
                      where: str = "the appendix") -> str:
     """Section 2.5's paragraphs: per group of replicates (same machine, other machine) how many within-run
@@ -332,19 +387,18 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
     for other, studies in groups:
         n, k = sum(s.n for s in studies), sum(s.beyond for s in studies)
         names = _names([s.study for s in studies])
-        later = any(_commit(p.runs[0]) != _commit(p.replicates[0]) for p in found
-                    if p.study in {s.study for s in studies})
+        code = _commits_said([p for p in found if p.study in {s.study for s in studies}])
         taus = ", ".join(f"{s.study} {_pct(s.tau)}" for s in studies)
         widen = _span([s.widen for s in studies], lambda x: f"{x:.2f}x")
         if not other:
             text.append(f"In a replicate of {names} (each study run again in another sitting on the same machine"
-                        + (", from a later commit" if later else "") + f"; {where}), "
+                        + code + f"; {where}), "
                         f"{k} of {n} within-run ratios ({100 * k / n:.0f}%) moved more than their two runs' "
                         f"{confidence:.0%} intervals allow (a Welch t test), where {100 * (1 - confidence):.0f}% would "
                         "by chance; a run adds to a ratio a "
                         f"between-run component of {taus}, which would widen an interval by {widen}.")
         else:
-            text.append(f"With {names} run again on the other machine" + (" from a later commit" if later else "")
+            text.append(f"With {names} run again on the other machine" + code
                         + f", {k} of {n} ({100 * k / n:.0f}%) moved more than that, a component of {taus} (intervals "
                         f"{widen} as wide): these hold the two machines' difference as well as the runs'.")
     if again is not None:

@@ -125,6 +125,19 @@ def narrowly(low: float, high: float, factor: float = ABOUT) -> Verdict:
     return _undecided(low, high)
 
 
+def a_bit_above(low: float, high: float, factor: float = ABOUT) -> Verdict:
+    """Claim "it grows a bit" (a time at a larger corpus over the same time at a smaller one): above 1, and
+    by less than the band of "about": supported when 1 < low and high < `factor`, refuted when the whole
+    interval lies below 1 (it shrank) or above `factor` (more than a bit)."""
+    if not valid(low, high):
+        return _undecided(low, high)
+    if low > 1 and high < factor:
+        return Verdict(SUPPORTED)
+    if high < 1 or low > factor:
+        return Verdict(REFUTED)
+    return _undecided(low, high)
+
+
 #: "the same order of magnitude": the ratio within this factor of 1 either way
 ORDER = 10.0
 
@@ -262,11 +275,14 @@ def rules_text() -> str:
             "(\"in every category at every corpus size\") "
             "is refuted by one cell that refutes it and supported only when every cell supports it, and a claim "
             "about every corpus is at most inconclusive when a corpus was not measured.\n\n"
-            "Four rules more, for claims that are not plainly a ratio. \"The same order of magnitude\" is read as "
+            "Five rules more, for claims that are not plainly a ratio. \"The same order of magnitude\" is read as "
             f"a ratio within a factor of {ORDER:g} of 1 either way: supported when the whole interval lies in "
             f"[1 / {ORDER:g}, {ORDER:g}], refuted when it lies wholly outside. \"Loses narrowly\" is read as the loser's "
             f"time within a factor of {ABOUT:g} of the winner's, the band of \"about\": supported when the whole "
-            f"interval lies below {ABOUT:g}, refuted when it lies above. A claim whose own sentence gives two numbers "
+            f"interval lies below {ABOUT:g}, refuted when it lies above.\n\n\"Goes down a bit\" with a larger corpus "
+            "is read as the time at the larger corpus over the time at the smaller above 1 and below the band of "
+            f"\"about\", {ABOUT:g}: supported when the whole interval lies between them, refuted when it lies wholly "
+            f"below 1 or wholly above {ABOUT:g}. A claim whose own sentence gives two numbers "
             "that disagree is decided against "
             "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
             "or host measuring the same claim gives an interval that does not overlap ours (or, without an interval, "

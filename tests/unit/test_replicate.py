@@ -145,3 +145,67 @@ def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypa
     monkeypatch.setattr(rp, "_other_machine", lambda pair: pair.study == "E1")  # the hosts of these fake runs
     assert rp.abstract_sentence([same, other], [rp.Pair("E1", (), ())]).endswith(
         "0 of 100 within-run ratios more than they allow on the same machine, 30 of 40 on the other (Section 2.5).")
+
+
+def _git(repo, *args):
+    import subprocess
+
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_the_code_a_run_executes_is_told_apart_by_git_between_two_commits(tmp_path):
+    from harness.analysis.campaign import run_code_changes
+
+    for f in ("harness/worker.py", "harness/analysis/tables.py", "requirements.lock", "README.md"):
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("one\n")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "first")
+    first = _git(tmp_path, "rev-parse", "HEAD")
+
+    def commit(*files):
+        for f in files:
+            (tmp_path / f).write_text((tmp_path / f).read_text() + "more\n")
+        _git(tmp_path, "commit", "-q", "-am", "next")
+        return _git(tmp_path, "rev-parse", "HEAD")
+
+    analysis_only = commit("harness/analysis/tables.py", "README.md")
+    assert run_code_changes(first, analysis_only, tmp_path) == []  # the paper's side and docs: the same code
+    worker_too = commit("harness/worker.py", "requirements.lock")
+    assert run_code_changes(first, worker_too, tmp_path) == ["harness/worker.py", "requirements.lock"]
+    assert run_code_changes(first, first, tmp_path) == []
+    assert run_code_changes(first, "0" * 40, tmp_path) is None  # a commit this checkout does not have
+    assert run_code_changes("", worker_too, tmp_path) is None
+
+
+def test_a_replicate_made_before_its_run_and_at_another_commit_says_so(monkeypatch, tmp_path):
+    import pandas as pd
+
+    run, rep = tmp_path / "run", tmp_path / "rep"
+    facts = {run: ("2026-11-27T21:00:00+0000", "b" * 40), rep: ("2026-11-27T18:00:00+0000", "a" * 40)}
+    monkeypatch.setattr(rp, "_started", lambda d: pd.Timestamp(facts[d][0]))
+    monkeypatch.setattr(rp, "_full_commit", lambda d: facts[d][1])
+    monkeypatch.setattr(rp, "_host", lambda d: "AMD EPYC")
+    pair = rp.Pair("E1", (run,), (rep,), tmp_path)
+    assert rp.replicate_first(pair) is True
+    monkeypatch.setattr(rp, "code_changes", lambda p: [])
+    assert rp.sitting(pair) == ("E1: 3 hours before its run, on the same machine (AMD EPYC), at commit aaaaaaa "
+                                "(the run: bbbbbbb; the code a run executes is the same at both)")
+    s = rp.Spread("E1", "ratio", 40, 1, 2.0, 9.0, 1.0, 1.1)
+    assert "on the same machine, at another commit with the same benchmark code;" in rp.summary_sentence([s], [pair], None)
+    monkeypatch.setattr(rp, "code_changes", lambda p: ["harness/worker.py"])
+    assert "the code a run executes differs in 1 file: harness/worker.py" in rp.sitting(pair)
+    assert "whose benchmark code differs in 1 file" in rp.summary_sentence([s], [pair], None)
+    monkeypatch.setattr(rp, "code_changes", lambda p: None)
+    assert "is not known" in rp.sitting(pair) and "is not known" in rp.summary_sentence([s], [pair], None)
+
+
+def test_a_group_with_only_some_replicates_at_another_commit_names_them(monkeypatch, tmp_path):
+    commits = {"E1": ("a" * 40, "b" * 40), "E3": ("c" * 40, "c" * 40)}
+    pairs = [rp.Pair(s, (tmp_path / f"{s}-run",), (tmp_path / f"{s}-rep",), tmp_path) for s in commits]
+    monkeypatch.setattr(rp, "_full_commit", lambda d: commits[d.name[:2]][0 if d.name.endswith("run") else 1])
+    monkeypatch.setattr(rp, "code_changes", lambda p: [])
+    assert rp._commits_said(pairs) == ", E1 at another commit with the same benchmark code"
+    assert rp._commits_said(pairs[1:]) == ""

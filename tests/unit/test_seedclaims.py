@@ -508,3 +508,34 @@ def test_acidstates_lookups_are_the_user_query_not_the_listing():
     cells = _cells(rows)
     assert app.optimisation_index_pairs(cells, only_acid=True) == [(2, 3)]  # the IxSet lookup by id only
     assert sorted(app.optimisation_index_pairs(cells, only_acid=False)) == [(0, 1), (2, 3)]
+
+
+def test_acidstate_insertion_grows_a_bit_with_the_corpus_and_its_user_query_stays_put():
+    acid, o0 = "acidstate/acid-state", "haskell-O0-ghc9.0.2"
+    cells = _cells([(op, f"corpus={c}", acid, o0, op, c, 1e-4) for op in ("app.insert_item", "app.query_user")
+                    for c in ("SM", "MD", "LG2")]
+                   + [("app.query_user", "corpus=SM", acid, "haskell-O1-ghc9.0.2", "app.query_user", "SM", 1e-4),
+                      ("app.query_user", "corpus=LG2", "sqlite/hdbc", o0, "app.query_user", "LG2", 1e-4)])
+    # indices: insert_item SM 0, MD 1, LG2 2; query_user SM 3, MD 4, LG2 5; the -O1 and HDBC cells never used
+    pairs = app.corpus_pairs(cells, app.INSERTIONS)
+    assert [(i, j, label) for i, j, label in pairs] == [(2, 0, "insert_item LG2 / SM")]
+    held = app.claim_acid_corpus(cells, _ratio({(2, 0): (1.2, 1.1, 1.3), (5, 3): (1.0, 0.8, 1.2)}))
+    assert held["verdict"].word == v.SUPPORTED and "insert_item LG2 / SM 1.2x [1.1, 1.3]" in held["evidence"]
+    assert [c[0] for c in held["cells"]] == ["insert_item LG2 / SM", "query_user LG2 / SM"]
+    grew = app.claim_acid_corpus(cells, _ratio({(2, 0): (1.2, 1.1, 1.3), (5, 3): (2.5, 2.0, 3.0)}))
+    assert grew["verdict"].word == v.REFUTED  # the user query is not "always the same range"
+    much = app.claim_acid_corpus(cells, _ratio({(2, 0): (4.0, 3.0, 5.0), (5, 3): (1.0, 0.8, 1.2)}))
+    assert much["verdict"].word == v.REFUTED  # more than "a bit"
+    unsure = app.claim_acid_corpus(cells, _ratio({(2, 0): (1.2, 0.9, 1.6), (5, 3): (1.0, 0.8, 1.2)}))
+    assert unsure["verdict"].word == v.INCONCLUSIVE
+    one_corpus = cells[cells["corpus"] == "SM"]
+    assert app.claim_acid_corpus(one_corpus, _ratio({}))["verdict"].word == v.UNTESTABLE
+
+
+def test_the_mysql_and_sqpyte_variant_claims_are_rows_and_untestable_with_the_reason():
+    items = app.claims(pd.DataFrame(columns=["engine", "operation", "runtime"]), None)
+    mysql = next(c for c in items if c["key"] == "claim_mysql")
+    assert mysql["verdict"].word == v.UNTESTABLE and mysql["verdict"].rules == ()
+    for f in (sc.seed001_no_inline, sc.seed001_no_flags):
+        claim = f(None)
+        assert claim.verdict.word == v.UNTESTABLE and "SQPyte" in claim.verdict.why

@@ -277,3 +277,14 @@ def test_the_stricter_harness_rule_wants_every_interval_to_decide_alike():
     assert v.alike_across_harnesses(ours, rule, [("go test 1", 34.8, 18.3, 66.1)]) == ours
     assert v.alike_across_harnesses(v.Verdict(v.INCONCLUSIVE), rule, [("x", 100.0, 90.0, 110.0)]).word == v.INCONCLUSIVE
     assert v.alike_across_harnesses(ours, rule, [("no interval", 57.0)]) == ours
+
+
+def test_a_bit_more_is_above_one_and_inside_the_band_of_about():
+    assert v.a_bit_above(1.05, 1.3).word == v.SUPPORTED
+    assert v.a_bit_above(0.7, 0.95).word == v.REFUTED  # it shrank
+    assert v.a_bit_above(1.6, 3.0).word == v.REFUTED  # more than a bit
+    assert v.a_bit_above(0.9, 1.2).word == v.INCONCLUSIVE  # touches 1
+    assert v.a_bit_above(1.2, 1.8).word == v.INCONCLUSIVE  # straddles the band's edge
+    assert v.a_bit_above(1.2, 1.8, factor=2.0).word == v.SUPPORTED
+    assert v.a_bit_above(0.0, 1.2).word == v.INCONCLUSIVE  # no interval
+    assert "\"Goes down a bit\"" in v.rules_text()
