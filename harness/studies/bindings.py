@@ -82,7 +82,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "verdict-rules-summary": rules_summary(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
                "environment": envtable.markdown(*environment),
-               "environment-hosts": envtable.hosts_sentence(*environment),
+               "environment-hosts": envtable.hosts_sentence(*with_history(environment, runs)),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
         out.update(replicate.blocks(runs, verdicts, where=heading_of(paper_path, "replicate-table")))
@@ -121,6 +121,22 @@ def campaign_dirs(runs: RunSet) -> list[Path]:
     """Every run of the campaign: these runs, the H2 runs that live apart (`h2_studies`) and the replicates."""
     return ([Path(d) for d in runs.run_dirs] + [d for _, d in h2_studies(runs)]
             + [d for _, d in replicate_studies(runs)])
+
+
+def with_history(environment: tuple[list, dict[str, str]], runs: RunSet) -> tuple[list, dict[str, str]]:
+    """`campaign_manifests` and, when `runs` are the committed reference runs, the history's runs (E7's points,
+    data/reference-history/), which Section 2.6 counts among the machines (a history made on two machines
+    mixes the machine into its moves) though Appendix E's tables leave them out."""
+    from harness.analysis.runset import manifest_of
+    from harness.studies.history import REFERENCE_HISTORY
+
+    manifests, studies = list(environment[0]), dict(environment[1])
+    if committed_reference(runs):
+        for d in sorted(p.parent for p in REFERENCE_HISTORY.glob("*/manifest.json")):
+            m = manifest_of(d)
+            manifests.append(m)
+            studies[str(m.run_id)] = "E7"
+    return manifests, studies
 
 
 def campaign_manifests(runs: RunSet) -> tuple[list, dict[str, str]]:

@@ -456,6 +456,12 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
                               for r in other[other["significant"].astype(bool)]
                               .assign(a=lambda d: d["delta_pct"].abs()).nlargest(2, "a").itertuples())
                     or "none") + ").")
+    machines = machine_moves(other, tags)
+    if machines is not None:
+        hosts, crossing, sig_crossing = machines
+        parts.append(f"The history's runs were made on {len(hosts)} machines ({', '.join(hosts)}): {crossing} of those "
+                     f"{len(other)} comparisons are between runs on different machines, {sig_crossing} of them "
+                     "significant, so they measure the machine as much as the code.")
     calm = _calm_moves(other, table, tags)
     if calm is not None:
         n_calm, sig_calm, busy = calm
@@ -491,6 +497,27 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
     if compared.empty:
         parts.append("No cell was measured twice, so no change could be tested.")
     return "\n".join(f"- {p}" for p in parts)
+
+
+def machine_moves(moves: pd.DataFrame, tags: list[history.RunTag]) -> tuple[list[str], int, int] | None:
+    """(the machines the history's runs were made on (CPU model, from the manifests), comparisons between runs
+    on different machines, how many of those significant); None when every run names one machine (or none)."""
+    from harness.analysis.runset import manifest_of
+
+    def model(d: Path) -> str:
+        try:
+            cpu = (manifest_of(d).machine or {}).get("cpu") or {}
+        except Exception:  # noqa: BLE001 - a run without a readable manifest names no machine
+            return ""
+        return str(cpu.get("model") or "") if isinstance(cpu, dict) else ""
+
+    host = {t.run_id: model(t.run_dir) for t in tags}
+    hosts = sorted({h for h in host.values() if h})
+    if len(hosts) < 2 or moves.empty or "previous_run_id" not in moves:
+        return None
+    crossing = moves[[bool(host.get(a)) and bool(host.get(b)) and host.get(a) != host.get(b)
+                      for a, b in zip(moves["run_id"], moves["previous_run_id"])]]
+    return hosts, len(crossing), int(crossing["significant"].astype(bool).sum())
 
 
 def _calm_moves(moves: pd.DataFrame, table: pd.DataFrame, tags: list[history.RunTag]) -> tuple[int, int, int] | None:

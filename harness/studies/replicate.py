@@ -360,18 +360,22 @@ def _changed_text(changed: list) -> str:
 
 
 def _commits_said(group: list[Pair]) -> str:
-    """", at another commit ..." for a group of replicates some of which were made at another commit than
-    their run: whether the code a run executes is the same at both (git), or "" when all share a commit."""
+    """", E1 and E2 at another commit with the same benchmark code, E5 at one whose benchmark code differs" for
+    a group of replicates some of which were made at another commit than their run (git compares the code a
+    run executes at the two commits); the studies are named unless one clause covers the whole group; ""
+    when all share a commit."""
     other = [p for p in group if _commit(p.runs[0]) != _commit(p.replicates[0])]
     if not other:
         return ""
-    changes = [code_changes(p) for p in other]
-    who = "" if len(other) == len(group) else " " + _names([p.study for p in other])
-    if any(c is None for c in changes):
-        return f",{who} at another commit (whether its benchmark code differs is not known)"
-    files = sorted({f for c in changes for f in c})
-    return (f",{who} at another commit with the same benchmark code" if not files else
-            f",{who} at another commit whose benchmark code differs in {len(files)} file{'s' if len(files) > 1 else ''}")
+    changes = {p.study: code_changes(p) for p in other}
+    kinds = (([p for p in other if changes[p.study] == []], "at another commit with the same benchmark code"),
+             ([p for p in other if changes[p.study]], "at another commit whose benchmark code differs"),
+             ([p for p in other if changes[p.study] is None],
+              "at another commit (whether its benchmark code differs is not known)"))
+    kinds = [(ps, said) for ps, said in kinds if ps]
+    if len(kinds) == 1 and len(kinds[0][0]) == len(group):
+        return f", {kinds[0][1]}"
+    return "".join(f", {_names([p.study for p in ps])} {said}" for ps, said in kinds)
 
 
 def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: float = 0.99,

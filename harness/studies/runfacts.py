@@ -349,6 +349,37 @@ def aa_block(runs: RunSet, aa: tuple[RunSet, pd.DataFrame] | None = None) -> str
     return "\n".join(lines) + "\n\n" + total + why + "\n\n" + caption
 
 
+def aa_differs_sentence(runs: RunSet, family_name: str) -> str:
+    """The pairs of a family's A/A check called different, each side as measured: processes, iterations per
+    process, the estimate of every iteration's median, how many processes reached no steady state, and why
+    the adaptive rounds stopped adding processes; twin and cell may differ in how much warm-up each kept
+    though nothing else differs (`aa_rows` decides which pairs differ)."""
+    from harness.analysis import aa
+
+    rows = aa.aa_rows(runs)
+    rows = rows[rows["differs"].astype(bool) & (rows["benchmark"].astype(str).map(family) == family_name)] \
+        if len(rows) else rows
+    s = runs.summary
+    out = []
+    for r in rows.itertuples():
+        side = s[(s["benchmark"] == r.benchmark) & (s["engine"] == r.engine) & (s["runtime"] == r.runtime)]
+        twin = side[side["params"].astype(str).map(_twin)]
+        cell = side[side["params"].astype(str) == str(r.params)]
+        if twin.empty or cell.empty:
+            continue
+        t, c = twin.iloc[0], cell.iloc[0]
+
+        def said(x: pd.Series) -> str:
+            stop = f", stopped by {x['stop']}" if isinstance(x.get("stop"), str) and x.get("stop") else ""
+            return (f"{int(x['processes'])} processes of {x['iterations']:.0f} iterations on average, median "
+                    f"iteration {x['median_s'] * 1e3:.3g} ms, {int(x.get('no_steady') or 0)} with no steady "
+                    f"state{stop}")
+
+        out.append(f"{r.benchmark} on {r.engine} {r.runtime}, twin / cell {r.ratio:.3g}x [{r.ratio_ci_low:.3g}, "
+                   f"{r.ratio_ci_high:.3g}]: the twin {said(t)}; the cell {said(c)}")
+    return ("Called different: " + "; ".join(out) + ".") if out else ""
+
+
 def aa_drift_sentence(runs: RunSet, family_name: str, study: str) -> str:
     """Why a study's A/A check failed, from its process records: when in the run the twins' and their
     cells' processes ran (mean position, % of the run), and how the canary (a fixed piece of work)
@@ -378,7 +409,9 @@ def aa_drift_sentence(runs: RunSet, family_name: str, study: str) -> str:
                      "first, so the host's speed moved under the run, and a side measured later is measured on a "
                      "different machine. Ratios against this study's baseline may carry a bias of the size of its "
                      "A/A ratio")
-    return text + "."
+    text += "."
+    differs = aa_differs_sentence(runs, family_name)
+    return text + (" " + differs if differs else "")
 
 
 def _quote(arg: str) -> str:

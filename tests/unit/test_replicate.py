@@ -197,7 +197,7 @@ def test_a_replicate_made_before_its_run_and_at_another_commit_says_so(monkeypat
     assert "on the same machine, at another commit with the same benchmark code;" in rp.summary_sentence([s], [pair], None)
     monkeypatch.setattr(rp, "code_changes", lambda p: ["harness/worker.py"])
     assert "the code a run executes differs in 1 file: harness/worker.py" in rp.sitting(pair)
-    assert "whose benchmark code differs in 1 file" in rp.summary_sentence([s], [pair], None)
+    assert "on the same machine, at another commit whose benchmark code differs;" in rp.summary_sentence([s], [pair], None)
     monkeypatch.setattr(rp, "code_changes", lambda p: None)
     assert "is not known" in rp.sitting(pair) and "is not known" in rp.summary_sentence([s], [pair], None)
 
@@ -209,3 +209,7 @@ def test_a_group_with_only_some_replicates_at_another_commit_names_them(monkeypa
     monkeypatch.setattr(rp, "code_changes", lambda p: [])
     assert rp._commits_said(pairs) == ", E1 at another commit with the same benchmark code"
     assert rp._commits_said(pairs[1:]) == ""
+    monkeypatch.setattr(rp, "code_changes", lambda p: ["harness/run/runner.py"] if p.study == "E3" else [])
+    commits["E3"] = ("c" * 40, "d" * 40)
+    assert rp._commits_said(pairs) == (", E1 at another commit with the same benchmark code, E3 at another commit "
+                                       "whose benchmark code differs")
