@@ -83,7 +83,7 @@ def diagnosis_sentence(diag: RunSet | None) -> str:
         elif 0.5 <= change <= 2:
             text += ", so its time is not an index's but its plan's"
         parts.append(text)
-    return (f"Why H2 timed out on q19 and q20 (study E3d, run {ids} at commit {commits}): each query once, one "
+    return (f"Why H2 is slow on q19 and q20 (study E3d, run {ids} at commit {commits}): each query once, one "
             "process of one iteration per cell (a diagnosis, no interval), with the tables' primary keys only, as in "
             "every other run, and with secondary indexes on the foreign keys and filtered dates (`indexes=on`). "
             + "; ".join(parts) + ".")
@@ -99,8 +99,9 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
         table, table_md = family_table(runs, prefix, baseline, engines=engines,
                                        exclusions=f"The {prefix}* cells excluded or skipped are listed once, under "
                                                   "the family's full table.")
-        # the means set beside the seed's leave out the queries whose result the seed's H2 reused (REUSED)
-        like, _ = family_table(runs, prefix, seed001_h2.LIKE_FOR_LIKE, engines=engines, leave_out=seed001_h2.REUSED)
+        # the means set beside the seed's leave out the queries whose result the seed's H2 reused (REUSED) and those
+        # it did not finish (UNFINISHED): both sides over the same queries
+        like, _ = family_table(runs, prefix, seed001_h2.LIKE_FOR_LIKE, engines=engines, leave_out=seed001_h2.LEAVE_OUT)
         tables[name] = table
         tables[f"{name}-like-for-like"] = like
         # the H2-only table stays in the notebook: its cells are the h2/jdbc column of the family's full
@@ -114,17 +115,17 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     e3_all, _ = family_table(runs, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)  # q15 too: figure, context
     if steady is not None:
         like_steady, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines,
-                                      leave_out=seed001_h2.REUSED)
+                                      leave_out=seed001_h2.LEAVE_OUT)
         steady_all, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
         # the same run with every iteration counted, as the seed counted its 5 x 50
         every = RunSet(steady.run_dirs, method=steady.method, confidence=steady.confidence,
                        resamples=steady.resamples, steady_state=False, aa_twins=False)
         like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines,
-                                     leave_out=seed001_h2.REUSED)
+                                     leave_out=seed001_h2.LEAVE_OUT)
         tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
     blocks["h2-diagnosis"] = diagnosis_sentence(diagnosis)
     blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every,
-                                          host_note(runs, steady) if steady is not None else "", seed001_h2.REUSED)
+                                          host_note(runs, steady) if steady is not None else "", seed001_h2.LEAVE_OUT)
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
                                                       "micro.": tables.get("e2-like-for-like")}, steady=like_steady,
                                                      every=like_every)
@@ -215,17 +216,21 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
         def side(r: dict) -> str:
             return "above" if r["low"] > seed else "below" if r["high"] < seed else "level with"
 
-        text += (f"; the seed's over the same {k}, every iteration counted: {seed:.2f}x, which our steady state lies "
-                 f"{side(mine)}")
+        text += f"; the seed's over the same {k}, every iteration counted, is {seed:.2f}x: "
         if whole is not None and whole["low"] == whole["low"]:
-            text += f" and our every-iteration ratio {side(whole)}"
+            text += f"our every-iteration ratio, the like-for-like one, lies {side(whole)} it, and "
+        text += f"our steady-state ratio {side(mine)} it"
     return text + "."
 
 
 def _but_reused(like: Any, reused: tuple[str, ...]) -> str:
     """` other than q15 (whose result the seed's H2 reused)` for the queries of `reused` the table left out."""
-    left = [b.split(".")[1] for b in reused if b not in seed001_h2.valid_benchmarks(like)]
-    return f" other than {', '.join(left)} (whose result the seed's H2 reused)" if left else ""
+    have = seed001_h2.valid_benchmarks(like)
+    left = [b.split(".")[1] for b in reused if b not in have and b in seed001_h2.REUSED]
+    unfinished = [b.split(".")[1] for b in reused if b not in have and b in seed001_h2.UNFINISHED]
+    parts = ([f"{', '.join(left)} (whose result the seed's H2 reused)"] if left else []) + \
+        ([f"{', '.join(unfinished)} (which the seed's H2 did not finish)"] if unfinished else [])
+    return f" other than {' and '.join(parts)}" if parts else ""
 
 
 def _same_side(like, seed: dict[str, float]) -> str:

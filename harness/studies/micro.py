@@ -166,10 +166,14 @@ def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
     if r is None or r.verdict == "undecided":
         return ""
     # "rises" / "falls" only when the rank correlation's interval excludes 0
-    side = {"supported": "rises with crossings", "contradicted": "falls with crossings",
+    # the interval resamples timings over these few benchmarks: a direction is these runs' ordering, not evidence
+    # of a trend across benchmarks (Section 4 gives the exact test), so the caption says how many points it rests on
+    side = {"supported": "rises with crossings in these runs", "contradicted": "falls with crossings in these runs",
             "not supported": "does not show a trend with crossings (its interval includes 0)"}[r.verdict]
+    few = (f"; {r.points} benchmarks, too few to show a trend across benchmarks (Section 4)"
+           if getattr(r, "points", 0) and r.verdict != "not supported" else "")
     return (f"; the speedup of {findings.plain_name(fast)} over {findings.plain_name(slow)} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
-            f"{r.confidence:.0%})")
+            f"{r.confidence:.0%}{few})")
 
 
 def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:

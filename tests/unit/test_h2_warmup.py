@@ -85,10 +85,11 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     assert "8 of 10 H2 processes and 10 of 10 of SQLite's reached a steady state" in below
     assert f"over the 2 queries both ran is **{seed / 2:.2f}x**" in below and "E3's short processes gave 24.00x" in below
     assert "counting every iteration, as the seed counted its 50, 9.00x [8.00, 10.00]" in below
-    assert below.endswith(f"the seed's over the same {k}, every iteration counted: {seed:.2f}x, which our steady "
-                          "state lies below and our every-iteration ratio above.")
+    assert below.endswith(f"the seed's over the same {k}, every iteration counted, is {seed:.2f}x: our "
+                          "every-iteration ratio, the like-for-like one, lies above it, and our steady-state ratio "
+                          "below it.")
     level = h2.steady_sentence(_steady(), _like(seed, seed / 1.2, seed * 1.2))
-    assert level.endswith("which our steady state lies level with.") and "short processes" not in level
+    assert level.endswith("our steady-state ratio level with it.") and "short processes" not in level
     assert "counting every iteration" not in level
     assert "No steady-state H2 run" in h2.steady_sentence(None, None)
     # a query whose result the seed's H2 reused, left out of our table, is named
@@ -118,7 +119,9 @@ def test_the_directions_read_tpch_at_a_steady_state_when_there_is_one():
     assert "counted every iteration, as the seed counted, above it" in torn and "we draw no direction from it" in torn
     assert "gaining on" not in torn
     same = seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=calm, every=_like(seed / 2, seed / 3, seed / 1.5))
-    assert same == after  # on the same side: the sentence as before
+    # on the same side: the like-for-like reading (every iteration) leads, the steady state beside it
+    assert "every iteration counted as the seed counted, ours is below the seed's" in same
+    assert "and at a steady state below it" in same and same.endswith(after.split(". ", 1)[1].split(". ", 1)[1])
 
 
 def test_the_figure_caption_counts_sides_by_the_intervals():
