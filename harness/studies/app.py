@@ -184,11 +184,13 @@ def acid_margins(cells: pd.DataFrame, ratio: Ratio, seed_build: bool | None = Tr
     return [r for *_, r in acid_pairs(cells, ratio, seed_build=seed_build)]
 
 
+def _shown(r: Interval) -> str:
+    return f"{r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]" if v.valid(r[1], r[2]) else f"{r[0]:.3g}x (no interval)"
+
+
 def pair_text(pairs: list[tuple[str, str, str, Interval]]) -> str:
     """`list_users SM 4.32x [3.1, 6.0]; ...` for the cells a note names."""
-    def show(r: Interval) -> str:
-        return f"{r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]" if v.valid(r[1], r[2]) else f"{r[0]:.3g}x (no interval)"
-    return "; ".join(f"{op.replace(PREFIX, '')} {corpus}: {show(r)}" for op, corpus, _, r in pairs)
+    return "; ".join(f"{op.replace(PREFIX, '')} {corpus}: {_shown(r)}" for op, corpus, _, r in pairs)
 
 
 def acid_corpora(cells: pd.DataFrame) -> list[str]:
@@ -338,10 +340,6 @@ def corpus_pairs(cells: pd.DataFrame, operations: tuple[str, ...]) -> list[tuple
     return out
 
 
-def _shown(r: Interval) -> str:
-    return f"{r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]" if v.valid(r[1], r[2]) else f"{r[0]:.3g}x (no interval)"
-
-
 def claim_acid_corpus(cells: pd.DataFrame, ratio: Ratio, selects: tuple[str, ...] = (LOOKUP,)) -> dict[str, Any]:
     """AcidState's "insertion speed goes down a bit based on corpus size, but selection speed is always the same
     range": on the seed's build, its time at the largest corpus measured over its time at the smallest, per
@@ -353,8 +351,8 @@ def claim_acid_corpus(cells: pd.DataFrame, ratio: Ratio, selects: tuple[str, ...
     if not ins or not sel:
         return _claim(claim, v.untestable("AcidState's insertions and user query are not measured at two corpora on "
                                           "the seed's build (-O0) in these runs"))
-    ins_calls = [(label, r, v.a_bit_above(r[1], r[2])) for (i, j, label), r in ((p, ratio(p[0], p[1])) for p in ins)]
-    sel_calls = [(label, r, v.about(r[1], r[2], 1.0)) for (i, j, label), r in ((p, ratio(p[0], p[1])) for p in sel)]
+    ins_calls = [(label, r, v.a_bit_above(r[1], r[2])) for label, r in ((lb, ratio(i, j)) for i, j, lb in ins)]
+    sel_calls = [(label, r, v.about(r[1], r[2], 1.0)) for label, r in ((lb, ratio(i, j)) for i, j, lb in sel)]
     evidence = ("AcidState's time at the largest corpus / at the smallest, on the seed's build (-O0; \"a bit\" read "
                 f"as below {v.ABOUT:g}x, \"the same range\" as within {v.ABOUT:g}x of 1): "
                 + "; ".join(f"{label} {_shown(r)}" for label, r, _ in ins_calls + sel_calls))

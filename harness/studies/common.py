@@ -26,6 +26,18 @@ def committed_reference(runs: RunSet, root: Path = PROJECT_ROOT) -> bool:
     return bool(runs.run_dirs) and all(Path(d).resolve().parent == folder for d in runs.run_dirs)
 
 
+def cpu_model(run: Path) -> str:
+    """The CPU model a run's manifest names, which machine it was measured on ("" when it names none or
+    cannot be read)."""
+    from harness.analysis import runset
+
+    try:
+        cpu = (runset.manifest_of(run).machine or {}).get("cpu") or {}
+    except Exception:  # noqa: BLE001 - a run's machine is context; without it nothing is said of it
+        return ""
+    return str(cpu.get("model") or "") if isinstance(cpu, dict) else ""
+
+
 def heading_of(paper_path: Path | str | None, block: str) -> str:
     """'Section 2.5' or 'Appendix B.10': the numbered heading a generated block sits under in the paper ('' when
     the paper or the block is missing, or no numbered heading comes before it)."""

@@ -502,16 +502,9 @@ def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.0
 def machine_moves(moves: pd.DataFrame, tags: list[history.RunTag]) -> tuple[list[str], int, int] | None:
     """(the machines the history's runs were made on (CPU model, from the manifests), comparisons between runs
     on different machines, how many of those significant); None when every run names one machine (or none)."""
-    from harness.analysis.runset import manifest_of
+    from harness.studies.common import cpu_model
 
-    def model(d: Path) -> str:
-        try:
-            cpu = (manifest_of(d).machine or {}).get("cpu") or {}
-        except Exception:  # noqa: BLE001 - a run without a readable manifest names no machine
-            return ""
-        return str(cpu.get("model") or "") if isinstance(cpu, dict) else ""
-
-    host = {t.run_id: model(t.run_dir) for t in tags}
+    host = {t.run_id: cpu_model(t.run_dir) for t in tags}
     hosts = sorted({h for h in host.values() if h})
     if len(hosts) < 2 or moves.empty or "previous_run_id" not in moves:
         return None

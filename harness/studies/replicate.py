@@ -179,9 +179,9 @@ def _manifest(run: Path):
 
 
 def _host(run: Path) -> str:
-    m = _manifest(run)
-    cpu = ((m.machine or {}).get("cpu") or {}) if m is not None else {}
-    return str(cpu.get("model") or "") if isinstance(cpu, dict) else ""
+    from harness.studies.common import cpu_model
+
+    return cpu_model(run)
 
 
 def _full_commit(run: Path) -> str:
