@@ -19,7 +19,8 @@ A cell whose longest processes mostly end slower than they ran before, or never 
 (`unsettled`), gets processes twice as long each round while its budget and the timeout allow:
 a short series cannot tell a transient from a lasting slowdown, so neither its interval nor its
 missing steady state decides its stop until then. A cell and its A/A twin always run the same
-iterations per process.
+iterations per process, and stop together when either stops for a reason other than its met
+interval (for that reason).
 
 Balanced rounds (the default): the cells a study compares with each other, those of one benchmark
 and parameters (engines, runtimes and the A/A twin), form a group, and every running cell of a
@@ -109,19 +110,45 @@ def _iterations(a: dict[str, Any], settings: Settings, timeout_s: float, floor: 
     return max(2, min(n, settings.max_iterations))
 
 
+def _pairs(cells: list[LiveCell], among: Any) -> list[list[int]]:
+    """The cells of `among` that are one cell and its A/A twin (one benchmark, parameters, engine
+    and runtime, `aa` left out), each pair as its list of indices; lone cells are left out."""
+    pairs: dict[tuple, list[int]] = {}
+    for i in sorted(among):
+        c = cells[i]
+        pairs.setdefault((*group_of(c), c.engine, c.runtime), []).append(i)
+    return [m for m in pairs.values() if len(m) > 1]
+
+
 def _twins_run_alike(cells: list[LiveCell], running: list[int]) -> None:
     """A cell and its A/A twin run the same iterations per process (the longer of their plans):
     the A/A check asks whether one protocol, run twice, gives one number; where a runtime is
     still changing speed, the mean of a process depends on how long it ran."""
-    pairs: dict[tuple, list[int]] = {}
-    for i in running:
-        c = cells[i]
-        pairs.setdefault((*group_of(c), c.engine, c.runtime), []).append(i)
-    for members in pairs.values():
-        if len(members) > 1:
-            n = max(cells[i].iterations or 0 for i in members)
-            for i in members:
-                cells[i].iterations = n
+    for members in _pairs(cells, running):
+        n = max(cells[i].iterations or 0 for i in members)
+        for i in members:
+            cells[i].iterations = n
+
+
+def _twins_stop_together(cells: list[LiveCell], running: list[int], stopped: dict[int, dict[str, Any]],
+                         round_no: int) -> list[int]:
+    """`running` without the cells whose A/A twin (or cell) has stopped for any reason but a met
+    interval: they stop with it, for its reason. A twin that ran on alone would go on with its own plan (in E1 a PyPy twin kept 61
+    iterations a process for 29 more processes after its cell stopped at 132 without a steady
+    state, and the A/A check then compared two protocols); both halves of the check stop at once."""
+    gone: set[int] = set()
+    for members in _pairs(cells, [*running, *stopped]):
+        # a met interval ends only its own cell's precision (balanced rounds keep a met cell running
+        # with its group anyway); the other stops end the protocol for both
+        first = next((i for i in members if i in stopped and stopped[i]["stop"] != "met"), None)
+        if first is None:
+            continue
+        side = "its A/A twin" if AA_PARAM in cells[first].params else "its cell"
+        for i in members:
+            if i not in stopped:
+                stopped[i] = {"stop": stopped[first]["stop"], "round": round_no, "note": f"stopped with {side}"}
+                gone.add(i)
+    return [i for i in running if i not in gone]
 
 
 def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[str], None] | None = None) -> dict:
@@ -172,6 +199,7 @@ def drive(runner: Any, settings: Settings, assess: Assess, progress: Callable[[s
             cell.iterations = iterations
             planned.add(i)
             running.append(i)
+        running = _twins_stop_together(cells, running, stopped, round_no)
         _twins_run_alike(cells, running)
         for i in running:
             a, cell = last[i], cells[i]

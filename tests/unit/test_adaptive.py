@@ -309,3 +309,37 @@ def test_a_short_run_budget_goes_first_to_the_groups_below_the_floor():
     # when even the floors cost more than what is left, they are what gets shared
     out = _share_run_budget(adds, wants, cells, 4.0, random.Random(0), True, short)
     assert out[2] == out[3] == 0 and out[0] == out[1] == 2
+
+
+def test_a_twin_stops_with_its_cell(tmp_path):
+    """When a cell stops without a steady state, its A/A twin stops in the same round for the same
+    reason (and the other way round), so neither half of the A/A check runs on alone with its own
+    plan; a cell of another engine in the group runs on."""
+    cells = [("q1", "pypy", {}), ("q1", "pypy", {"aa": "twin"}), ("q1", "cpython", {})]
+    r = _group_runner(tmp_path, cells)
+    base = _assess_by_cell(r, [lambda P: 1.0] * 3)
+
+    def assess(run_dir, target, confidence, resamples):
+        a = base(run_dir, target, confidence, resamples)
+        for (b, params, e, _), v in a.items():
+            v["steady"] = e != "pypy" or "aa=twin" in params  # only the cell shows no steady state
+        return a
+    rec = drive(r, Settings(target=0.05, max_time_s=20.0), assess)
+    cell, twin, other = rec["cells"]
+    assert cell["stop"] == "no steady state" and "note" not in cell
+    assert twin["stop"] == "no steady state" and twin["note"] == "stopped with its cell"
+    assert twin["round"] == cell["round"] and r.processes(0) == r.processes(1)
+    assert other["stop"] == "budget" and r.processes(2) > r.processes(0)
+    # the twin first: its cell stops with it
+    r2 = _group_runner(tmp_path / "t", cells)
+    (tmp_path / "t").mkdir()
+    base2 = _assess_by_cell(r2, [lambda P: 1.0] * 3)
+
+    def assess2(run_dir, target, confidence, resamples):
+        a = base2(run_dir, target, confidence, resamples)
+        for (b, params, e, _), v in a.items():
+            v["steady"] = "aa=twin" not in params
+        return a
+    rec2 = drive(r2, Settings(target=0.05, max_time_s=20.0), assess2)
+    assert rec2["cells"][0]["note"] == "stopped with its A/A twin" and rec2["cells"][0]["stop"] == "no steady state"
+    assert r2.processes(0) == r2.processes(1)
