@@ -355,7 +355,7 @@ def claim_acid_corpus(cells: pd.DataFrame, ratio: Ratio, selects: tuple[str, ...
     sel_calls = [(label, r, v.about(r[1], r[2], 1.0)) for label, r in ((lb, ratio(i, j)) for i, j, lb in sel)]
     evidence = ("AcidState's time at the largest corpus / at the smallest, on the seed's build (-O0; \"a bit\" read "
                 f"as below {v.ABOUT:g}x, \"the same range\" as within {v.ABOUT:g}x of 1): "
-                + "; ".join(f"{label} {_shown(r)}" for label, r, _ in ins_calls + sel_calls))
+                + ", ".join(f"{label} {_shown(r)}" for label, r, _ in ins_calls + sel_calls))
     return _claim(claim, v.every_cell(c for *_, c in ins_calls + sel_calls), evidence, cells=ins_calls + sel_calls)
 
 

@@ -47,7 +47,11 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     seed_md = seeds.seed_table(runs, "000")
     noise = runfacts.noise_block(runs)
     verdicts = seedclaims.claims(runs)
-    readings = sensitivity.rows(runs, verdicts)  # each decided verdict under the alternative readings
+    between = replicate.between(runs, verdicts)  # the replicates beside the reference runs (None otherwise)
+    tau2 = replicate.tau2_by_family(between.moves) if between is not None else {}
+    readings = sensitivity.rows(runs, verdicts, tau2)  # each decided verdict under the alternative readings
+    robust = (sensitivity.robust(readings, between.changed_quotes() if between is not None else set())
+              if between is not None and between.found else None)
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "
@@ -80,12 +84,13 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "verdict-rules": substitutions_markdown(),
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),
-               "abstract-verdicts": seedclaims.abstract_sentence(verdicts),
+               "abstract-verdicts": seedclaims.abstract_sentence(verdicts, robust),
                "environment": envtable.markdown(*environment),
                "environment-hosts": envtable.hosts_sentence(*with_history(environment, runs)),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
-        out.update(replicate.blocks(runs, verdicts, where=heading_of(paper_path, "replicate-table")))
+        out.update(replicate.blocks(runs, verdicts, where=heading_of(paper_path, "replicate-table"),
+                                    found_between=between))
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process" + warmup_takeaway(seq_raw),
                                            seq_fig, paper_path)

@@ -94,7 +94,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     seed = seed_table(runs, ratios, ours)
     bench = benchstat_remake(runs)
     findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs),
-                             engine_ratios(runs, CGO, SQLITE))
+                             engine_ratios(runs, CGO, SQLITE), side)
     fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method) if len(side) else None
     method = runs.method
     excluded = excluded_cells(summary, PREFIX)
@@ -645,9 +645,42 @@ def cgo_text(cgo: pd.DataFrame) -> str:
             "SQLite releases, Appendix E).")
 
 
+def gap_text(side: pd.DataFrame, bench: str = "ramsql.select_10k_fixed") -> str:
+    """Where the worker's RamSQL / SQLite and go test's part, on one benchmark: each engine's go test time per
+    operation over the worker's, per session, which engine's side moves more (geometric mean over the
+    sessions), and how many go test intervals overlap the worker's (the harness rule calls two measurements
+    different only when they do not). "" without both engines' go test cells of `bench`."""
+    rows = side[side["benchmark"] == bench] if len(side) else side
+    factors: dict[str, list[tuple[str, float, bool]]] = {}
+    for engine in (RAMSQL, SQLITE):
+        r = rows[rows["engine"] == engine] if len(rows) else rows
+        if r.empty:
+            continue
+        r = r.iloc[0]
+        for sess in SESSION_FILES.values():
+            m = r.get(f"{sess}_mean_s")
+            if m is not None and np.isfinite(m) and r["mean_s"] > 0:
+                factors.setdefault(engine, []).append((sess, m / r["mean_s"], r.get(f"{sess}_overlap") == True))  # noqa: E712
+    if len(factors) < 2:
+        return ""
+    geo = {e: float(np.exp(np.mean([np.log(f) for _, f, _ in fs]))) for e, fs in factors.items()}
+    said = "; ".join(f"{e}'s " + " and ".join(f"{f:.2f}x ({sess})" for sess, f, _ in fs) for e, fs in factors.items())
+    n = sum(len(fs) for fs in factors.values())
+    apart = n - sum(ok for fs in factors.values() for *_, ok in fs)
+    side_moved = RAMSQL if geo[RAMSQL] > geo[SQLITE] else SQLITE
+    return (f"On {bench.replace(PREFIX, '')}, go test's time per operation over the worker's is {said}, so the ratios "
+            f"part mostly on {side_moved}'s side ({geo[side_moved]:.2f}x against {min(geo.values()):.2f}x, geometric "
+            "means over the sessions); "
+            + ("every go test interval overlaps the worker's, so by the harness rule (Section 10) the measurements "
+               "do not disagree." if not apart else
+               f"{apart} of the {n} go test intervals {'does' if apart == 1 else 'do'} not overlap the worker's."))
+
+
 def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None = None,
-                  where: str = "on another host", cgo: pd.DataFrame | None = None) -> str:
-    """Generated sentences: what the seed's code measured per engine (rows read) and the fixed ratios."""
+                  where: str = "on another host", cgo: pd.DataFrame | None = None,
+                  side: pd.DataFrame | None = None) -> str:
+    """Generated sentences: what the seed's code measured per engine (rows read) and the fixed ratios, and
+    (`side`, the worker beside go test) where the two ways in part on the headline query."""
     if ours.empty:
         return "_No E6 cells in these runs._"
     parts = []
@@ -671,6 +704,8 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
             if gt:
                 text += (f" `go test -bench`, {where or 'on another host'} (Appendix B.7), gives select_10k_fixed "
                          + " and ".join(gt) + ".")
+                gap = gap_text(side) if side is not None else ""
+                text += f" {gap}" if gap else ""
     if cgo is not None:
         text += " " + cgo_text(cgo)
     return text.strip()

@@ -458,17 +458,57 @@ def _short(quote: str, words: int = 10) -> str:
     return " ".join(w[:words]) + (" ..." if len(w) > words else "")
 
 
-def blocks(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT, where: str = "") -> dict[str, str]:
-    """The paper's replicate blocks, when `runs` are the committed reference runs (data/reference/): the
-    main text's paragraph and the appendix table. Other runs (a run's own report) have none."""
+@dataclass(frozen=True)
+class Between:
+    """What the replicates give the rest of the paper, computed once: the pairs, every move, and the seeds'
+    verdicts decided again on the replicates (`verdicts_again`, None: nothing to swap)."""
+
+    found: list[Pair]
+    moves: pd.DataFrame
+    again: tuple | None
+
+    def changed_quotes(self) -> set[tuple[str, str]]:
+        """(seed, quote) of each decided verdict whose word a replicate changed."""
+        return {(seed, quote) for seed, quote, *_ in (self.again[1] if self.again else [])}
+
+
+def between(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT) -> Between | None:
+    """The replicates beside `runs`, when these are the committed reference runs (data/reference/); None for
+    any other runs (a run's own report has no replicate)."""
     from harness.studies.common import committed_reference
 
     if not committed_reference(runs, root):
-        return {}
+        return None
     found = pairs(root)
-    m = all_moves(found, runs)
+    return Between(found, all_moves(found, runs), verdicts_again(runs, verdicts, found) if found else None)
+
+
+def tau2_by_family(m: pd.DataFrame) -> dict[str, float]:
+    """Each benchmark family's between-run variance of a within-run log ratio: the tau^2 of the replicated
+    study whose ratios hold it (the largest where several do, as E3 and E3h both hold TPC-H); a family no
+    replicate measured is absent."""
+    from harness.studies.runfacts import family
+
+    out: dict[str, float] = {}
+    ratios = m[m["kind"] == "ratio"] if len(m) else m
+    for _, rows in (ratios.groupby("study") if len(ratios) else []):
+        t2 = between_run_variance(rows["log_move"], rows["var"])
+        if math.isfinite(t2):
+            for f in {family(b) for b in rows["benchmark"]}:
+                out[f] = max(out.get(f, 0.0), t2)
+    return out
+
+
+def blocks(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT, where: str = "",
+           found_between: Between | None = None) -> dict[str, str]:
+    """The paper's replicate blocks, when `runs` are the committed reference runs (data/reference/): the
+    main text's paragraph and the appendix table. Other runs (a run's own report) have none.
+    `found_between`: `between`'s result when the caller has it already."""
+    b = found_between or between(runs, verdicts, root)
+    if b is None:
+        return {}
+    found, m, again = b.found, b.moves, b.again
     rows = spreads(m, found)
-    again = verdicts_again(runs, verdicts, found) if found else None
     return {"replicate-glance": glance_sentence(rows, found, again),
             "abstract-replicate": abstract_sentence(rows, found),
             "replicate-summary": summary_sentence(rows, found, again, runs.confidence, where or "the appendix"),

@@ -663,12 +663,18 @@ SECOND_TABLE = "RamSQL v0.1.3 (after its rewrite) against SQLite in the pure-Go 
 def seed004_order_cells(runs: RunSet, benches: tuple[str, ...], factor: float = v.ORDER
                         ) -> tuple[tuple[str, Interval, v.Verdict], ...]:
     """RamSQL / SQLite (the seed's driver) per benchmark, each decided by the ratio within `factor` of 1 (by
-    default the same order of magnitude)."""
+    default the same order of magnitude), then by the harness rule against the `go test` sessions of the same
+    code (a session whose interval does not overlap ours makes the cell inconclusive)."""
     ratios = ramsql.engine_ratios(runs)
+    host = gotest_host(runs)
     out = []
     for b in benches:
         r = select_ratio(ratios, b)
-        out.append((b.replace(ramsql.PREFIX, ""), r, decide(r, lambda lo, hi: v.same_order(lo, hi, factor))))
+        word = decide(r, lambda lo, hi: v.same_order(lo, hi, factor))
+        others = [(f"`go test` session {i} ({host})", *g) for i, g in enumerate(gotest_ratios(runs, b), 1)]
+        if others and v.valid(r[1], r[2]):
+            word = v.across_harnesses(word, r[1], r[2], others)
+        out.append((b.replace(ramsql.PREFIX, ""), r, word))
     return tuple(out)
 
 
@@ -947,8 +953,10 @@ def notes_markdown(items: list[Claim]) -> str:
     return _rows_and_notes(items)[1] or "_The verdict table has no notes._"
 
 
-def abstract_sentence(items: list[Claim]) -> str:
-    """One sentence for the abstract: how many of the seeds' claims got each verdict on today's stack."""
+def abstract_sentence(items: list[Claim], robust: list | None = None) -> str:
+    """One sentence for the abstract: how many of the seeds' claims got each verdict on today's stack, and
+    (`robust`: `sensitivity.robust`'s rows, None when no study has a replicate) how many decided verdicts keep
+    their word on the replicates, under every alternative reading and with intervals widened."""
     if not items:
         return "_No claim of the seeds could be tested against these runs._"
     counts = v.counts(c.verdict for c in items)
@@ -966,7 +974,16 @@ def abstract_sentence(items: list[Claim]) -> str:
                 f"declared substitutions: each is untestable here, what differs said (Section 10).{tail}")
     none = [w for w in (v.SUPPORTED, v.REFUTED) if not counts[w]]
     listed = ", ".join(parts) + (f" (none {' or '.join(none)})" if none else "")
+    held = ""
+    if robust is not None:
+        words = v.counts(r.claim.verdict for r in robust)
+        kinds = ", ".join(f"{words[w]} {w}" for w in (v.SUPPORTED, v.REFUTED, v.INCONCLUSIVE) if words[w])
+        keeps = "keep their word" if len(robust) > 1 else "keeps its word"
+        held = (f" {len(robust) or 'None'} of these {n_decided}" + (f" ({kinds})" if robust else "")
+                + f" {keeps} on a replicate run, under every alternative reading and with intervals widened by the "
+                "between-run spread.")
+        tail = ""  # the strict tier is Section 10's; the abstract has room for one of the two
     return (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "
             f"substitution rules declared in code ({', '.join(rules)}): {listed}; "
             f"the other {counts[v.UNTESTABLE]} are untestable here, "
-            f"each with what no substitution covers (Section 10).{tail}")
+            f"each with what no substitution covers (Section 10).{held}{tail}")

@@ -231,16 +231,71 @@ SHORT = {"claim_acid": "AcidState's 8x", "claim_sqlite": "SQLite losing everywhe
          "seed002_scrypt": "the scrypt hash's share"}
 
 
-def rows(runs: RunSet, items: list[sc.Claim]) -> list[Row]:
-    """One row per decided claim of `items` (the verdict table's), with its alternative readings; a decided
-    claim with none declared gets a row without readings (the table says so)."""
+class Widened:
+    """`runs` with the between-run component added to every cell it measured: each cell's log variance gains
+    tau^2 / 2 of its benchmark family's study (`replicate.tau2_by_family`), so a ratio of two cells of one
+    run gains the tau^2 its replicate measured, the interval one run would need to cover a second run too.
+    Everything else is `runs`' own; a cell of a family no replicate measured is left as it is."""
+
+    def __init__(self, runs: RunSet, tau2: dict[str, float]) -> None:
+        self._runs, self._tau2 = runs, tau2
+        self._widened: dict[tuple, object] = {}  # one object per cell: a cell used twice is one term
+
+    def __getattr__(self, name: str):
+        return getattr(self._runs, name)
+
+    def boots(self, keys=None) -> dict:
+        from dataclasses import replace as _replace
+
+        from harness.studies.runfacts import family
+
+        out = {}
+        for k, b in self._runs.boots(keys).items():
+            if k not in self._widened:
+                extra = self._tau2.get(family(k[0]), 0.0) / 2
+                self._widened[k] = _replace(b, log_var=b.log_var + extra) if extra > 0 else b
+            out[k] = self._widened[k]
+        return out
+
+
+#: the reading every decided claim gets when a replicate measured its study
+WIDENED = ("every interval widened by its study's between-run component (tau of its replicate, Section 2.5), "
+           "the interval one run needs to cover a second")
+
+
+def widened_readings(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float]) -> dict[str, Reading]:
+    """Each decided claim of `items` decided again by the same code with every interval widened (`Widened`),
+    by the claim's key; empty when no replicate measured a between-run component."""
+    if not any(t > 0 for t in tau2.values()):
+        return {}
+    again = {c.key: c for c in sc.claims(Widened(runs, tau2))}
+    out = {}
+    for c in items:
+        alt = again.get(c.key)
+        if c.verdict.word in DECIDED and alt is not None:
+            out[c.key] = Reading(WIDENED, alt.verdict, changes(c, alt))
+    return out
+
+
+def rows(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float] | None = None) -> list[Row]:
+    """One row per decided claim of `items` (the verdict table's), with its alternative readings, and (`tau2`,
+    the between-run variance of each benchmark family, from the replicates) the reading with every interval
+    widened by it; a decided claim with none gets a row without readings (the table says so)."""
+    wide = widened_readings(runs, items, tau2 or {})
     out = []
     for c in items:
         if c.verdict.word not in DECIDED:
             continue
         short, f = ALTERNATIVES.get(c.key, (c.quote, None))
-        out.append(Row(c, short, f(runs, c) if f else ()))
+        extra = (wide[c.key],) if c.key in wide else ()
+        out.append(Row(c, short, (f(runs, c) if f else ()) + extra))
     return out
+
+
+def robust(table: list[Row], changed_on_replicate: set[tuple[str, str]]) -> list[Row]:
+    """The decided verdicts that keep their word under every reading (the widened one included) and on the
+    replicates (`changed_on_replicate`: (seed, quote) of those a replicate changed)."""
+    return [r for r in table if not r.changed and (r.claim.seed, r.claim.quote) not in changed_on_replicate]
 
 
 def _esc(text: str) -> str:
@@ -262,10 +317,15 @@ def markdown(table: list[Row]) -> str:
             lines.append(f"| {head[0]} | {head[1]} | {_esc(r.reading)} | {mark} | {_esc(r.changes)} |")
     n, k = len(table), sum(r.changed for r in table)
     share = f"all {n}" if k == n and n > 1 else f"{k} of the {n}"
+    wide = any(r.reading == WIDENED for row in table for r in row.readings)
     return ("\n".join(lines) + f"\n\nTable: The {n} decided verdicts of Section 10 under the readings a reader might "
-            f"hold instead of the rules above; {share} change{'s' if k == 1 else ''} under at least one. Every verdict here is "
+            "hold instead of the rules above" + (" and with every interval widened by its study's between-run "
+                                                 "component" if wide else "")
+            + f"; {share} change{'s' if k == 1 else ''} under at least one. Every verdict here is "
             "computed by the claim's own function with the reading's parameters (`harness/studies/sensitivity.py`), "
-            "on today's stack as in Section 10; intervals as in the verdict table.")
+            "on today's stack as in Section 10; intervals as in the verdict table"
+            + (" (widened: each cell's log variance plus half its study's tau^2, so a ratio of two cells gains "
+               "tau^2; a study without a replicate adds none)" if wide else "") + ".")
 
 
 def sentence(table: list[Row]) -> str:
@@ -277,5 +337,7 @@ def sentence(table: list[Row]) -> str:
     # the names while they fit in a sentence; more, and Appendix B.9's table names them
     which = (f" ({', '.join(changed[:-1])} and {changed[-1]})" if 1 < k <= 4 else f" ({changed[0]})" if k == 1 else "")
     share = f"All {n}" if k == n and n > 1 else f"None of the {n}" if not k else f"{k} of the {n}"
+    wide = any(r.reading == WIDENED for row in table for r in row.readings)
     return (f"{share} decided verdicts{which} change{'s' if k == 1 else ''} under some alternative reading "
-            "of the rules (Appendix B.9, each recomputed by the same code).")
+            "of the rules" + (" or with intervals widened by the between-run component" if wide else "")
+            + " (Appendix B.9, each recomputed by the same code).")

@@ -319,7 +319,10 @@ def test_every_count_of_points_commits_and_pairs_comes_from_one_function():
     assert (c["points"], c["commits"], c["dirty_points"], c["dirty_commits"]) == (5, 3, 2, 1)
     assert (c["pairs"], c["commits_pairs"], c["same_pairs"], c["uncommitted_pairs"]) == (4, 2, 1, 1)
     assert "counted as neither" in study.pairs_sentence(c) and "counted among" in study.dirty_clause(c)
-    assert "0 of 2 moves between commits" in study.figure_takeaway(table)
+    takeaway = study.figure_takeaway(table)
+    assert "0 of 2 moves between commits" in takeaway
+    assert "0 of 1 between two runs of one commit, where only the machine changed" in takeaway  # the control
+    assert "the code's or the machine's" in takeaway  # a significant move is not read as the code's alone
     assert study.same_commit_all(table)["cells"] == 1
 
 

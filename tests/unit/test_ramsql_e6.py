@@ -94,3 +94,21 @@ def test_the_go_test_gap_is_put_to_the_host_from_the_manifests():
         assert part in text, part
     assert "host's speed" not in text
     assert ramsql.harness_difference(NS(manifests=lambda: [worker])) == ""
+
+
+def test_the_gap_between_worker_and_go_test_is_put_on_the_engine_whose_time_moved():
+    """go test's time over the worker's per engine and session; the side that moved more (geometric mean over
+    the sessions) is named, and whether every go test interval overlaps the worker's is said from the table."""
+    import pandas as pd
+
+    b = "ramsql.select_10k_fixed"
+    side = pd.DataFrame({"benchmark": [b, b], "engine": [ramsql.RAMSQL, ramsql.SQLITE], "mean_s": [600e-6, 28e-6],
+                         "bench.txt_mean_s": [1253e-6, 36e-6], "bench.txt_overlap": [True, True],
+                         "newbench.txt_mean_s": [1933e-6, 33.7e-6], "newbench.txt_overlap": [True, False]})
+    text = ramsql.gap_text(side)
+    assert "ramsql/go's 2.09x (bench.txt) and 3.22x (newbench.txt)" in text
+    assert "mostly on ramsql/go's side" in text and "1 of the 4 go test intervals does not overlap" in text
+    agree = side.assign(**{"newbench.txt_overlap": [True, True]})
+    assert "the measurements do not disagree" in ramsql.gap_text(agree)
+    assert ramsql.gap_text(side[side["engine"] == ramsql.RAMSQL]) == ""  # one engine alone: nothing to put it on
+    assert ramsql.gap_text(side.iloc[0:0]) == ""

@@ -213,3 +213,23 @@ def test_a_group_with_only_some_replicates_at_another_commit_names_them(monkeypa
     commits["E3"] = ("c" * 40, "d" * 40)
     assert rp._commits_said(pairs) == (", E1 at another commit with the same benchmark code, E3 at another commit "
                                        "whose benchmark code differs")
+
+
+def test_each_family_gets_the_between_run_variance_of_the_study_that_measured_it():
+    """tau^2 by benchmark family, from the within-run ratios only; a family two studies hold gets the larger
+    (E3 and E3h both hold TPC-H), one no replicate measured none."""
+    def ratios(study, bench, moves, var=1e-4):
+        return [dict(zip(rp.MOVE_COLUMNS, (study, "ratio", bench, f"i={i}", "e", "r", 1.0, 1.0, d, var, 2.6, False)))
+                for i, d in enumerate(moves)]
+    import pandas as pd
+
+    m = pd.DataFrame(ratios("E3", "tpch.q01", [0.1, -0.1] * 10) + ratios("E3h", "tpch.q02", [0.01, -0.01] * 10)
+                     + ratios("E5", "app.list_users", [0.0] * 20)
+                     + [dict(zip(rp.MOVE_COLUMNS, ("E6", "mean", "ramsql.insert", "", "e", "r", 1, 2, 0.7, 1e-4, 2.6, True)))],
+                     columns=rp.MOVE_COLUMNS)
+    t2 = rp.tau2_by_family(m)
+    assert set(t2) == {"tpch", "app"}  # E6 had cell means only
+    assert t2["tpch"] == pytest.approx(rp.between_run_variance([0.1, -0.1] * 10, [1e-4] * 20))
+    assert t2["tpch"] > rp.between_run_variance([0.01, -0.01] * 10, [1e-4] * 20) > 0
+    assert t2["app"] == 0.0
+    assert rp.tau2_by_family(pd.DataFrame(columns=rp.MOVE_COLUMNS)) == {}

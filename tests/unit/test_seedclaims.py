@@ -522,6 +522,8 @@ def test_acidstate_insertion_grows_a_bit_with_the_corpus_and_its_user_query_stay
     held = app.claim_acid_corpus(cells, _ratio({(2, 0): (1.2, 1.1, 1.3), (5, 3): (1.0, 0.8, 1.2)}))
     assert held["verdict"].word == v.SUPPORTED and "insert_item LG2 / SM 1.2x [1.1, 1.3]" in held["evidence"]
     assert [c[0] for c in held["cells"]] == ["insert_item LG2 / SM", "query_user LG2 / SM"]
+    shown, _ = sc.split_evidence(held["evidence"])  # the verdict table's cell shows every cell, not the first
+    assert "insert_item LG2 / SM" in shown and "query_user LG2 / SM 1x [0.8, 1.2]" in shown
     grew = app.claim_acid_corpus(cells, _ratio({(2, 0): (1.2, 1.1, 1.3), (5, 3): (2.5, 2.0, 3.0)}))
     assert grew["verdict"].word == v.REFUTED  # the user query is not "always the same range"
     much = app.claim_acid_corpus(cells, _ratio({(2, 0): (4.0, 3.0, 5.0), (5, 3): (1.0, 0.8, 1.2)}))
@@ -539,3 +541,24 @@ def test_the_mysql_and_sqpyte_variant_claims_are_rows_and_untestable_with_the_re
     for f in (sc.seed001_no_inline, sc.seed001_no_flags):
         claim = f(None)
         assert claim.verdict.word == v.UNTESTABLE and "SQPyte" in claim.verdict.why
+
+
+def test_seed004_order_cells_are_inconclusive_when_a_go_test_session_disagrees(monkeypatch):
+    """The harness rule holds for the closing bullets too: a cell within the order of magnitude in our worker
+    is supported while every `go test` session's interval overlaps ours, inconclusive when one does not."""
+    import pandas as pd
+
+    from harness.studies import ramsql
+
+    ratios = pd.DataFrame({"benchmark": ["ramsql.insert10_fixed", "ramsql.setup_fixed"],
+                           "ratio": [0.68, 0.23], "low": [0.51, 0.19], "high": [0.91, 0.28]})
+    monkeypatch.setattr(ramsql, "engine_ratios", lambda runs: ratios)
+    monkeypatch.setattr(sc, "gotest_host", lambda runs: "this host")
+    sessions = {"ramsql.insert10_fixed": [(0.92, 0.7, 1.2), (0.85, 0.6, 1.2)],
+                "ramsql.setup_fixed": [(0.18, 0.12, 0.27), (0.95, 0.6, 1.5)]}  # the second session disagrees
+    monkeypatch.setattr(sc, "gotest_ratios", lambda runs, b: sessions[b])
+    cells = sc.seed004_order_cells(object(), ("ramsql.insert10_fixed", "ramsql.setup_fixed"))
+    assert [x.word for *_, x in cells] == [v.SUPPORTED, v.INCONCLUSIVE]
+    assert "`go test` session 2 (this host)" in cells[1][2].why and "disagree" in cells[1][2].why
+    monkeypatch.setattr(sc, "gotest_ratios", lambda runs, b: [])  # no session: our interval alone decides
+    assert [x.word for *_, x in sc.seed004_order_cells(object(), ("ramsql.setup_fixed",))] == [v.SUPPORTED]

@@ -152,3 +152,68 @@ def test_the_committed_block_lists_every_decided_claim_of_the_verdict_table():
     assert len(named) == len(words) > 0
     assert sorted(w for _, w in named) == sorted(words)  # each with the verdict table's word
     assert f"{len(words)} decided verdicts" in _block(text, "verdict-sensitivity-summary")
+
+
+class _Boots:
+    """A run set of fixed cell reductions: what `sensitivity.Widened` wraps."""
+
+    confidence = 0.99
+
+    def __init__(self, boots):
+        self._b = boots
+
+    def boots(self, keys=None):
+        return {k: b for k, b in self._b.items() if keys is None or k in set(keys)}
+
+
+def test_widened_cells_give_a_ratio_the_between_run_variance_of_its_study():
+    """Each cell gains tau^2 / 2, so a ratio of two cells of the study gains tau^2 and a verdict that rested on
+    the narrow interval can fall to inconclusive; a family no replicate measured is left alone, and a cell
+    asked for twice is one object (one term in a geometric mean)."""
+    from harness.analysis.stats import CellBoot, combine_log_ratios
+
+    a, b = ("app.x", "", "acidstate", "haskell-O0"), ("app.x", "", "sqlite/hdbc", "haskell-O0")
+    other = ("tpch.q01", "", "duckdb", "cpython")
+    runs = _Boots({a: CellBoot(1.0, 20, 2e-4, 19.0), b: CellBoot(10.0, 20, 2e-4, 19.0), other: CellBoot(1.0, 20, 2e-4, 19.0)})
+    tau2 = {"app": 0.09}
+    wide = sens.Widened(runs, tau2)
+    got = wide.boots([a, b])
+    assert got[a].log_var == pytest.approx(2e-4 + 0.045) and wide.boots([a])[a] is got[a]
+    assert wide.boots([other])[other].log_var == pytest.approx(2e-4)
+    assert wide.confidence == 0.99  # everything else is the run set's own
+    narrow = combine_log_ratios([(runs.boots([b])[b], runs.boots([a])[a])])
+    widened = combine_log_ratios([(got[b], got[a])])
+    assert narrow[0] == pytest.approx(widened[0]) == pytest.approx(10.0)
+    assert v.at_least(narrow[1], narrow[2], 8.0).word == v.SUPPORTED
+    assert v.at_least(widened[1], widened[2], 8.0).word == v.INCONCLUSIVE
+
+
+def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robust(monkeypatch):
+    """Each decided claim is decided again on the widened run set by the same code (here a stand-in for
+    `seedclaims.claims` that reads the run set it gets); a claim that keeps its word under every reading and
+    on the replicate is robust, one a replicate changed is not."""
+    seen = []
+
+    def claims(runs):
+        seen.append(type(runs).__name__)
+        wide = isinstance(runs, sens.Widened)
+        return [_claim("a", v.INCONCLUSIVE if wide else v.SUPPORTED, "claim A"), _claim("b", v.REFUTED, "claim B"),
+                _claim("c", v.SUPPORTED, "claim C"), _claim("d", v.UNTESTABLE)]
+
+    monkeypatch.setattr(sens, "ALTERNATIVES", {})
+    monkeypatch.setattr(sc, "claims", claims)
+    items = claims(_Boots({}))
+    rows = sens.rows(_Boots({}), items, {"app": 0.01})
+    assert seen == ["_Boots", "Widened"]
+    assert [r.claim.key for r in rows] == ["a", "b", "c"]
+    assert [r.readings[0].reading for r in rows] == [sens.WIDENED] * 3
+    assert [r.changed for r in rows] == [True, False, False]
+    assert "between-run component" in sens.markdown(rows) and "between-run component" in sens.sentence(rows)
+    kept = sens.robust(rows, {("002", "claim C")})
+    assert [r.claim.key for r in kept] == ["b"]
+    text = sc.abstract_sentence(items, kept)
+    assert "1 of these 3 (1 refuted) keeps its word on a replicate run" in text
+    assert "None of these 3 keeps its word" in sc.abstract_sentence(items, [])
+    assert "replicate run" not in sc.abstract_sentence(items)  # no replicate: not said
+    # no between-run component measured: no widened reading
+    assert all(not r.readings for r in sens.rows(_Boots({}), items, {"app": 0.0}))
