@@ -690,7 +690,7 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
         parts.append(f"{bench.replace(PREFIX, '')} {per}")
     text = ("Rows read per query by the seed's code: " + "; ".join(parts) + ".") if parts else ""
     by = ratios.set_index("benchmark") if len(ratios) else None
-    bits = []
+    bits, gap = [], ""
     if by is not None:
         for bench in ("ramsql.select_fixed", "ramsql.select_10k_fixed", "ramsql.select_key", "ramsql.insert10_fixed",
                       "ramsql.setup_fixed"):
@@ -705,10 +705,9 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
                 text += (f" `go test -bench`, {where or 'on another host'} (Appendix B.7), gives select_10k_fixed "
                          + " and ".join(gt) + ".")
                 gap = gap_text(side) if side is not None else ""
-                text += f" {gap}" if gap else ""
     if cgo is not None:
         text += " " + cgo_text(cgo)
-    return text.strip()
+    return text.strip() + (f"\n\n{gap}" if gap else "")  # a paragraph of its own: how the two ways in part
 
 
 def abstract(runs: RunSet) -> str:

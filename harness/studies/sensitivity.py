@@ -259,8 +259,7 @@ class Widened:
 
 
 #: the reading every decided claim gets when a replicate measured its study
-WIDENED = ("every interval widened by its study's between-run component (tau of its replicate, Section 2.5), "
-           "the interval one run needs to cover a second")
+WIDENED = "intervals widened by their study's between-run component (Section 2.5)"
 
 
 def widened_readings(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float]) -> dict[str, Reading]:

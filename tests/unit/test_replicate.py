@@ -223,13 +223,13 @@ def test_each_family_gets_the_between_run_variance_of_the_study_that_measured_it
                 for i, d in enumerate(moves)]
     import pandas as pd
 
-    m = pd.DataFrame(ratios("E3", "tpch.q01", [0.1, -0.1] * 10) + ratios("E3h", "tpch.q02", [0.01, -0.01] * 10)
+    m = pd.DataFrame(ratios("E3", "tpch.q01", [0.1, -0.1] * 10) + ratios("E3h", "tpch.q02", [0.03, -0.03] * 10)
                      + ratios("E5", "app.list_users", [0.0] * 20)
                      + [dict(zip(rp.MOVE_COLUMNS, ("E6", "mean", "ramsql.insert", "", "e", "r", 1, 2, 0.7, 1e-4, 2.6, True)))],
                      columns=rp.MOVE_COLUMNS)
     t2 = rp.tau2_by_family(m)
     assert set(t2) == {"tpch", "app"}  # E6 had cell means only
     assert t2["tpch"] == pytest.approx(rp.between_run_variance([0.1, -0.1] * 10, [1e-4] * 20))
-    assert t2["tpch"] > rp.between_run_variance([0.01, -0.01] * 10, [1e-4] * 20) > 0
+    assert t2["tpch"] > rp.between_run_variance([0.03, -0.03] * 10, [1e-4] * 20) > 0
     assert t2["app"] == 0.0
     assert rp.tau2_by_family(pd.DataFrame(columns=rp.MOVE_COLUMNS)) == {}
