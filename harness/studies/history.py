@@ -425,13 +425,12 @@ def figure_takeaway(table: pd.DataFrame) -> str:
     same = _same_commit(table)
     if len(same):
         text += (f", and {int(same['significant'].astype(bool).sum())} of {len(same)} between two runs of one "
-                 "commit, where only the machine changed")
+                 "commit, where the code did not change")
     pair = same_commit_pair(table)
     if pair is not None:
-        text += (f" (the last such pair, at {pair['commit']}, moved by up to {largest_move(pair):.0f}%, a mean or a "
-                 "ratio of means)")
-    return text + (": the test compares processes within two runs, not what a run adds (Section 2.5), so a "
-                   "significant move is the code's or the machine's")
+        text += f" (the last such pair moved a mean or ratio by up to {largest_move(pair):.0f}%)"
+    return text + (": a test within two runs leaves out what a run adds (Section 2.5), so a significant move is "
+                   "the code's or the machine's")
 
 
 def findings(table: pd.DataFrame, tags: list[history.RunTag], alpha: float = 0.05) -> str:

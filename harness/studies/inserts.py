@@ -560,8 +560,10 @@ def records_breakdown(p: pd.DataFrame, timed: set[tuple]) -> str:
     twin = p["params"].astype(str).map(is_twin) if "params" in p else pd.Series(False, index=p.index)
     other_twin = int((twin & ~has).sum())
     nothing = int((~twin & ~has).sum())
-    disturbed = int((has & p.get("interference", pd.Series(None, index=p.index)).map(
-        lambda d: isinstance(d, dict) and bool(d.get("contaminated")))).sum())
+    hit = p.get("interference", pd.Series(None, index=p.index)).map(
+        lambda d: isinstance(d, dict) and bool(d.get("contaminated")))
+    disturbed = int((has & hit).sum())
+    twin_disturbed = int((twin & ~has & hit).sum())
     rerun = int((has & p.get("rerun_of", pd.Series(None, index=p.index)).map(
         lambda r: r is not None and r == r and str(r) not in ("", "None"))).sum())  # r == r: not NaN
     inside = [f"{disturbed:,} of them disturbed, left out of every estimate" if disturbed else "",
@@ -569,10 +571,11 @@ def records_breakdown(p: pd.DataFrame, timed: set[tuple]) -> str:
     inside = [x for x in inside if x]
     text = (f"{len(p):,} process records, every E4 process the run started: {int(has.sum()):,} with timings, over "
             "which the iteration count above is a median" + (f" ({', and '.join(inside)})" if inside else ""))
-    rest = [f"{other_twin:,} A/A twin{'' if other_twin == 1 else 's'}" if other_twin else "",
-            f"{nothing:,} not applicable, with nothing timed" if nothing else ""]
+    twins = (f"{other_twin:,} A/A twin{'' if other_twin == 1 else 's'} (timed, read by the A/A check only"
+             + (f"; {twin_disturbed:,} of them disturbed" if twin_disturbed else "") + ")")
+    rest = [twins if other_twin else "", f"{nothing:,} not applicable, with nothing timed" if nothing else ""]
     rest = [x for x in rest if x]
-    return text + (", " + " and ".join(rest) if rest else "")
+    return text + ("; besides, " + " and ".join(rest) if rest else "")
 
 
 def coverage_text(df: pd.DataFrame) -> str:

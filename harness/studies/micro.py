@@ -161,19 +161,24 @@ def tie_note(runs: RunSet, r, fast: str = FAST, slow: str = SLOW) -> str:
 
 
 def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
-    """The E2 figure's point: whether the speedup of `fast` over `slow` rises with crossings, by its
-    rank correlation's interval ("" without one)."""
+    """The E2 figure's point: whether the speedup of `fast` over `slow` shows a trend with crossings ("" without
+    an interval). A direction is said only when the exact permutation test over the benchmarks could reject no
+    trend at that rho (`spearman_critical`): the bootstrap interval resamples timings with the benchmarks' order
+    by crossings held fixed, so an interval away from 0 over a handful of benchmarks is these runs' ordering,
+    not a trend."""
     if r is None or r.verdict == "undecided":
         return ""
-    # "rises" / "falls" only when the rank correlation's interval excludes 0
-    # the interval resamples timings over these few benchmarks: a direction is these runs' ordering, not evidence
-    # of a trend across benchmarks (Section 4 gives the exact test), so the caption says how many points it rests on
-    side = {"supported": "rises with crossings in these runs", "contradicted": "falls with crossings in these runs",
-            "not supported": "does not show a trend with crossings (its interval includes 0)"}[r.verdict]
-    few = (f"; {r.points} benchmarks, too few to show a trend across benchmarks (Section 4)"
-           if getattr(r, "points", 0) and r.verdict != "not supported" else "")
-    return (f"; the speedup of {findings.plain_name(fast)} over {findings.plain_name(slow)} {side} (Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], "
-            f"{r.confidence:.0%}{few})")
+    crit = spearman_critical(r.points, 1 - r.confidence) if getattr(r, "points", 0) else math.nan
+    shown = f"Spearman's rho {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}], {r.confidence:.0%}"
+    name = f"the speedup of {findings.plain_name(fast)} over {findings.plain_name(slow)}"
+    if r.verdict in ("supported", "contradicted") and math.isfinite(crit) and abs(r.rho) >= crit:
+        side = "rises" if r.verdict == "supported" else "falls"
+        return f"; {name} {side} with crossings ({shown}; the exact test over {r.points} benchmarks rejects no trend)"
+    why = (f"with the benchmarks' order by crossings held fixed; over {r.points} benchmarks an exact test rejects no "
+           f"trend at {1 - r.confidence:.0%} only " + (f"for |rho| >= {crit:.2f}" if crit <= 1 else "for no rho") + ", Section 4"
+           if math.isfinite(crit) else "its interval includes 0" if r.verdict == "not supported" else
+           "with the benchmarks' order by crossings held fixed")
+    return f"; {name} shows no trend with crossings that these benchmarks can establish ({shown}, {why})"
 
 
 def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:

@@ -355,7 +355,7 @@ def _changed_text(changed: list) -> str:
         m = re.search(r"\d[\d.,]*x? \[[^\]]+\]", ours)
         return f" ({m.group(0)})" if m else ""
 
-    return "; ".join(f"seed {seed}'s {q}, {a} on the run and {b} on the replicate{number(ours)}"
+    return "; ".join(f"seed {seed}'s {_short(q, 8)}, {a} on the run and {b} on the replicate{number(ours)}"
                      for seed, q, a, b, ours in changed)
 
 
@@ -442,7 +442,14 @@ def abstract_sentence(rows: list[Spread], found: list[Pair], where: str = "Secti
     groups = _groups(rows, found)
     if not groups:
         return "The intervals cover one run each (Section 1.1 says what they leave out)."
-    parts = [f"{sum(s.beyond for s in g)} of {sum(s.n for s in g)}" + (" within-run ratios more than they allow" if i == 0 else "")
+
+    def means(g: list[Spread]) -> str:
+        studies = {s.study for s in g}
+        m = [s for s in rows if s.kind == "mean" and s.study in studies]
+        return f" and {sum(s.beyond for s in m)} of {sum(s.n for s in m)} cell means" if m else ""
+
+    parts = [f"{sum(s.beyond for s in g)} of {sum(s.n for s in g)}" + (" within-run ratios" if i == 0 else "")
+             + means(g) + (" more than they allow" if i == 0 else "")
              + (" on the same machine" if not other else " on the other" + (" machine" if i == 0 else ""))
              for i, (other, g) in enumerate(groups)]
     return f"The intervals cover one run; a second moved {', '.join(parts)} ({where})."
@@ -454,8 +461,12 @@ def _names(items: list[str]) -> str:
 
 
 def _short(quote: str, words: int = 10) -> str:
+    """The first `words` words of a claim, "..." where cut, and a quotation mark cut open closed again."""
     w = quote.split()
-    return " ".join(w[:words]) + (" ..." if len(w) > words else "")
+    if len(w) <= words:
+        return quote
+    head = " ".join(w[:words]).rstrip(",;:") + " ..."
+    return head + ('"' if head.count('"') % 2 else "")
 
 
 @dataclass(frozen=True)

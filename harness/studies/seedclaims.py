@@ -980,7 +980,7 @@ def abstract_sentence(items: list[Claim], robust: list | None = None) -> str:
         kinds = ", ".join(f"{words[w]} {w}" for w in (v.SUPPORTED, v.REFUTED, v.INCONCLUSIVE) if words[w])
         keeps = "keep their word" if len(robust) > 1 else "keeps its word"
         held = (f" {len(robust) or 'None'} of these {n_decided}" + (f" ({kinds})" if robust else "")
-                + f" {keeps} on a replicate run, under every alternative reading and with intervals widened by the "
+                + f" {keeps} on a replicate, under every other reading and with intervals widened by the "
                 "between-run spread.")
         tail = ""  # the strict tier is Section 10's; the abstract has room for one of the two
     return (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "

@@ -321,7 +321,7 @@ def test_every_count_of_points_commits_and_pairs_comes_from_one_function():
     assert "counted as neither" in study.pairs_sentence(c) and "counted among" in study.dirty_clause(c)
     takeaway = study.figure_takeaway(table)
     assert "0 of 2 moves between commits" in takeaway
-    assert "0 of 1 between two runs of one commit, where only the machine changed" in takeaway  # the control
+    assert "0 of 1 between two runs of one commit, where the code did not change" in takeaway  # the control
     assert "the code's or the machine's" in takeaway  # a significant move is not read as the code's alone
     assert study.same_commit_all(table)["cells"] == 1
 

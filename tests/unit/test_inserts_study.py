@@ -124,11 +124,12 @@ def test_the_process_records_say_what_they_count_beside_the_processes_with_timin
         {"run_id": "r", "benchmark": "inserts.prepared", "params": "rows=10", "engine": "e", "runtime": "c", "process": 2,
          "interference": {"contaminated": False}, "rerun_of": 1.0},
         {"run_id": "r", "benchmark": "inserts.prepared", "params": "aa=twin,rows=10", "engine": "e", "runtime": "c",
-         "process": 3, "interference": None, "rerun_of": float("nan")},
+         "process": 3, "interference": {"contaminated": True}, "rerun_of": float("nan")},
         {"run_id": "r", "benchmark": "inserts.bulk", "params": "rows=10", "engine": "e", "runtime": "c", "process": 4,
          "interference": None, "rerun_of": float("nan")}])
     timed = {("r", "inserts.prepared", "rows=10", "e", "c", p) for p in (0, 1, 2)}
     text = inserts.records_breakdown(rec, timed)
     assert text == ("5 process records, every E4 process the run started: 3 with timings, over which the iteration "
                     "count above is a median (1 of them disturbed, left out of every estimate, and 1 rerun in their "
-                    "place), 1 A/A twin and 1 not applicable, with nothing timed")
+                    "place); besides, 1 A/A twin (timed, read by the A/A check only; 1 of them disturbed) and 1 "
+                    "not applicable, with nothing timed")

@@ -143,13 +143,19 @@ def test_fastest_only_when_its_interval_is_apart_from_the_next():
 
 
 def test_the_crossings_caption_says_rises_only_when_the_interval_excludes_zero():
-    def r(low, high):
-        return SimpleNamespace(rho=(low + high) / 2, low=low, high=high, confidence=0.99,
+    """A direction needs the bootstrap interval away from 0 and a rho the exact test over the benchmarks
+    could reject at (with 8 benchmarks, 0.90 at 1%); with fewer points no direction is said."""
+    def r(low, high, rho=None, points=8):
+        return SimpleNamespace(rho=(low + high) / 2 if rho is None else rho, low=low, high=high, confidence=0.99,
+                               points=points,
                                verdict="supported" if low > 0 else "contradicted" if high < 0 else "not supported")
 
-    assert "rises with crossings" in micro.figure_takeaway(r(0.14, 0.6))
+    assert micro.spearman_critical(8, 0.01) <= 0.95
+    assert "rises with crossings" in micro.figure_takeaway(r(0.9, 1.0, rho=0.95))
+    weak = micro.figure_takeaway(r(0.14, 0.6))  # interval above 0, rho far below what the test needs
+    assert "rises" not in weak and "shows no trend" in weak
     flat = micro.figure_takeaway(r(-0.2, 0.6))
-    assert "rises" not in flat and "does not show a trend" in flat
+    assert "rises" not in flat and "shows no trend" in flat
 
 
 def test_captions_word_fastest_from_intervals():

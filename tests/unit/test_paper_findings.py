@@ -305,9 +305,12 @@ def test_e2_figure_caption_says_which_way_the_speedup_goes_with_crossings():
     from harness.studies import micro
 
     r = SimpleNamespace(rho=0.31, low=0.14, high=0.6, confidence=0.99, verdict="supported", points=6)
-    assert ("rises with crossings in these runs (Spearman's rho 0.31 [0.14, 0.60], 99%; 6 benchmarks, too few to "
-            "show a trend across benchmarks (Section 4))") in micro.figure_takeaway(r)
-    assert "does not show a trend" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
+    # an interval above 0 over 6 benchmarks is these runs' ordering: the exact test rejects only at |rho| = 1
+    assert ("shows no trend with crossings that these benchmarks can establish (Spearman's rho 0.31 [0.14, 0.60], "
+            "99%, with the benchmarks' order by crossings held fixed; over 6 benchmarks an exact test rejects no "
+            "trend at 1% only for |rho| >= 1.00, Section 4)") in micro.figure_takeaway(r)
+    assert "rises" not in micro.figure_takeaway(r)
+    assert "shows no trend" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
     assert micro.figure_takeaway(None) == ""
 
 

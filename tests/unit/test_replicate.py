@@ -145,6 +145,11 @@ def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypa
     monkeypatch.setattr(rp, "_other_machine", lambda pair: pair.study == "E1")  # the hosts of these fake runs
     assert rp.abstract_sentence([same, other], [rp.Pair("E1", (), ())]).endswith(
         "0 of 100 within-run ratios more than they allow on the same machine, 30 of 40 on the other (Section 2.5).")
+    # the cell means, which a sitting's common shift moves too, beside the ratios of the same studies
+    means = rp.Spread("E5", "mean", 120, 40, 9.0, 50.0, 12.0, 3.0)
+    assert rp.abstract_sentence([same, means], []) == (
+        "The intervals cover one run; a second moved 0 of 100 within-run ratios and 40 of 120 cell means more than "
+        "they allow on the same machine (Section 2.5).")
 
 
 def _git(repo, *args):
@@ -233,3 +238,9 @@ def test_each_family_gets_the_between_run_variance_of_the_study_that_measured_it
     assert t2["tpch"] > rp.between_run_variance([0.03, -0.03] * 10, [1e-4] * 20) > 0
     assert t2["app"] == 0.0
     assert rp.tau2_by_family(pd.DataFrame(columns=rp.MOVE_COLUMNS)) == {}
+
+
+def test_a_claim_cut_short_keeps_its_quotation_marks_balanced():
+    assert rp._short('AcidState: "the benchmarks it wins, it wins by an 8x margin"', 8) == \
+        'AcidState: "the benchmarks it wins, it wins by ..."'
+    assert rp._short('"short claim"', 8) == '"short claim"'

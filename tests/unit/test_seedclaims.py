@@ -562,3 +562,40 @@ def test_seed004_order_cells_are_inconclusive_when_a_go_test_session_disagrees(m
     assert "`go test` session 2 (this host)" in cells[1][2].why and "disagree" in cells[1][2].why
     monkeypatch.setattr(sc, "gotest_ratios", lambda runs, b: [])  # no session: our interval alone decides
     assert [x.word for *_, x in sc.seed004_order_cells(object(), ("ramsql.setup_fixed",))] == [v.SUPPORTED]
+
+
+def test_the_listing_is_left_out_of_claims_over_several_operations_and_said():
+    """The seed's AcidState listing (tens of µs at 50,000 users) cannot have walked the list, ours forces every
+    user: the 8x claim is decided on the user query alone and says so; the list cells come back only under
+    the reading that counts them, and the microseconds claim (absolute, context only) keeps them."""
+    acid, hdbc, o0 = "acidstate/acid-state", "sqlite/hdbc", "haskell-O0"
+    cells = _cells([("app.query_user", "corpus=SM", acid, o0, "app.query_user", "SM", 1e-5),
+                    ("app.query_user", "corpus=SM", hdbc, o0, "app.query_user", "SM", 1e-4),
+                    ("app.list_users", "corpus=SM", acid, o0, "app.list_users", "SM", 1e-3),
+                    ("app.list_users", "corpus=SM", hdbc, o0, "app.list_users", "SM", 2e-3)])
+    ratio = _ratio({(1, 0): (10.0, 9.0, 11.0), (3, 2): (2.0, 1.5, 2.5)})  # the list refutes, the query supports
+    kept = app.on_stack(app.claim_acid, cells, ratio, app.our_setting(cells))
+    assert [label for label, *_ in kept["cells"]] == ["query_user SM"]
+    assert kept["verdict"].word == v.SUPPORTED and app.LISTING_LEFT_OUT in kept["evidence"]
+    listed = app.on_stack(app.claim_acid, cells, ratio, app.our_setting(cells), with_listing=True)
+    assert listed["verdict"].word == v.REFUTED and app.LISTING_LEFT_OUT not in listed["evidence"]
+    bounded = cells.assign(ci_low_s=cells["mean_s"] * 0.9, ci_high_s=cells["mean_s"] * 1.1)
+    micro = app.on_stack(app.claim_acid_micro, bounded, ratio, app.our_setting(cells))
+    assert "over 2 cells" in micro["evidence"] and app.LISTING_LEFT_OUT not in micro["evidence"]
+
+
+def test_the_optimisation_claim_leaves_out_user_insertion_timed_with_the_hash():
+    """`ghc -O` cannot speed up the scrypt hash (C code): the hashed user-insertion cells are left out of the
+    claim unless a reading counts them; the unhashed ones stay."""
+    rows = []
+    for op, hash_ in (("app.insert_user", "on"), ("app.insert_user", "off"), ("app.insert_item", "")):
+        for rt in ("haskell-O0-ghc9.0.2", "haskell-O1-ghc9.0.2"):
+            rows.append({"benchmark": op, "params": f"corpus=LG2,hash={hash_}", "engine": "acidstate/acid-state",
+                         "runtime": rt, "corpus": "LG2", "operation": op, "hash": hash_})
+    cells = pd.DataFrame(rows)
+    assert list(app.hash_bound(cells)) == [True, True, False, False, False, False]
+    ratio = {(0, 1): (1.0, 0.95, 1.05), (2, 3): (2.0, 1.7, 2.3), (4, 5): (2.1, 1.8, 2.4)}
+    said = app.claim_optimisation(cells, lambda i, j: ratio[(i, j)])
+    assert said["verdict"].word == v.SUPPORTED and len(said["cells"]) == 2 and "scrypt hash left out" in said["evidence"]
+    counted = app.claim_optimisation(cells, lambda i, j: ratio[(i, j)], without_insertion=False)
+    assert len(counted["cells"]) == 3 and counted["verdict"].word == v.SUPPORTED  # 2 of 3 still "most"

@@ -208,12 +208,12 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     assert [r.claim.key for r in rows] == ["a", "b", "c"]
     assert [r.readings[0].reading for r in rows] == [sens.WIDENED] * 3
     assert [r.changed for r in rows] == [True, False, False]
-    assert "between-run component" in sens.markdown(rows) and "between-run component" in sens.sentence(rows)
+    assert "between-run component" in sens.markdown(rows) and "widened intervals" in sens.sentence(rows)
     kept = sens.robust(rows, {("002", "claim C")})
     assert [r.claim.key for r in kept] == ["b"]
     text = sc.abstract_sentence(items, kept)
-    assert "1 of these 3 (1 refuted) keeps its word on a replicate run" in text
+    assert "1 of these 3 (1 refuted) keeps its word on a replicate," in text
     assert "None of these 3 keeps its word" in sc.abstract_sentence(items, [])
-    assert "replicate run" not in sc.abstract_sentence(items)  # no replicate: not said
+    assert "on a replicate" not in sc.abstract_sentence(items)  # no replicate: not said
     # no between-run component measured: no widened reading
     assert all(not r.readings for r in sens.rows(_Boots({}), items, {"app": 0.0}))
