@@ -100,9 +100,9 @@ def protocol_text(run_dirs: list[Path | str], shared: bool = True) -> str:
         return "\n".join(out)
     tail = []
     if len(machines) == 1:
-        tail.append(f"Machine (every run): {machines.pop()}.")
+        tail.append(f"Machine (every run above): {machines.pop()}.")
     if len(libraries) == 1:
-        tail.append(f"Python libraries (every run): {libraries.pop()}.")
+        tail.append(f"Python libraries (every run above): {libraries.pop()}.")
     return "\n".join(out) + ("\n\n" + "\n\n".join(tail) if tail else "")
 
 

@@ -686,8 +686,8 @@ def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ra
     text = (f"On {bench.replace(PREFIX, '')}, go test's time per operation over the worker's is {said} ({sessions}; "
             f"{RUN_CONFIDENCE_WORDS})")
     if apart:
-        return (text + f": the harnesses disagree on {' and '.join(apart)}'s time. The harness rule compares only "
-                "the ratios' intervals, which overlap, so it does not fire; with 4 samples a side it rarely can.")
+        return (text + f": the harnesses disagree on {' and '.join(apart)}'s time. The harness rule compares the "
+                "ratios' intervals, which overlap, so it does not fire; with 4 samples a side it rarely can.")
     return text + ": every interval includes 1, so the harnesses do not disagree on either engine's time."
 
 

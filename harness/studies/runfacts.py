@@ -287,7 +287,8 @@ def abstract_precision(runs: RunSet, aa_table: pd.DataFrame | None = None) -> st
     lo, hi = t.loc[t["median"].idxmin()], t.loc[t["median"].idxmax()]
     geo = geomean_precision(runs)
     within = int((geo["half"] <= GEOMEAN_TARGET).sum()) if len(geo) else 0
-    text = (f"The intervals are wide: the median per-cell half-width ranges from {_pct(lo['median'])} "
+    text = (f"The intervals are wide: the median per-cell half-width of the studies' main runs ranges from "
+            f"{_pct(lo['median'])} "
             f"({STUDIES.get(lo['family'], lo['family'])}) to {_pct(hi['median'])} "
             f"({STUDIES.get(hi['family'], hi['family'])}), and {within} of {len(geo)} geometric means are within "
             f"the ±{GEOMEAN_TARGET:.0%} we aimed at (Section 2.5).")

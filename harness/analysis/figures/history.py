@@ -69,7 +69,11 @@ def plot_history(history: pd.DataFrame, path: Path | str, alpha: float = 0.05) -
                     zorder=3, transform=ax.transData)
             ax.annotate(f"{d:+.0f}%", (xi, ti), textcoords="offset points", xytext=(0, 6), ha="center",
                         fontsize=SMALL_TEXT, color=SLOWER if slower else FASTER)
-        ax.set_ylim(bottom=0, top=max(np.nanmax(np.where(has, hi, m)) * 1.25, 1e-12))
+        # log scale: the early runs, made at loads up to several times the CPUs, are ten times slower than the
+        # later ones, and a linear axis squashed every later point onto its floor
+        ax.set_yscale("log")
+        floor = np.nanmin(np.where(has & (lo > 0), lo, m))
+        ax.set_ylim(bottom=max(floor / 1.6, 1e-12), top=max(np.nanmax(np.where(has, hi, m)) * 2.2, 1e-12))
         bench, params, engine, runtime = key
         ax.set_title(f"{bench} [{params}], {engine} ({runtime})" if ncols == 1 else
                      f"{bench} [{params}]\n{engine} ({runtime})", loc="left")
@@ -80,7 +84,7 @@ def plot_history(history: pd.DataFrame, path: Path | str, alpha: float = 0.05) -
             ax.tick_params(axis="x", labelbottom=True)
     conf = float(history["confidence"].dropna().iloc[0]) if history["confidence"].notna().any() else 0.99
     method = str(history["method"].dropna().iloc[0]) if history["method"].notna().any() else ""
-    fig.suptitle(f"History: mean and {conf:.0%} CI per run ({method}), runs in commit order;\n"
+    fig.suptitle(f"History: mean and {conf:.0%} CI per run ({method}), runs in commit order, log scale;\n"
                  f"▲ slower / ▼ faster than the previous run (Mann-Whitney U, p <= {alpha:g})",
                  x=0.01, ha="left")
     fig.tight_layout()
