@@ -737,6 +737,9 @@ def on_stack(f: Callable[..., dict[str, Any]], cells: pd.DataFrame, ratio: Ratio
     c["key"] = key
     if unlisted:
         c["evidence"] = (f"{c['evidence']}; " if c["evidence"] else "") + LISTING_LEFT_OUT
+        if c["verdict"].word != v.UNTESTABLE:  # the verdict says what it was decided on
+            c["verdict"] = replace(c["verdict"], why=f"{c['verdict'].why}; the listing left out (the evidence says why)"
+                                   if c["verdict"].why else "the listing left out (the evidence says why)")
     c["measured"] = c["verdict"]  # what the interval alone would say, kept for the record
     theirs, mine = (SEED_SETTING, ours) if mongo else (stores_setting(SEED_SETTING), stores_setting(ours))
     theirs = replace(theirs, operation=operation_of(key, seed=True, listing=not unlisted),

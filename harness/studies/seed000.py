@@ -84,7 +84,7 @@ def seed_table(summary: pd.DataFrame) -> pd.DataFrame:
                 row["_verdict"] = ("no interval (too few processes)" if pd.isna(lo) else
                                    "more rows/s here" if lo > s.rows_per_s else
                                    "fewer rows/s here" if hi < s.rows_per_s else
-                                   "the seed's number lies inside our interval")
+                                   "our interval includes the seed's number (on another machine: not agreement)")
             elif s.engine:
                 row["our cell"] = f"{s.engine} ({s.runtime}) with N = 10,000: not in these runs"
         elif s.engine:

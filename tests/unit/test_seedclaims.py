@@ -577,6 +577,7 @@ def test_the_listing_is_left_out_of_claims_over_several_operations_and_said():
     kept = app.on_stack(app.claim_acid, cells, ratio, app.our_setting(cells))
     assert [label for label, *_ in kept["cells"]] == ["query_user SM"]
     assert kept["verdict"].word == v.SUPPORTED and app.LISTING_LEFT_OUT in kept["evidence"]
+    assert "the listing left out" in kept["verdict"].why  # the verdict says what it was decided on
     listed = app.on_stack(app.claim_acid, cells, ratio, app.our_setting(cells), with_listing=True)
     assert listed["verdict"].word == v.REFUTED and app.LISTING_LEFT_OUT not in listed["evidence"]
     bounded = cells.assign(ci_low_s=cells["mean_s"] * 0.9, ci_high_s=cells["mean_s"] * 1.1)
