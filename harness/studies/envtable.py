@@ -99,20 +99,36 @@ def _label(ids: list[str], studies: dict[str, str]) -> str:
     return f"{', '.join(what)} ({n})" if what else n
 
 
+#: what tells two machines apart; the rest of `machine_facts` is said of the machine's measured runs
+MACHINE_IDENTITY = ("CPU", "memory", "kernel", "operating system")
+
+
 def machine_table(manifests: list[Manifest], studies: dict[str, str] | None = None) -> str:
     """item | value (one column per distinct machine, headed by the studies and runs that ran on it):
     a value is never said of every run when another run recorded another. With one machine, one
     value column (`all N runs`)."""
     studies = studies or {}
     groups: dict[tuple, list[str]] = defaultdict(list)
-    facts = {}
-    for m in manifests:
+    facts: dict[tuple, dict[str, str]] = {}
+    imported: dict[tuple, int] = defaultdict(int)
+    # an imported run (another tool's output) records less than a measured one: it is set beside the measured
+    # runs of the machine it names (CPU, memory, kernel, system), not given a column of its own for what it lacks
+    ordered = sorted(manifests, key=lambda m: bool(m.imported))
+    for m in ordered:
         f = machine_facts(m)
+        key = tuple(f[k] for k in MACHINE_IDENTITY)
         if m.imported:
+            imported[key] += 1
+            if key in facts:
+                groups[key].append(str(m.run_id))
+                continue
             f["harness Python"] = "not used (imported: the tool's own output)"
-        key = tuple(f.items())
-        facts[key] = f
+        facts.setdefault(key, f)
         groups[key].append(str(m.run_id))
+    for key, n in imported.items():
+        if n < len(groups[key]) and key in facts:
+            facts[key] = {**facts[key], "harness Python": f"{facts[key]['harness Python']} ({n} imported "
+                                                          f"run{'' if n == 1 else 's'}: not used)"}
     keys = list(groups)
     heads = ([f"all {len(manifests)} runs"] if len(keys) == 1 else [_label(groups[k], studies) for k in keys])
     lines = ["| item | " + " | ".join(h.replace("|", "/") for h in heads) + " |",

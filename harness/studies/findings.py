@@ -168,16 +168,20 @@ def common_cells(runs: RunSet, prefix: str, specs: list[str]) -> set[tuple[str, 
 
 
 def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str,
-                  only: set[tuple[str, str]] | None = None) -> tuple[float, float, float, int]:
+                  only: set[tuple[str, str]] | None = None, alt: bool = False) -> tuple[float, float, float, int]:
     """(geometric mean over the family's benchmarks of the time ratio a/b, low, high, benchmarks),
-    over the (benchmark, params) in `only` when given (a subset common to every side compared)."""
+    over the (benchmark, params) in `only` when given (a subset common to every side compared); `alt`:
+    from the other choice of iterations (every iteration where the runs read steady states)."""
+    def reduced(key: tuple) -> CellBoot | None:
+        return runs.alt_boots([key]).get(key) if alt else _boot(runs, key)
+
     pairs = []
     for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
         ca, cb = cells(runs, bench, a), cells(runs, bench, b)
         for params in sorted(set(ca) & set(cb)):
             if only is not None and (bench, params) not in only:
                 continue
-            x, y = _boot(runs, ca[params]), _boot(runs, cb[params])
+            x, y = reduced(ca[params]), reduced(cb[params])
             if x is not None and y is not None:
                 pairs.append((x, y))
     if not pairs:

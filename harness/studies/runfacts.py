@@ -338,14 +338,14 @@ def aa_block(runs: RunSet, aa: tuple[RunSet, pd.DataFrame] | None = None) -> str
     if pooled:
         total += (f" Pooled over a study's pairs, the geometric mean would have found a bias shared by all its "
                   f"twins of {min(pooled):.0%} to {max(pooled):.0%} ({POWER:.0%} power): the check rules out large "
-                  "protocol biases, not small ones.")
+                  "protocol biases, not small ones, nor, twin and cell sharing a run, what a run adds (the "
+                  "replicates below measure it).")
     caption = (f"Table: the within-run A/A check. Each study's run measured its baseline engine's cells twice, "
                f"the second time under the parameter `aa=twin`, interleaved with everything else; a pair is called "
                f"different when the {conf} interval of twin / cell ({runs.method} method, log scale) excludes 1. "
                f"The last column is the check's power: the smallest true difference between twin and cell that one "
                f"pair's interval would call different {POWER:.0%} of the time (the median pair's, normal "
-               "approximation on the log scale); a smaller bias of the protocol would pass unseen. "
-               "The twins are left out of every other table.")
+               "approximation on the log scale). The twins are left out of every other table.")
     why = ("\n\n" + " ".join(e for e in explain if e)) if any(explain) else ""
     return "\n".join(lines) + "\n\n" + total + why + "\n\n" + caption
 

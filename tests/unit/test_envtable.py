@@ -73,3 +73,16 @@ def test_the_hosts_sentence_counts_machines_and_names_their_studies(tmp_path):
     one = envtable.hosts_sentence([manifest_of(runs[0])], studies)
     assert one.startswith("Every run was measured on one virtual machine, Intel Xeon, 2 cores (kernel 6.1)")
     assert "_No runs" in envtable.hosts_sentence([])
+
+
+def test_an_imported_run_on_the_same_machine_joins_its_column(tmp_path):
+    """An imported run records less (no governor advice, no harness Python): on the machine of the measured
+    runs it is one of them, the harness Python row saying it was not used there, not a column of its own."""
+    a = _run(tmp_path, "r1")
+    b = _run(tmp_path, "r2", imported=True)
+    m = json.loads((b / "manifest.json").read_text())
+    m["doctor"], m["python"] = [], {}
+    (b / "manifest.json").write_text(json.dumps(m))
+    md = envtable.markdown([manifest_of(b), manifest_of(a)], {"r1": "E6", "r2": "E6's go test sessions"})
+    assert "| item | all 2 runs |" in md
+    assert "| harness Python | 3.11.7 (1 imported run: not used) |" in md

@@ -349,3 +349,16 @@ def test_e1_steady_state_caveat_names_the_cells_whose_processes_mostly_reached_n
     assert "duckdb" not in text and "micro" not in text and "select_all" not in text
     assert bindings.steady_caveat(s[s["no_steady"] == 0]) == ""
     assert bindings.steady_caveat(pd.DataFrame()) == ""
+
+
+def test_a_geometric_mean_whose_answer_warm_up_changes_carries_the_dagger(monkeypatch):
+    """As Appendix B.2's † marks a cell, Section 1.1's subset mean says when counting every iteration puts its
+    interval on the other side of 1; when both choices agree nothing is added."""
+    from types import SimpleNamespace
+
+    from harness.studies import findings, micro
+
+    runs = SimpleNamespace(steady_state=True)
+    monkeypatch.setattr(findings, "geomean_ratio", lambda *a, alt=False, **k: (1.025, 0.908, 1.157, 2))
+    assert micro.warmup_flag(runs, set(), 0.678, 0.882) == " (†: counting every iteration, 1.02 [0.908, 1.16])"
+    assert micro.warmup_flag(runs, set(), 0.95, 1.10) == ""  # both include 1
