@@ -85,7 +85,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),
                "abstract-verdicts": seedclaims.abstract_sentence(verdicts, robust),
-               "environment": envtable.markdown(*environment),
+               "environment": envtable.markdown(*environment, with_history=committed_reference(runs)),
                "environment-hosts": envtable.hosts_sentence(*with_history(environment, runs)),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}

@@ -170,7 +170,7 @@ def run_studies(runs: Any) -> dict[str, str]:
     return out
 
 
-def markdown(manifests: Iterable[Manifest], studies: dict[str, str] | None = None) -> str:
+def markdown(manifests: Iterable[Manifest], studies: dict[str, str] | None = None, with_history: bool = False) -> str:
     """Both tables with their captions, from the runs' manifests (`RunSet.manifests()`): the machine of
     every run, imported ones too (they may have run on another machine), per run when they differ;
     the engines of the measured runs (an imported run records none). `studies`: run id -> label."""
@@ -182,7 +182,9 @@ def markdown(manifests: Iterable[Manifest], studies: dict[str, str] | None = Non
     which = (f"{len(manifests)} runs ({len(measured)} measured by the harness, {imported} imported)" if imported
              else f"{len(manifests)} measured runs")
     return (machine_table(manifests, studies) + f"\n\nTable: The machine, as the manifests of the {which} recorded "
-            "it, one column per machine when they differ (headed by the studies that ran on it).\n\n"
+            "it, one column per machine when they differ (headed by the studies that ran on it)"
+            + ("; E7's history runs, some made on other machines, are listed in Appendix B.8 and counted in Section "
+               "2.6" if with_history else "") + ".\n\n"
             + engine_table(measured)
             + f"\n\nTable: Engines and runtimes of the {len(measured)} measured runs (imported `go test` runs "
             "record no engine): versions as each engine's probe reported them, configuration as built or "

@@ -138,13 +138,17 @@ def _boot(runs: RunSet, key: tuple) -> CellBoot | None:
     return runs.boots([key]).get(key)
 
 
-def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str) -> tuple[float, float, float] | None:
-    """(time ratio a/b, low, high) of one benchmark (its first params present on both), or None."""
+def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str, alt: bool = False) -> tuple[float, float, float] | None:
+    """(time ratio a/b, low, high) of one benchmark (its first params present on both), or None; `alt`: from
+    the other choice of iterations (every iteration where the runs read steady states)."""
     ca, cb = cells(runs, benchmark, a), cells(runs, benchmark, b)
     common = sorted(set(ca) & set(cb))
     if not common:
         return None
-    x, y = _boot(runs, ca[common[0]]), _boot(runs, cb[common[0]])
+    if alt:
+        x, y = (runs.alt_boots([k]).get(k) for k in (ca[common[0]], cb[common[0]]))
+    else:
+        x, y = _boot(runs, ca[common[0]]), _boot(runs, cb[common[0]])
     if x is None or y is None:
         return None
     return combine_log_ratios([(x, y)], runs.confidence)
@@ -196,8 +200,31 @@ def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "", plain:
     if not r:
         return ""
     if plain:
-        return _sentence_case(ratio_sentence(plain_name(a), plain_name(b), *r, confidence=runs.confidence, what=what))
-    return ratio_sentence(a, b, *r, confidence=runs.confidence, what=what)
+        text = _sentence_case(ratio_sentence(plain_name(a), plain_name(b), *r, confidence=runs.confidence, what=what))
+    else:
+        text = ratio_sentence(a, b, *r, confidence=runs.confidence, what=what)
+    return text + dagger(runs, benchmark, a, b, r)
+
+
+def _side(lo: float, hi: float) -> int:
+    """Which way an interval of a time ratio says: 1 above 1, -1 below, 0 straddling (or none)."""
+    return (lo > 1) - (hi < 1) if math.isfinite(lo) and math.isfinite(hi) else 0
+
+
+def dagger(runs: RunSet, benchmark: str, a: str, b: str, r: tuple[float, float, float]) -> str:
+    """` †: counting every iteration, 1.69 [1.46, 1.96].` when the other choice of iterations puts the ratio's
+    interval on another side of 1 (the tables' †: warm-up changes the answer), "" otherwise."""
+    if not hasattr(runs, "alt_boots"):
+        return ""
+    alt = pair_ratio(runs, benchmark, a, b, alt=True)
+    if not alt or _side(*r[1:]) == _side(*alt[1:]):
+        return ""
+    other = "every iteration" if getattr(runs, "steady_state", True) else "steady states only"
+    side = _side(*alt[1:])
+    said = (f"{alt[0]:.3g} [{alt[1]:.3g}, {alt[2]:.3g}] times slower" if side > 0 else
+            f"{1 / alt[0]:.3g} [{1 / alt[2]:.3g}, {1 / alt[1]:.3g}] times faster" if side < 0 else
+            f"the two cannot be told apart, {alt[0]:.3g} [{alt[1]:.3g}, {alt[2]:.3g}]")
+    return f" †: counting {other}, {said}."
 
 
 def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,

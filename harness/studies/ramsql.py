@@ -38,8 +38,6 @@ RAMSQL, SQLITE, CGO = "ramsql/go", "sqlite/glebarez", "sqlite/go"
 ENGINE_OF_PREFIX = {"RamSQL": RAMSQL, "SQLite": SQLITE}
 GOTEST = ("gotest-1", "gotest-2")
 SESSION_FILES = {"gotest-1": "bench.txt", "gotest-2": "newbench.txt"}
-#: how the harness comparison's intervals are named
-RUN_CONFIDENCE_WORDS = "99% CI"
 FAITHFUL = ("ramsql.select", "ramsql.select_10k", "ramsql.insert10", "ramsql.setup")
 
 #: the seed's numbers (its first benchstat table, "newbench.txt" column: medians in s/op on an
@@ -96,7 +94,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     seed = seed_table(runs, ratios, ours)
     bench = benchstat_remake(runs)
     findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs),
-                             engine_ratios(runs, CGO, SQLITE), harness_ratios(runs))
+                             engine_ratios(runs, CGO, SQLITE), harness_ratios(runs), runs.confidence)
     fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method) if len(side) else None
     method = runs.method
     excluded = excluded_cells(summary, PREFIX)
@@ -670,7 +668,8 @@ def harness_ratios(runs: RunSet, bench: str = "ramsql.select_10k_fixed") -> list
     return out
 
 
-def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ramsql.select_10k_fixed") -> str:
+def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ramsql.select_10k_fixed",
+             confidence: float = 0.99) -> str:
     """Where the worker's RamSQL / SQLite and go test's part, on one benchmark (`harness_ratios`' rows): each
     engine's go test time per operation over the worker's, per session with its interval, and on which engine
     the two harnesses disagree (an interval that excludes 1). "" without both engines."""
@@ -684,7 +683,7 @@ def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ra
                      for e, rows in by.items())
     apart = [e for e, rows in by.items() if any(lo > 1 or hi < 1 for _, _, lo, hi in rows)]
     text = (f"On {bench.replace(PREFIX, '')}, go test's time per operation over the worker's is {said} ({sessions}; "
-            f"{RUN_CONFIDENCE_WORDS})")
+            f"{confidence:.0%} CI)")
     if apart:
         return (text + f": the harnesses disagree on {' and '.join(apart)}'s time. The harness rule compares the "
                 "ratios' intervals, which overlap, so it does not fire; with 4 samples a side it rarely can.")
@@ -693,7 +692,7 @@ def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ra
 
 def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None = None,
                   where: str = "on another host", cgo: pd.DataFrame | None = None,
-                  harness: list | None = None) -> str:
+                  harness: list | None = None, confidence: float = 0.99) -> str:
     """Generated sentences: what the seed's code measured per engine (rows read) and the fixed ratios, and
     (`harness`, `harness_ratios` of the headline query) where the two ways in part on it."""
     if ours.empty:
@@ -719,7 +718,7 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
             if gt:
                 text += (f" `go test -bench`, {where or 'on another host'} (Appendix B.7), gives select_10k_fixed "
                          + " and ".join(gt) + ".")
-                gap = gap_text(harness) if harness else ""
+                gap = gap_text(harness, confidence=confidence) if harness else ""
     if cgo is not None:
         text += " " + cgo_text(cgo)
     return text.strip() + (f"\n\n{gap}" if gap else "")  # a paragraph of its own: how the two ways in part

@@ -174,6 +174,12 @@ HALF_ORDER = 10 ** 0.5
 
 
 def _claim_reading(text: str, claim: sc.Claim) -> Reading:
+    """A reading whose claim is shown whole: its evidence, then (a rule over cells) each cell's own word, a cell
+    another harness disagrees with said so, else the verdict's why."""
+    if claim.cells:
+        each = "; ".join(f"{label} {x.word}" + (" (another harness disagrees)" if "disagree" in (x.why or "") else "")
+                         for label, _, x in claim.cells)
+        return Reading(text, claim.verdict, f"{claim.ours}; {each}")
     return Reading(text, claim.verdict, f"{claim.ours}; " + (claim.verdict.why or claim.verdict.word))
 
 

@@ -69,7 +69,8 @@ def power_statement(low: float, high: float) -> str:
     f = detectable_factor(low, high)
     if not math.isfinite(f):
         return "no interval (too few processes)"
-    return f"this interval could only tell ratios more than {factor_text(f)} away from the line"
+    return (f"this interval could only tell ratios more than {factor_text(f)} away from the claim's line (its "
+            "threshold or band)")
 
 
 def _undecided(low: float, high: float) -> Verdict:
@@ -230,7 +231,8 @@ def _tally(verdicts: list[Verdict]) -> str:
     text = f"cells: {', '.join(parts) or 'none'}"
     if factors:
         span = factor_text(factors[0]) + ("" if factors[0] == factors[-1] else f" to {factor_text(factors[-1])}")
-        text += f"; the undecided cells could only tell ratios more than {span} away from the line"
+        text += (f"; the undecided cells could only tell ratios more than {span} away from the claim's line (its "
+                 "threshold or band)")
     return text
 
 

@@ -306,9 +306,10 @@ def test_e2_figure_caption_says_which_way_the_speedup_goes_with_crossings():
 
     r = SimpleNamespace(rho=0.31, low=0.14, high=0.6, confidence=0.99, verdict="supported", points=6)
     # an interval above 0 over 6 benchmarks is these runs' ordering: the exact test rejects only at |rho| = 1
-    assert ("shows no trend with crossings that these benchmarks can establish (Spearman's rho 0.31 [0.14, 0.60], "
-            "99%, with the benchmarks' order by crossings held fixed; over 6 benchmarks an exact test rejects no "
-            "trend at 1% only for |rho| >= 1.00, Section 4)") in micro.figure_takeaway(r)
+    p = micro.spearman_p(0.31, 6)
+    assert 0.5 < p < 0.6
+    assert ("shows no trend with crossings that these benchmarks can establish (Spearman's rho 0.31, exact "
+            f"permutation p = {p:.2f} over 6 benchmarks, Section 4)") in micro.figure_takeaway(r)
     assert "rises" not in micro.figure_takeaway(r)
     assert "shows no trend" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
     assert micro.figure_takeaway(None) == ""
@@ -362,3 +363,41 @@ def test_a_geometric_mean_whose_answer_warm_up_changes_carries_the_dagger(monkey
     monkeypatch.setattr(findings, "geomean_ratio", lambda *a, alt=False, **k: (1.025, 0.908, 1.157, 2))
     assert micro.warmup_flag(runs, set(), 0.678, 0.882) == " (†: counting every iteration, 1.02 [0.908, 1.16])"
     assert micro.warmup_flag(runs, set(), 0.95, 1.10) == ""  # both include 1
+
+
+def test_the_exact_spearman_p_value_counts_every_order():
+    """n = 3: the six orders give rho 1, 0.5, 0.5, -0.5, -0.5, -1; n = 6: a perfect ranking is 2 of 720."""
+    from harness.studies import micro
+
+    assert micro.spearman_p(1.0, 3) == 2 / 6 and micro.spearman_p(0.5, 3) == 1.0 and micro.spearman_p(-1.0, 3) == 2 / 6
+    assert micro.spearman_p(1.0, 6) == 2 / 720 and micro.spearman_p(0.0, 6) == 1.0
+    assert micro.spearman_p(0.9, 9) != micro.spearman_p(0.9, 9)  # too many orders to count: nan
+
+
+def test_a_finding_whose_direction_warm_up_changes_carries_the_dagger():
+    """As the tables' † does: when counting every iteration puts the ratio's interval on another side of 1,
+    the sentence says so with that estimate; when both choices agree, nothing is added."""
+    from harness.analysis.stats import CellBoot
+    from harness.studies import findings
+
+    a, b = ("bindings.select_fold", "n=10", "sqlite/sqlite3", "pypy3.9"), ("bindings.select_fold", "n=10", "sqlite/sqlite3", "cpython3.11")
+
+    class Runs:
+        confidence, steady_state = 0.99, True
+        samples = {a: None, b: None}
+
+        def __init__(self, steady, every):
+            self._s, self._e = steady, every
+
+        def boots(self, keys):
+            return {k: self._s[k] for k in keys}
+
+        def alt_boots(self, keys):
+            return {k: self._e[k] for k in keys}
+
+    steady = {a: CellBoot(1.0, 20, 1e-3, 19.0), b: CellBoot(1.4, 20, 1e-3, 19.0)}   # PyPy faster in steady state
+    every = {a: CellBoot(2.4, 20, 1e-3, 19.0), b: CellBoot(1.4, 20, 1e-3, 19.0)}    # slower with its warm-up
+    text = findings.compare(Runs(steady, every), "bindings.select_fold", "sqlite/sqlite3@pypy", "sqlite/sqlite3@cpython")
+    assert "faster" in text and "†: counting every iteration, 1.71 [" in text and text.endswith("times slower.")
+    same = findings.compare(Runs(steady, steady), "bindings.select_fold", "sqlite/sqlite3@pypy", "sqlite/sqlite3@cpython")
+    assert "†" not in same

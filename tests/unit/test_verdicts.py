@@ -198,7 +198,7 @@ def test_no_substitution_decides_an_absolute_number_a_claims_own_reason_or_an_un
 def test_a_matching_setting_is_decided_with_no_rule_and_the_power_statement_kept():
     got = v.on_todays_stack(_setting(), _setting(), lambda: v.about(50.0, 120.0, 100.0), uses=("S1",))
     assert got.word == v.INCONCLUSIVE and got.rules == () and got.as_seed == v.INCONCLUSIVE
-    assert "away from the line" in got.why and got.detectable > 1
+    assert "away from the claim's line" in got.why and got.detectable > 1
 
 
 def test_a_loss_is_narrow_only_when_its_whole_interval_lies_below_the_band_of_about():
