@@ -212,8 +212,8 @@ def _side(lo: float, hi: float) -> int:
 
 
 def dagger(runs: RunSet, benchmark: str, a: str, b: str, r: tuple[float, float, float]) -> str:
-    """` †: counting every iteration, 1.69 [1.46, 1.96].` when the other choice of iterations puts the ratio's
-    interval on another side of 1 (the tables' †: warm-up changes the answer), "" otherwise."""
+    """` †: counting every iteration, 1.69 [1.46, 1.96] times slower.` when the other choice of iterations
+    puts the ratio's interval on another side of 1 (the tables' †: warm-up changes the answer), "" otherwise."""
     if not hasattr(runs, "alt_boots"):
         return ""
     alt = pair_ratio(runs, benchmark, a, b, alt=True)

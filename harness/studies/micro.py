@@ -221,7 +221,8 @@ def spearman_p(rho: float, n: int) -> float:
     if n < 2 or n > 8 or not math.isfinite(rho):
         return math.nan
     d = n * (n * n - 1)
-    # |rho| * d = |d - 6 sum d^2| is an integer for every order: compare integers, no rounding
+    # each order's |rho| * d = |d - 6 sum d^2| is an integer; the observed rho (ties averaged) need not be, and
+    # one equal to an order's must count as reached: a tolerance far below one unit
     observed = abs(rho) * d - 1e-9 * d
     hits = sum(abs(d - 6 * sum((i - j) ** 2 for i, j in enumerate(perm))) >= observed
                for perm in itertools.permutations(range(n)))
