@@ -990,13 +990,11 @@ def abstract(cells: pd.DataFrame, ratio: Any, groups: list[tuple[str, list[str]]
     lookups = optimisation_index_pairs(at, True, SEED_OPTIMISED_BUILD)
     if every and hasattr(ratio, "geomean"):
         g, lk = ratio.geomean(every), ratio.geomean(lookups) if lookups else (math.nan,) * 3
-        def show(r: Interval) -> str:
-            return f"{r[0]:.3g}x [{r[1]:.3g}, {r[2]:.3g}]" if v.valid(r[1], r[2]) else f"{r[0]:.3g}x (no interval)"
         out.append(f"At the seed's 50,000-user corpus {SEED_OPTIMISED_AGAINST}, `ghc -O` (-O1) against -O0 divides "
-                   f"the time by {show(g)} over the claim's {len(every)} cells of AcidState and HDBC-SQLite "
+                   f"the time by {_shown(g)} over the claim's {len(every)} cells of AcidState and HDBC-SQLite "
                    f"(Section 10; geometric mean, {getattr(ratio, 'confidence', 0.99):.0%} CI; the seed: about "
                    f"{SEED['optimisation']:g}x)"
-                   + (f", and AcidState's lookups by {show(lk)} (the seed: about "
+                   + (f", and AcidState's lookups by {_shown(lk)} (the seed: about "
                       f"{SEED['acid_lookup_optimisation']:g}x)" if lookups else "") + ".")
     return " ".join(out) or "_no valid app.* cells in these runs_"
 

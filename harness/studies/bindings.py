@@ -50,8 +50,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     between = replicate.between(runs, verdicts)  # the replicates beside the reference runs (None otherwise)
     tau2 = replicate.tau2_by_family(between.moves) if between is not None else {}
     readings = sensitivity.rows(runs, verdicts, tau2)  # each decided verdict under the alternative readings
-    robust = (sensitivity.robust(readings, between.changed_quotes() if between is not None else set())
-              if between is not None and between.found else None)
+    robust = sensitivity.robust(readings, between.changed_quotes()) if between is not None and between.found else None
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "

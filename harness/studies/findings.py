@@ -134,8 +134,9 @@ def cells(runs: RunSet, benchmark: str, spec: str) -> dict[str, tuple]:
     return {k[1]: k for k in runs.samples if k[0] == benchmark and _matches(k, engine, runtime)}
 
 
-def _boot(runs: RunSet, key: tuple) -> CellBoot | None:
-    return runs.boots([key]).get(key)
+def _boot(runs: RunSet, key: tuple, alt: bool = False) -> CellBoot | None:
+    """A cell's reduction, or (`alt`) its reduction from the other choice of iterations."""
+    return (runs.alt_boots if alt else runs.boots)([key]).get(key)
 
 
 def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str, alt: bool = False) -> tuple[float, float, float] | None:
@@ -145,10 +146,7 @@ def pair_ratio(runs: RunSet, benchmark: str, a: str, b: str, alt: bool = False) 
     common = sorted(set(ca) & set(cb))
     if not common:
         return None
-    if alt:
-        x, y = (runs.alt_boots([k]).get(k) for k in (ca[common[0]], cb[common[0]]))
-    else:
-        x, y = _boot(runs, ca[common[0]]), _boot(runs, cb[common[0]])
+    x, y = _boot(runs, ca[common[0]], alt), _boot(runs, cb[common[0]], alt)
     if x is None or y is None:
         return None
     return combine_log_ratios([(x, y)], runs.confidence)
@@ -176,16 +174,13 @@ def geomean_ratio(runs: RunSet, prefix: str, a: str, b: str,
     """(geometric mean over the family's benchmarks of the time ratio a/b, low, high, benchmarks),
     over the (benchmark, params) in `only` when given (a subset common to every side compared); `alt`:
     from the other choice of iterations (every iteration where the runs read steady states)."""
-    def reduced(key: tuple) -> CellBoot | None:
-        return runs.alt_boots([key]).get(key) if alt else _boot(runs, key)
-
     pairs = []
     for bench in sorted({k[0] for k in runs.samples if k[0].startswith(prefix)}):
         ca, cb = cells(runs, bench, a), cells(runs, bench, b)
         for params in sorted(set(ca) & set(cb)):
             if only is not None and (bench, params) not in only:
                 continue
-            x, y = reduced(ca[params]), reduced(cb[params])
+            x, y = _boot(runs, ca[params], alt), _boot(runs, cb[params], alt)
             if x is not None and y is not None:
                 pairs.append((x, y))
     if not pairs:
@@ -206,7 +201,7 @@ def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "", plain:
     return text + dagger(runs, benchmark, a, b, r)
 
 
-def _side(lo: float, hi: float) -> int:
+def interval_side(lo: float, hi: float) -> int:
     """Which way an interval of a time ratio says: 1 above 1, -1 below, 0 straddling (or none)."""
     return (lo > 1) - (hi < 1) if math.isfinite(lo) and math.isfinite(hi) else 0
 
@@ -217,10 +212,10 @@ def dagger(runs: RunSet, benchmark: str, a: str, b: str, r: tuple[float, float, 
     if not hasattr(runs, "alt_boots"):
         return ""
     alt = pair_ratio(runs, benchmark, a, b, alt=True)
-    if not alt or _side(*r[1:]) == _side(*alt[1:]):
+    if not alt or interval_side(*r[1:]) == interval_side(*alt[1:]):
         return ""
     other = "every iteration" if getattr(runs, "steady_state", True) else "steady states only"
-    side = _side(*alt[1:])
+    side = interval_side(*alt[1:])
     said = (f"{alt[0]:.3g} [{alt[1]:.3g}, {alt[2]:.3g}] times slower" if side > 0 else
             f"{1 / alt[0]:.3g} [{1 / alt[2]:.3g}, {1 / alt[1]:.3g}] times faster" if side < 0 else
             f"the two cannot be told apart, {alt[0]:.3g} [{alt[1]:.3g}, {alt[2]:.3g}]")

@@ -74,8 +74,8 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
         out["e7-pair-timing"] = pair_timing_sentence(pair_timing(pairs, tags)) or "_No commit was run twice._"
         if fig is not None:
             out["e7-history-figure"] = figure_link(
-                f"E7 history: mean and {confidence:.0%} CI per run in commit order (log scale), significant changes marked "
-                "(each mark gives the change of the processes' median, the quantity `compare` tests)"
+                f"E7 history: mean and {confidence:.0%} CI per run in commit order (log scale), significant changes "
+                "marked (each mark gives the change of the processes' median, the quantity `compare` tests)"
                 + figure_takeaway(table), fig, paper_path)
         return out
 

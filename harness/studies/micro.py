@@ -213,34 +213,35 @@ def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
             + tie_note(runs, r, fast, slow))
 
 
+def _rho_counts(n: int) -> dict[int, int]:
+    """|rho| * n(n^2 - 1) -> how many of the n! orders of `n` ranked pairs give it: |d - 6 sum d_i^2|, an
+    integer, so no rounding is needed."""
+    import itertools
+    from collections import Counter
+
+    d = n * (n * n - 1)
+    return Counter(abs(d - 6 * sum((i - j) ** 2 for i, j in enumerate(perm)))
+                   for perm in itertools.permutations(range(n)))
+
+
 def spearman_p(rho: float, n: int) -> float:
     """The exact two-sided permutation p-value of Spearman's rho = 0 over `n` ranked pairs (all n! orders,
     so n <= 8): the share of orders whose |rho| is at least the observed one's; nan outside 2..8."""
-    import itertools
-
     if n < 2 or n > 8 or not math.isfinite(rho):
         return math.nan
     d = n * (n * n - 1)
-    # each order's |rho| * d = |d - 6 sum d^2| is an integer; the observed rho (ties averaged) need not be, and
-    # one equal to an order's must count as reached: a tolerance far below one unit
+    # the observed rho (ties averaged) need not be an order's; one equal to an order's must count as reached
     observed = abs(rho) * d - 1e-9 * d
-    hits = sum(abs(d - 6 * sum((i - j) ** 2 for i, j in enumerate(perm))) >= observed
-               for perm in itertools.permutations(range(n)))
-    return hits / math.factorial(n)
+    return sum(c for k, c in _rho_counts(n).items() if k >= observed) / math.factorial(n)
 
 
 def spearman_critical(n: int, alpha: float) -> float:
     """The smallest |rho| at which an exact two-sided permutation test of Spearman's rho = 0 over `n` ranked
     pairs rejects at `alpha` (all n! orders, so n <= 8); above 1 when no rho can."""
-    import itertools
-    from collections import Counter
-
     if n < 2 or n > 8:
         return math.nan
-    # |rho| = |1 - 6 sum d^2 / (n^3 - n)|: count the orders by sum d^2, an integer, so no rounding is needed
     d = n * (n * n - 1)
-    counts = Counter(abs(d - 6 * sum((i - j) ** 2 for i, j in enumerate(perm)))
-                     for perm in itertools.permutations(range(n)))
+    counts = _rho_counts(n)
     total, tail, best = math.factorial(n), 0, 2.0
     for k in sorted(counts, reverse=True):  # from |rho| = 1 down: P(|rho| >= k / d)
         tail += counts[k]
@@ -280,8 +281,7 @@ def warmup_flag(runs: RunSet, only: set, lo: float, hi: float) -> str:
     a, alo, ahi, n = findings.geomean_ratio(runs, PREFIX, FAST, SLOW, only, alt=True)
     if not n or not (math.isfinite(alo) and math.isfinite(ahi)):
         return ""
-    side = (lo > 1) - (hi < 1)
-    if side == (alo > 1) - (ahi < 1):
+    if findings.interval_side(lo, hi) == findings.interval_side(alo, ahi):
         return ""
     other = "every iteration" if runs.steady_state else "steady states only"
     return f" (†: counting {other}, {wording.interval(a, alo, ahi)})"

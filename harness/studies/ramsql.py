@@ -645,14 +645,19 @@ def cgo_text(cgo: pd.DataFrame) -> str:
             "SQLite releases, Appendix E).")
 
 
+def _gotest_cell(boots: dict, bench: str, prefix: str, session_engine: str) -> tuple | None:
+    """The key of `bench`'s imported go test cell for one engine (`prefix`: RamSQL or SQLite, go test's name
+    for it) in one session (engine gotest-N), or None (no go test name, or not in these runs)."""
+    name = getattr(workloads.all_workloads().get(bench), "gotest", None)
+    if not name:
+        return None
+    return next((k for k in boots if k[0] == f"{prefix}{name}" and k[2] == session_engine), None)
+
+
 def harness_ratios(runs: RunSet, bench: str = "ramsql.select_10k_fixed") -> list[tuple[str, str, float, float, float]]:
     """go test's time per operation over the worker's, per engine (RamSQL, SQLite through the seed's driver) and
     `go test` session, with its interval (t on the log scale; the worker's iteration divided by its `ops`):
     (engine, session file, estimate, low, high). Empty without both harnesses' cells."""
-    w = workloads.all_workloads().get(bench)
-    name = getattr(w, "gotest", None)
-    if not name:
-        return []
     boots = runs.boots()
     out = []
     for prefix, engine in ENGINE_OF_PREFIX.items():
@@ -661,7 +666,7 @@ def harness_ratios(runs: RunSet, bench: str = "ramsql.select_10k_fixed") -> list
             continue
         ops = _ops(bench, worker[0][1])
         for gengine, sess in SESSION_FILES.items():
-            g = next((k for k in boots if k[0] == f"{prefix}{name}" and k[2] == gengine), None)
+            g = _gotest_cell(boots, bench, prefix, gengine)
             if g is not None:
                 est, lo, hi = combine_log_ratios([(boots[g], boots[worker[0]])], runs.confidence)
                 out.append((engine, sess, est * ops, lo * ops, hi * ops))
@@ -745,15 +750,10 @@ def abstract(runs: RunSet) -> str:
 def gotest_ratios(runs: RunSet, bench: str) -> list[tuple[str, float, float, float]]:
     """RamSQL / SQLite on one benchmark in each imported `go test -bench` session, with its CI
     (each result line one sample, as the go test cells of the E6 table)."""
-    w = workloads.all_workloads().get(bench)
-    name = getattr(w, "gotest", None)
-    if not name:
-        return []
     boots = runs.boots()
     out = []
     for engine, sess in SESSION_FILES.items():
-        ka = next((k for k in boots if k[0] == f"RamSQL{name}" and k[2] == engine), None)
-        kb = next((k for k in boots if k[0] == f"SQLite{name}" and k[2] == engine), None)
+        ka, kb = _gotest_cell(boots, bench, "RamSQL", engine), _gotest_cell(boots, bench, "SQLite", engine)
         if ka and kb:
             est, lo, hi = combine_log_ratios([(boots[ka], boots[kb])], runs.confidence)
             out.append((sess, est, lo, hi))

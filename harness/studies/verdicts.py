@@ -64,13 +64,16 @@ def factor_text(f: float) -> str:
     return f"{f:.3g}x" if f < 1000 else f"{f:,.0f}x"
 
 
+#: where a power statement's smallest detectable effect is measured from
+FROM_LINE = "away from the claim's line (its threshold or band)"
+
+
 def power_statement(low: float, high: float) -> str:
     """The smallest effect this interval could have detected, as a sentence."""
     f = detectable_factor(low, high)
     if not math.isfinite(f):
         return "no interval (too few processes)"
-    return (f"this interval could only tell ratios more than {factor_text(f)} away from the claim's line (its "
-            "threshold or band)")
+    return f"this interval could only tell ratios more than {factor_text(f)} {FROM_LINE}"
 
 
 def _undecided(low: float, high: float) -> Verdict:
@@ -231,8 +234,7 @@ def _tally(verdicts: list[Verdict]) -> str:
     text = f"cells: {', '.join(parts) or 'none'}"
     if factors:
         span = factor_text(factors[0]) + ("" if factors[0] == factors[-1] else f" to {factor_text(factors[-1])}")
-        text += (f"; the undecided cells could only tell ratios more than {span} away from the claim's line (its "
-                 "threshold or band)")
+        text += f"; the undecided cells could only tell ratios more than {span} {FROM_LINE}"
     return text
 
 
