@@ -22,7 +22,8 @@ from harness.analysis.figures.app import OPERATIONS, plot_app
 from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
 from harness.analysis.stats.resample import CELL_KEYS
-from harness.studies import verdicts as v
+from harness.studies import runspread, verdicts as v
+from harness.studies.findings import spread_of
 from harness.studies.common import BASELINE, StudyResult, excluded_cells, family_table, figure_link, protocol_text
 
 PREFIX = "app."
@@ -122,6 +123,7 @@ class _Ratios:
         self.keys = {i: tuple(r) for i, r in zip(cells.index, cells[CELL_KEYS].itertuples(index=False, name=None))}
         self.boots = runs.boots(list(self.keys.values()))
         self.confidence = runs.confidence
+        self.spread = spread_of(runs)  # what the intervals hold beyond one run ("" for one run's)
 
     def __call__(self, num: Any, den: Any) -> tuple[float, float, float]:
         return self.geomean([(num, den)])
@@ -580,10 +582,24 @@ def scrypt_pairs(cells: pd.DataFrame) -> list[tuple[Any, Any, str]]:
     return out
 
 
-def claim_scrypt(cells: pd.DataFrame, ratio: Ratio, share: float | None = None) -> dict[str, Any]:
+#: our scrypt's cost parameter N (`OUR_HASHER`): its work, N x r block mixes, is linear in it
+SCRYPT_LOG2_N = 14
+
+
+def at_cost(r: tuple[float, float, float], cost: float) -> tuple[float, float, float]:
+    """The time ratio hashed / unhashed, its interval too, had the hash cost `cost` times ours: the hash's part
+    (ratio - 1) scales with scrypt's work, the insertion around it does not."""
+    return tuple(1 + (x - 1) * cost for x in r)  # type: ignore[return-value]
+
+
+def claim_scrypt(cells: pd.DataFrame, ratio: Ratio, share: float | None = None, cost: float = 1.0) -> dict[str, Any]:
     """"The vast majority of time spent inserting a user goes to generating the scrypt hash": per store, build
     and corpus, user insertion's time with the hash over its time without it, above 1 / (1 - share) (share:
-    the seed's "vast majority", read as 80%, unless an alternative reading gives another) in every cell."""
+    the seed's "vast majority", read as 80%, unless an alternative reading gives another) in every cell.
+    `cost` (for `sensitivity.py`): the hash as if scrypt's N were `cost` times ours (`at_cost`), since the seed
+    names no parameters."""
+    if cost != 1.0:
+        ratio = _Scaled(ratio, cost)
     share = SEED["scrypt_share"] if share is None else share
     line = 1 / (1 - share)
     claim = "\"The vast majority of time spent inserting a user goes to generating the scrypt hash\""
@@ -601,6 +617,17 @@ def claim_scrypt(cells: pd.DataFrame, ratio: Ratio, share: float | None = None) 
                   evidence=f"user insertion's time with the hash / without it, per store, build and corpus (the "
                            f"seed's \"vast majority\" read as more than {share:.0%} of the time: above {line:.3g}x): "
                            f"{spread(rs, 'cells')}{least}")
+
+
+class _Scaled:
+    """A `Ratio` whose ratios are read as if the hash cost `cost` times ours (`at_cost`); only hashed / unhashed
+    pairs are asked of it."""
+
+    def __init__(self, ratio: Ratio, cost: float) -> None:
+        self._ratio, self._cost = ratio, cost
+
+    def __call__(self, num: Any, den: Any) -> tuple[float, float, float]:
+        return at_cost(self._ratio(num, den), self._cost)
 
 
 #: seed 002's setting, from its text ("a 64-bit Debian Wheezy machine running on top of a Core i3", March
@@ -934,25 +961,25 @@ def builds_note(cells: pd.DataFrame) -> str:
 
 
 def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members: list[str], method: str,
-                   corpora: tuple[str, ...] = CORPORA) -> str:
-    """A figure's caption: which group, its takeaway (ratio-based), the method, the corpora not drawn and
-    those drawn for some of its stores only."""
+                   corpora: tuple[str, ...] = CORPORA, first: bool = True) -> str:
+    """A figure's caption: which group, its takeaway (ratio-based), the method (in full in the `first` of the
+    E5 figures, the others point to it), the corpora not drawn and those drawn for some of its stores only."""
     mine = cells[cells["series"].isin(members)] if len(cells) else cells
     have, missing = corpora_of(mine)
     not_drawn = ("" if not missing else f" Corpus {missing[0]} was not measured and is not drawn." if len(missing) == 1
                  else f" Corpora {', '.join(missing)} were not measured and are not drawn.")
     names = series_labels(cells)
-    first = build_groups(title, members)[0][1]  # the takeaway compares one build's stores
-    own = mine[mine["series"].isin(first)] if len(mine) else mine
+    own_first = build_groups(title, members)[0][1]  # the takeaway compares one build's stores
+    own = mine[mine["series"].isin(own_first)] if len(mine) else mine
     others = " (and their -O1 builds)" if builds_note(mine) else ""  # drawn beside the -O0 points
     for k in have:
         some = sorted(set(own.loc[own["corpus"] == k, "series"]))
         if some and len(some) < len(set(own["series"])):
             not_drawn += f" {k} was measured for {' and '.join(names.get(x, x) for x in some)}{others} only."
-    return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, first)} "
-            f"{builds_note(mine)}Bars: 99% CIs ({method}); \"fastest\" only where the 99% interval of runner-up / "
-            "fastest excludes 1."
-            f"{not_drawn}")
+    how = (f"Bars: 99% CIs ({method}); \"fastest\" only where the 99% interval of runner-up / fastest excludes 1."
+           if first else "Bars and \"fastest\" as in the first E5 figure.")
+    return (f"E5, {title}: mean time per operation, log scale. {app_takeaway(cells, ratio, own_first)} "
+            f"{builds_note(mine)}{how}{not_drawn}")
 
 
 def build_groups(title: str, members: list[str]) -> list[tuple[str, list[str]]]:
@@ -992,7 +1019,7 @@ def abstract(cells: pd.DataFrame, ratio: Any, groups: list[tuple[str, list[str]]
         g, lk = ratio.geomean(every), ratio.geomean(lookups) if lookups else (math.nan,) * 3
         out.append(f"At the seed's 50,000-user corpus {SEED_OPTIMISED_AGAINST}, `ghc -O` (-O1) against -O0 divides "
                    f"the time by {_shown(g)} over the claim's {len(every)} cells of AcidState and HDBC-SQLite "
-                   f"(Section 10; geometric mean, {getattr(ratio, 'confidence', 0.99):.0%} CI; the seed: about "
+                   f"(Section 10; geometric mean, {getattr(ratio, 'confidence', 0.99):.0%} CI{' ' + ratio.spread if getattr(ratio, 'spread', '') else ''}; the seed: about "
                    f"{SEED['optimisation']:g}x)"
                    + (f", and AcidState's lookups by {_shown(lk)} (the seed: about "
                       f"{SEED['acid_lookup_optimisation']:g}x)" if lookups else "") + ".")
@@ -1058,12 +1085,15 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "e5-ratios": ratios_summary(ratio_table, baseline, method)}
         groups = [g for title, members, _ in figs for g in build_groups(title, members)]
         # what the figures show, as a table (its caption says how "fastest" is called); prose without one
-        out["abstract-e5"] = abstract(cells, ratio, groups)  # its -O numbers are the claims' (hashed insertion)
+        # its -O numbers are the claims' cells, with the run-to-run spread the replicates measured
+        out["abstract-e5"] = abstract(cells, _Ratios(runspread.with_spread(runs), cells) if ratio is not None else None,
+                                      groups)
         out["e5-findings"] = (findings_table(drawn, ratio, groups, runs.confidence, method)
                               or findings_paragraph(drawn, ratio, groups, runs.confidence))
         if figs:
-            out["e5-figure"] = "\n\n".join(figure_link(figure_caption(drawn, ratio, title, members, method), f,
-                                                         paper_path) for title, members, f in figs)
+            out["e5-figure"] = "\n\n".join(figure_link(figure_caption(drawn, ratio, title, members, method,
+                                                                        first=k == 0), f, paper_path)
+                                             for k, (title, members, f) in enumerate(figs))
         return out
 
     return StudyResult(tables={"cells": cells, "e5": table, "claims": pd.DataFrame(items), "ratios": ratio_table},

@@ -17,7 +17,7 @@ from harness.analysis import methodfacts
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
-from harness.studies import envtable, findings, replicate, runfacts, seedclaims, seeds, sensitivity
+from harness.studies import envtable, findings, replicate, runfacts, runspread, seedclaims, seeds, sensitivity
 from harness.studies.common import (BASELINE, StudyResult, committed_reference, family_table, figure_link,
                                     heading_of, protocol_text)
 from harness.studies.envtable import sqlite_build
@@ -69,8 +69,11 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         environment = campaign_manifests(runs)
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
-               "e1-ratios": ratio_md, "e1-findings": found, "e1-steady": steady_caveat(e1) or "_Every E1 cell reached a steady state in most processes._", "abstract-e1": abstract(runs),
-               "abstract-headline": abstract_headline(runs),
+               "e1-ratios": ratio_md, "e1-findings": found,
+               "e1-steady": steady_caveat(e1) or "_Every E1 cell reached a steady state in most processes._",
+               # the findings a reader meets first carry the run-to-run spread the replicates measured
+               "abstract-e1": abstract(runspread.with_spread(runs)),
+               "abstract-headline": abstract_headline(runspread.with_spread(runs)),
                "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs, aa),
                "reproduce": runfacts.reproduce_block(campaign_dirs(runs)),
                "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),

@@ -35,24 +35,25 @@ def verdict(low: float, high: float) -> str:
 
 
 def ratio_sentence(subject: str, other: str, ratio: float, low: float, high: float, confidence: float = 0.99,
-                   what: str = "", note: str = "") -> str:
+                   what: str = "", note: str = "", spread: str = "") -> str:
     """One sentence comparing `subject` with `other` from the time ratio subject/other [low, high].
 
     Faster: "A is 2.1 [1.6, 2.8] times faster than B" (the speedup other/subject and its interval);
     slower: "A is 1.5 [1.2, 1.9] times slower than B"; an interval including 1: "A and B cannot be
-    told apart", with the ratio; no interval: says so.
+    told apart", with the ratio; no interval: says so. `spread`: what the interval holds beyond one run
+    ("with the run-to-run spread"), said after "CI".
     """
-    conf = f"{note}, {confidence:.0%}" if note else f"{confidence:.0%}"
+    conf = (f"{note}, {confidence:.0%}" if note else f"{confidence:.0%}") + " CI" + (f" {spread}" if spread else "")
     where = f" {what}" if what else ""
     v = verdict(low, high)
     if v == "faster":
         return (f"{subject} is {num(1 / ratio)} [{num(1 / high)}, {num(1 / low)}] times faster than {other}{where} "
-                f"({conf} CI).")
+                f"({conf}).")
     if v == "slower":
-        return f"{subject} is {num(ratio)} [{num(low)}, {num(high)}] times slower than {other}{where} ({conf} CI)."
+        return f"{subject} is {num(ratio)} [{num(low)}, {num(high)}] times slower than {other}{where} ({conf})."
     if v == "same":
         return (f"{subject} and {other} cannot be told apart{where}: the time ratio is {num(ratio)} "
-                f"[{num(low)}, {num(high)}], which includes 1 ({conf} CI).")
+                f"[{num(low)}, {num(high)}], which includes 1 ({conf}).")
     if math.isfinite(ratio):
         return f"{subject} takes {num(ratio)} times the time of {other}{where}, with no interval (too few processes)."
     return f"{subject} and {other} cannot be compared{where}: one of them has no valid timings."
@@ -195,10 +196,16 @@ def compare(runs: RunSet, benchmark: str, a: str, b: str, what: str = "", plain:
     if not r:
         return ""
     if plain:
-        text = _sentence_case(ratio_sentence(plain_name(a), plain_name(b), *r, confidence=runs.confidence, what=what))
+        text = _sentence_case(ratio_sentence(plain_name(a), plain_name(b), *r, confidence=runs.confidence, what=what,
+                                             spread=spread_of(runs)))
     else:
-        text = ratio_sentence(a, b, *r, confidence=runs.confidence, what=what)
+        text = ratio_sentence(a, b, *r, confidence=runs.confidence, what=what, spread=spread_of(runs))
     return text + dagger(runs, benchmark, a, b, r)
+
+
+def spread_of(runs: RunSet) -> str:
+    """What `runs`' intervals hold beyond one run ("with the run-to-run spread", `runspread.Widened`), or ""."""
+    return str(getattr(type(runs), "spread", "") or "")
 
 
 def interval_side(lo: float, hi: float) -> int:
@@ -231,9 +238,10 @@ def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,
         return ""
     if plain:
         return _sentence_case(ratio_sentence(plain_name(a), plain_name(b), r, lo, hi, runs.confidence,
-                                             what=f"over the {n} {label}", note="geometric mean of the time ratios"))
+                                             what=f"over the {n} {label}", note="geometric mean of the time ratios",
+                                             spread=spread_of(runs)))
     return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=f"over the {n} {label}",
-                          note="geometric mean of the time ratios")
+                          note="geometric mean of the time ratios", spread=spread_of(runs))
 
 
 def count_verdicts(runs: RunSet, prefix: str, a: str, b: str) -> dict[str, int]:

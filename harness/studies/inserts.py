@@ -8,6 +8,7 @@ of other families in the same run set change nothing here (and this study's runs
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 import re
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
 from harness.analysis.stats.resample import CELL_KEYS
-from harness.studies import verdicts
+from harness.studies import runspread, verdicts
+from harness.studies.findings import spread_of
 from harness.studies.common import BASELINE, StudyResult, figure_link, iterations_per_process
 
 PREFIX = "inserts."
@@ -188,6 +190,47 @@ def gain_at_every_n(runs: RunSet, df: pd.DataFrame, engine: str, slow: str, fast
     return out
 
 
+@dataclass(frozen=True)
+class Commit:
+    """One synced commit's time, from an engine's autocommit and transaction cells at one N: autocommit
+    times N inserts each with its commit, a transaction the same N inserts and one commit, so the commit is
+    (autocommit - transaction) / (N - 1)."""
+
+    seconds: float
+    at_rows: int  # the N it was measured at (the largest N where both strategies ran)
+
+    def share(self, transaction_s: float) -> float:
+        """The commit's part of a transaction that took `transaction_s` seconds."""
+        return self.seconds / transaction_s if transaction_s > 0 else math.nan
+
+
+def commit_time(df: pd.DataFrame, engine: str) -> Commit | None:
+    """`engine`'s synced commit (`Commit`) with SQLite's own journal settings, from the largest N at which it
+    ran both autocommit and transaction (A/A twins left out); None where it ran no such pair or the
+    difference is not positive."""
+    if df.empty:
+        return None
+    d = default_settings(df)
+    d = d[d["mean_s"].notna() & (d["engine"] == engine) & ~d["params"].astype(str).str.contains("aa=twin")]
+    auto, txn = d[d["strategy"] == "autocommit"], d[d["strategy"] == "transaction"]
+    both = sorted(n for n in set(auto["rows"]) & set(txn["rows"]) if n > 1)
+    if not both:
+        return None
+    n = int(both[-1])
+    c = (float(auto[auto["rows"] == n]["mean_s"].iloc[0]) - float(txn[txn["rows"] == n]["mean_s"].iloc[0])) / (n - 1)
+    return Commit(c, n) if c > 0 else None
+
+
+def transaction_time(df: pd.DataFrame, engine: str, rows: int) -> float:
+    """The mean seconds of `engine`'s transaction strategy at N = `rows` (SQLite's own settings), or nan."""
+    if df.empty:
+        return math.nan
+    d = default_settings(df)
+    d = d[(d["engine"] == engine) & (d["strategy"] == "transaction") & (d["rows"] == rows)
+          & ~d["params"].astype(str).str.contains("aa=twin") & d["mean_s"].notna()]
+    return float(d["mean_s"].iloc[0]) if len(d) else math.nan
+
+
 def at_n(row: pd.Series, label: str) -> str:
     """The N a row's gain was compared at (a column, or the table's one N kept out of view)."""
     for key in (label + " at N", "_" + label + " at N"):
@@ -293,10 +336,11 @@ def gain_takeaway(gain: pd.DataFrame) -> str:
             f"{ratio_text(r['_transaction gain'])} as many rows per second as autocommit")
 
 
-def abstract(gain: pd.DataFrame, substitute: str = "", basis: str = "") -> str:
+def abstract(gain: pd.DataFrame, substitute: str = "", basis: str = "", spread: str = "") -> str:
     """The abstract's E4 sentence: what one transaction buys sqlite3 (as `gain_takeaway`), in words;
     with `substitute` (`sync_substitute`: the files lived on a virtual disk or in memory), what the gain
-    is made of and why it is the host's as much as SQLite's."""
+    is made of and why it is the host's as much as SQLite's; `spread`: what its interval holds beyond one
+    run (`spread_of`)."""
     from harness.studies.findings import plain_name
 
     r = headline_gain(gain)
@@ -305,6 +349,7 @@ def abstract(gain: pd.DataFrame, substitute: str = "", basis: str = "") -> str:
     who = plain_name(f"{r['engine']}@{r['runtime']}")
     text = (f"Inserting {at_n(r, 'transaction gain')} rows in one transaction, {who} inserts "
             f"{ratio_text(r['_transaction gain'])} as many rows per second as in autocommit (99% CI"
+            + (f" {spread}" if spread else "")
             + (f"; {basis[:-1]}" if basis else "") + ").")
     if substitute:
         text += (" The gain is what a commit per row costs (journal writes and a sync), and the database files "
@@ -542,8 +587,8 @@ def storage_text(runs: RunSet) -> str:
     raw = runs.raw_of(PREFIX + "*")
     timed = set(iterations_per_process(raw).index) if len(raw) and "iteration" in raw else set()
     return (f"The embedded engines' database files lived on {'; '.join(parts)}, as each process record says "
-            f"(`storage`, read from /proc/mounts); {records_breakdown(p, timed)}. A run can put them elsewhere "
-            "with `--param datadir=DIR` (e.g. a disk directory under /var/tmp, or /dev/shm for memory).")
+            f"(`storage`, read from /proc/mounts; `--param datadir=DIR` puts them elsewhere); "
+            f"{records_breakdown(p, timed)}.")
 
 
 def records_breakdown(p: pd.DataFrame, timed: set[tuple]) -> str:
@@ -751,12 +796,15 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     excluded = excluded_text(df)
     gain_view = gain[[c for c in gain.columns if not c.startswith("_")]] if len(gain) else gain
 
+    spread_runs = runspread.with_spread(runs)  # the abstract's gain carries the run-to-run spread
+
     def blocks(paper_path: Path) -> dict[str, str]:
         figs = [figure_link(f"E4 {w} against N per strategy (both axes log scale), 99% CI ({method}){says}", f, paper_path)
                 for w, f, says in (("time", time_fig, time_takeaway(df)), ("inserts/s", rate_fig, gain_takeaway(gain)))
                 if f is not None]
         return {
-            "abstract-e4": abstract(gain, substitute, headline_basis(gain, df)),
+            "abstract-e4": abstract(gains(spread_runs, df), substitute, headline_basis(gain, df),
+                                    spread_of(spread_runs)),
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
             + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}; bounds are N divided by the "
               "time bounds), SQLite's own journal_mode and synchronous.\n\n" + coverage + "\n\n" + excluded,

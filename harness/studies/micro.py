@@ -15,7 +15,7 @@ from harness.analysis import wording
 from harness.analysis.figures.crossings import plot_ratio_vs_crossings
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
-from harness.studies import findings, seeds
+from harness.studies import findings, runspread, seeds
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, left_out_sentence
 
 PREFIX = "micro."
@@ -45,7 +45,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "(1.5 GiB, 8.7 million rows, which we read as about SF 1).",
                "e2-table": table_md, "e2-claim": claim, "e2-findings": found,
                "e2-left-out": left_out_sentence(summary, PREFIX) or "No cell was left out of this run.",
-               "abstract-e2": abstract(runs, claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
+               "abstract-e2": abstract(runspread.with_spread(runs), claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
         if fig is not None:
             out["e2-figure"] = figure_link(f"E2: time relative to {findings.plain_name(baseline)} against crossings, one point per "
                                            "benchmark and "
@@ -287,12 +287,24 @@ def warmup_flag(runs: RunSet, only: set, lo: float, hi: float) -> str:
     return f" (†: counting {other}, {wording.interval(a, alo, ahi)})"
 
 
+def both_ways(runs: RunSet) -> str:
+    """` Per benchmark it goes both ways: ...` when the family's geometric mean pools benchmarks on which the
+    faster runtime is faster and others on which it is slower (each by its own interval), "" otherwise."""
+    n = findings.count_verdicts(runs, PREFIX, FAST, SLOW)
+    if not (n["faster"] and n["slower"]):
+        return ""
+    who = findings.runtime_words(FAST.partition("@")[2])
+    return (f" Per benchmark it goes both ways: {who} is faster on {n['faster']}, slower on {n['slower']}"
+            + (f" and cannot be told apart on {n['same']}" if n["same"] else "") + " (Appendix B.2).")
+
+
 def abstract(runs: RunSet, claim) -> str:
     """The abstract's E2 sentence: the family's geometric mean (the rank correlation with crossings is
     a contrast, not a finding of the seed's claim, and stays in Section 4)."""
     s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks both ran", plain=True).strip()
     if not s:
         return "_No E2 cells in these runs._"
+    s += both_ways(runs)
     every = findings.common_cells(runs, PREFIX, findings.family_specs(runs, PREFIX))
     both = findings.common_cells(runs, PREFIX, [FAST, SLOW])
     if every and every != both:

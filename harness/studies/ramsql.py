@@ -451,8 +451,7 @@ def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
         text += ("; both ran on this host, so any gap is the harnesses', not the host's (Appendix B.7). E6's ratios "
                  "are the worker's." if same else
                  "; reading both harnesses finds no cause but the host (Appendix B.7), so E6's ratios are the worker's.")
-    return text + (" Appendix B.7 has every cell both ways, the ratios, the seed's numbers beside ours and "
-                   "benchstat's table remade.")
+    return text + " Appendix B.7 has every cell both ways and benchstat's table remade."
 
 
 def harness_difference(runs: RunSet) -> str:
@@ -508,6 +507,23 @@ def engine_ratios(runs: RunSet, num: str = RAMSQL, den: str = SQLITE) -> pd.Data
             est, lo, hi = combine_log_ratios([(boots[keys[num]], boots[keys[den]])], runs.confidence)
             rows.append({"benchmark": bench, "ratio": est, "low": lo, "high": hi})
     return pd.DataFrame(rows, columns=["benchmark", "ratio", "low", "high"])
+
+
+def gap_ratio(runs: RunSet, bench: str, other: str, num: str = RAMSQL, den: str = SQLITE) -> tuple[float, float, float]:
+    """How `num`'s gap to `den` on `bench` compares with its gap on `other`: (num/den on bench) / (num/den on
+    other), with its interval (t on the log scale over the four cells' variances), nan where a cell is missing.
+    (a/b) / (c/d) is the square of the geometric mean of a/b and d/c, so `combine_log_ratios` gives it."""
+    boots = runs.boots()
+    s = runs.summary
+    ok = s[(s["status"] == "ok") & s["benchmark"].isin((bench, other)) & s["engine"].isin((num, den))]
+    keys = {(r.benchmark, r.engine): (r.benchmark, r.params, r.engine, r.runtime) for r in ok.itertuples(index=False)
+            if "aa=twin" not in str(r.params)}
+    need = [(bench, num), (bench, den), (other, num), (other, den)]
+    if not all(k in keys and keys[k] in boots for k in need):
+        return math.nan, math.nan, math.nan
+    a, b, c, d = (boots[keys[k]] for k in need)
+    est, lo, hi = combine_log_ratios([(a, b), (d, c)], runs.confidence)
+    return est ** 2, lo ** 2, hi ** 2
 
 
 def _ratio_str(r: float, lo: float, hi: float) -> str:
@@ -732,8 +748,9 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
 def abstract(runs: RunSet) -> str:
     """The abstract's E6 sentence: RamSQL against SQLite on the seed's headline query, fixed so that
     both engines read the same rows."""
-    from harness.studies import findings
+    from harness.studies import findings, runspread
 
+    runs = runspread.with_spread(runs)  # the reader's first number carries the run-to-run spread
     s = findings.compare(runs, "ramsql.select_10k_fixed", f"{RAMSQL}@go", f"{SQLITE}@go",
                          "on the seed's range select over 10,000 rows, fixed so that both read the same rows",
                          plain=True)
@@ -741,9 +758,8 @@ def abstract(runs: RunSet) -> str:
         return "_No E6 comparison in these runs._"
     gt = gotest_ratios(runs, "ramsql.select_10k_fixed")
     if gt:
-        s = s.rstrip(".") + (f"), by our worker; `go test -bench`, run {gotest_where(runs) or 'on another host'}, gives "
+        s = s.rstrip(".") + (f", by our worker; `go test -bench`, run {gotest_where(runs) or 'on another host'}, gives "
                              + " and ".join(_ratio_str(r, lo, hi) for _, r, lo, hi in gt) + ".")
-        s = s.replace(" (99% CI)), by our worker", " (99% CI), by our worker")
     return s
 
 

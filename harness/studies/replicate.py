@@ -17,133 +17,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from harness.analysis.runset import RunSet, manifest_of
 from harness.fsutil import PROJECT_ROOT
-
-#: the cell a within-run ratio is taken against, first found in the same run at the same benchmark and
-#: params: the studies' baseline, then the seed's own pair where a run has no sqlite3 on CPython (E3h's
-#: SQLite from PyPy, E6's pure-Go SQLite, E5's HDBC-sqlite3 built -O0 in its Haskell-only steps)
-REFERENCE_CELLS = (("sqlite/sqlite3", "cpython"), ("sqlite/sqlite3", "pypy"), ("sqlite/glebarez", "go"),
-                   ("sqlite/hdbc", "haskell-O0"))
-#: moves columns: the study, the cell (or ratio) and what is compared, the log move, its variance from the
-#: two runs' intervals, the t quantile for its Welch degrees of freedom, and whether it moved beyond
-MOVE_COLUMNS = ["study", "kind", "benchmark", "params", "engine", "runtime", "first", "second", "log_move",
-                "var", "t", "beyond"]
-
-
-@dataclass(frozen=True)
-class Pair:
-    """A replicated study: its installed runs and its replicate's."""
-
-    study: str
-    runs: tuple[Path, ...]
-    replicates: tuple[Path, ...]
-    root: Path = PROJECT_ROOT  # the checkout whose git history tells the two commits' code apart
-
-
-def pairs(root: Path = PROJECT_ROOT) -> list[Pair]:
-    """The studies with a replicate installed (`data/reference*-replicate/`), in campaign order, each with
-    the runs it replicates (those of the study in its own folder)."""
-    from harness.analysis.campaign import replicated
-
-    return [Pair(study, runs, reps, root) for study, runs, reps in replicated(root)]
-
-
-def runs_like(run_dirs: Iterable[Path], like: RunSet) -> RunSet:
-    """A RunSet of `run_dirs` with the statistical options of `like` (the paper's)."""
-    return RunSet(list(run_dirs), method=like.method, confidence=like.confidence, resamples=like.resamples,
-                  seed=like.seed, steady_state=like.steady_state, keep_contaminated=like.keep_contaminated,
-                  aa_twins=like.aa_twins)
-
-
-def ok_cells(run_dirs: Iterable[Path], like: RunSet) -> dict[tuple, tuple[object, str]]:
-    """Each cell whose status is ok (a wrong answer or failure is no number), A/A twins left out, with its
-    reduction (`CellBoot`) and its run's name, read run by run (a study's steps are runs of their own, and a
-    within-run ratio stays inside one); cells with no valid interval left out."""
-    out: dict[tuple, tuple[object, str]] = {}
-    for d in run_dirs:
-        runs = runs_like([d], like)
-        summary = runs.summary
-        ok = summary[summary["status"] == "ok"]
-        keys = [k for k in ok[["benchmark", "params", "engine", "runtime"]].itertuples(index=False, name=None)
-                if "aa=twin" not in str(k[1])]
-        for k, b in runs.boots(keys).items():
-            if b.mean > 0 and math.isfinite(b.log_var) and b.log_var > 0 and math.isfinite(b.df) and b.df > 0:
-                out[k] = (b, Path(d).name)
-    return out
-
-
-def _reference_of(key: tuple, cells: dict[tuple, tuple[object, str]]) -> tuple | None:
-    """The first of `REFERENCE_CELLS` measured in the same run at `key`'s benchmark and params (runtimes are
-    named with their version, `cpython-3.11.7`: matched by family, as a baseline is), other than `key`."""
-    from harness.analysis.stats import is_baseline
-
-    bench, params = key[0], key[1]
-    same = [k for k in cells if k[0] == bench and k[1] == params and k != key and cells[k][1] == cells[key][1]]
-    for ref_engine, ref_runtime in REFERENCE_CELLS:
-        found = sorted(k for k in same if is_baseline(k[2], k[3], f"{ref_engine}@{ref_runtime}"))
-        if found:
-            return found[0]
-    return None
-
-
-def _welch_t(parts: list, confidence: float) -> float:
-    """The two-sided t quantile for a sum of independent log variances with their degrees of freedom."""
-    var = sum(b.log_var for b in parts)
-    df = var ** 2 / sum(b.log_var ** 2 / b.df for b in parts)
-    return float(sps.t.ppf(0.5 + confidence / 2, df))
-
-
-def moves(study: str, first: dict[tuple, tuple[object, str]], second: dict[tuple, tuple[object, str]],
-          confidence: float = 0.99) -> pd.DataFrame:
-    """Per cell both runs measured validly (`ok_cells` of each): how far its mean moved (log second / first),
-    and per cell with a reference cell in its run (`REFERENCE_CELLS`) in both, how far that within-run ratio
-    moved; each with the variance its two runs' intervals give it and whether it moved beyond them at
-    `confidence`."""
-    rows = []
-    for key in sorted(set(first) & set(second)):
-        a, b = first[key][0], second[key][0]
-        rows.append(_row(study, "mean", key, a.mean, b.mean, [a, b], confidence))
-        ref_a, ref_b = _reference_of(key, first), _reference_of(key, second)
-        if ref_a is not None and ref_a == ref_b:  # the same reference cell (engine, runtime) in both runs
-            ra, rb = first[ref_a][0], second[ref_b][0]
-            rows.append(_row(study, "ratio", key, a.mean / ra.mean, b.mean / rb.mean, [a, ra, b, rb], confidence))
-    return pd.DataFrame(rows, columns=MOVE_COLUMNS)
-
-
-def _row(study: str, kind: str, key: tuple, x: float, y: float, parts: list, confidence: float) -> dict:
-    d = math.log(y / x)
-    var = sum(p.log_var for p in parts)
-    t = _welch_t(parts, confidence)
-    return dict(zip(MOVE_COLUMNS, (study, kind, *key, x, y, d, var, t, abs(d) > t * math.sqrt(var))))
-
-
-def between_run_variance(log_moves: Iterable[float], variances: Iterable[float]) -> float:
-    """tau^2, the variance one run adds to a log mean (or log ratio), from K moves between two runs:
-    each move d_k has variance v_k + 2 tau^2 (v_k from the two runs' intervals, tau^2 for each run), its
-    expectation zero. DerSimonian and Laird's moment estimator with the mean fixed at zero:
-    Q = sum w_k d_k^2 with w_k = 1/v_k has expectation K + 2 tau^2 sum w_k, so
-    tau^2 = max(0, (Q - K) / (2 sum w_k)). nan with no move."""
-    d = np.asarray(list(log_moves), dtype=float)
-    v = np.asarray(list(variances), dtype=float)
-    if d.size == 0:
-        return math.nan
-    w = 1.0 / v
-    q = float(np.sum(w * d * d))
-    return max(0.0, (q - d.size) / (2.0 * float(np.sum(w))))
-
-
-def widening(variances: Iterable[float], tau2: float) -> np.ndarray:
-    """By what factor each one-run interval (log variance v) widens with tau^2 added: sqrt(1 + tau^2 / v)."""
-    v = np.asarray(list(variances), dtype=float)
-    return np.sqrt(1.0 + tau2 / v)
-
+from harness.studies.runspread import (  # noqa: F401 - the moves and the spread, read by this module's users too
+    MOVE_COLUMNS, REFERENCE_CELLS, Pair, Widened, all_moves, between_run_variance, moves, moves_of, ok_cells, pairs,
+    runs_like, tau2_by_family, widening, with_spread)
 
 @dataclass(frozen=True)
 class Spread:
@@ -246,13 +128,6 @@ def sitting(pair: Pair) -> str:
     c1, c2 = _commit(first), _commit(second)
     code = f"at commit {c2} (the run: {c1}; {_code_said(code_changes(pair))})" if c1 != c2 else f"at commit {c1}"
     return f"{pair.study}: {when}, {host}, {code}".replace(", ,", ",")
-
-
-def all_moves(found: list[Pair], like: RunSet) -> pd.DataFrame:
-    """`moves` of every replicated study."""
-    frames = [moves(p.study, ok_cells(p.runs, like), ok_cells(p.replicates, like), like.confidence) for p in found]
-    frames = [f for f in frames if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=MOVE_COLUMNS)
 
 
 def spreads(m: pd.DataFrame, found: list[Pair]) -> list[Spread]:
@@ -449,10 +324,12 @@ def abstract_sentence(rows: list[Spread], found: list[Pair], where: str = "Secti
         return f" and {sum(s.beyond for s in m)} of {sum(s.n for s in m)} cell means" if m else ""
 
     parts = [f"{sum(s.beyond for s in g)} of {sum(s.n for s in g)}" + (" within-run ratios" if i == 0 else "")
-             + means(g) + (" more than they allow" if i == 0 else "")
+             + means(g) + (" more than one run's intervals allow" if i == 0 else "")
              + (" on the same machine" if not other else " on the other" + (" machine" if i == 0 else ""))
              for i, (other, g) in enumerate(groups)]
-    return f"The intervals cover one run; a second moved {', '.join(parts)} ({where})."
+    added = any(s.kind == "ratio" and s.tau > 0 for s in rows)  # `with_spread` widened the headline's interval
+    return (f"A second run moved {', '.join(parts)}"
+            + ("; the headline's interval adds that run-to-run spread" if added else "") + f" ({where}).")
 
 
 def _names(items: list[str]) -> str:
@@ -490,24 +367,8 @@ def between(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT) -> Between 
 
     if not committed_reference(runs, root):
         return None
-    found = pairs(root)
-    return Between(found, all_moves(found, runs), verdicts_again(runs, verdicts, found) if found else None)
-
-
-def tau2_by_family(m: pd.DataFrame) -> dict[str, float]:
-    """Each benchmark family's between-run variance of a within-run log ratio: the tau^2 of the replicated
-    study whose ratios hold it (the largest where several do, as E3 and E3h both hold TPC-H); a family no
-    replicate measured is absent."""
-    from harness.studies.runfacts import family
-
-    out: dict[str, float] = {}
-    ratios = m[m["kind"] == "ratio"] if len(m) else m
-    for _, rows in (ratios.groupby("study") if len(ratios) else []):
-        t2 = between_run_variance(rows["log_move"], rows["var"])
-        if math.isfinite(t2):
-            for f in {family(b) for b in rows["benchmark"]}:
-                out[f] = max(out.get(f, 0.0), t2)
-    return out
+    found, m = moves_of(runs, root)
+    return Between(found, m, verdicts_again(runs, verdicts, found) if found else None)
 
 
 def blocks(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT, where: str = "",

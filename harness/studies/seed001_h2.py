@@ -156,7 +156,7 @@ def directions(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None,
     wside = ("" if whole is None or whole["low"] != whole["low"] else
              "above" if whole["low"] > ts else "below" if whole["high"] < ts else "level with")
     if wside and wside != tside:  # the direction depends on which iterations count: none is drawn
-        return (f"Over TPC-H, whether the gap between H2 and SQLite moved from the seed's depends on how iterations "
+        return (f"Over TPC-H, whether our gap between H2 and SQLite lies above or below the seed's depends on how iterations "
                 f"count: at a steady state ours is {tside} the seed's ({t['ratio']:.2f}x [{t['low']:.2f}, "
                 f"{t['high']:.2f}] against {ts:.2f}x), counted every iteration, as the seed counted, {wside} it "
                 f"({whole['ratio']:.2f}x [{whole['low']:.2f}, {whole['high']:.2f}]), and E3's short processes gave "
@@ -164,8 +164,11 @@ def directions(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None,
                 f"we draw no direction from it. Over the micro-benchmarks ours is {mside} the seed's "
                 f"({m['ratio']:.2f}x [{m['low']:.2f}, {m['high']:.2f}] against {ms:.2f}x), from E2's short processes.")
     opposite = {tside, mside} == {"above", "below"}
-    head = ("The gap between H2 and SQLite moved in opposite directions from the seed's" if opposite
-            else "The gap between H2 and SQLite moved from the seed's")
+    # the seed's number is another machine's, H2 release's and scale factor's: context, never a measured change
+    head = ("Beside the seed's numbers (another machine, H2 release and scale factor: context, not a measured "
+            "change), our gap between H2 and SQLite lies on opposite sides of them" if opposite
+            else "Beside the seed's numbers (another machine, H2 release and scale factor: context, not a measured "
+                 "change)")
     where = " at a steady state (below; the seed's counts every iteration)" if short is not None else ""
     if wside:  # the like-for-like reading first: every iteration counted, as the seed counted
         tpart = (f"over TPC-H, every iteration counted as the seed counted, ours is {wside} the seed's "

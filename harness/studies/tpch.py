@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness.analysis.figures.family import plot_family
 from harness.analysis.runset import RunSet
-from harness.studies import findings, seed001_h2
+from harness.studies import findings, runspread, seed001_h2
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link
 
 PREFIX = "tpch."
@@ -27,7 +27,7 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
 
     def blocks(paper_path: Path | str) -> dict[str, str]:
         out = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),
-               "abstract-e3": abstract(runs), "conclusion-e3": conclusion(runs)}
+               "abstract-e3": abstract(runspread.with_spread(runs)), "conclusion-e3": conclusion(runs)}
         out["e3-figure"] = (figure_link(f"E3, TPC-H (time ratios, log scale): {figure_takeaway(table, baseline)}", fig, paper_path)
                             if fig is not None else "_No TPC-H figure: no comparable cells in these runs._")
         return out

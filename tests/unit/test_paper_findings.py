@@ -401,3 +401,16 @@ def test_a_finding_whose_direction_warm_up_changes_carries_the_dagger():
     assert "faster" in text and "†: counting every iteration, 1.71 [" in text and text.endswith("times slower.")
     same = findings.compare(Runs(steady, steady), "bindings.select_fold", "sqlite/sqlite3@pypy", "sqlite/sqlite3@cpython")
     assert "†" not in same
+
+
+def test_a_geometric_mean_over_benchmarks_that_go_both_ways_says_so(monkeypatch):
+    """E2's geometric mean of PyPy / CPython pools benchmarks on which PyPy is faster with others on which it
+    is slower: the sentence counts each side (by each benchmark's own interval), and says nothing when all go
+    one way."""
+    from harness.studies import micro
+
+    monkeypatch.setattr(findings, "count_verdicts", lambda *a: {"faster": 2, "slower": 1, "same": 3, "unknown": 0})
+    assert micro.both_ways(None) == (" Per benchmark it goes both ways: PyPy is faster on 2, slower on 1 and cannot "
+                                     "be told apart on 3 (Appendix B.2).")
+    monkeypatch.setattr(findings, "count_verdicts", lambda *a: {"faster": 2, "slower": 0, "same": 4, "unknown": 0})
+    assert micro.both_ways(None) == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from harness.analysis.stats import CellBoot
@@ -138,18 +139,61 @@ def test_the_summary_names_the_verdicts_that_change_on_the_replicate():
 
 def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypatch):
     same = rp.Spread("E5", "ratio", 100, 0, 2.0, 30.0, 0.0, 1.0)
-    assert rp.abstract_sentence([same], []) == ("The intervals cover one run; a second moved 0 of 100 within-run "
-                                                "ratios more than they allow on the same machine (Section 2.5).")
+    assert rp.abstract_sentence([same], []) == ("A second run moved 0 of 100 within-run ratios more than one run's "
+                                                "intervals allow on the same machine (Section 2.5).")
     assert "Section 1.1 says what they leave out" in rp.abstract_sentence([], [])
     other = rp.Spread("E1", "ratio", 40, 30, 30.0, 115.0, 28.0, 5.8)
     monkeypatch.setattr(rp, "_other_machine", lambda pair: pair.study == "E1")  # the hosts of these fake runs
     assert rp.abstract_sentence([same, other], [rp.Pair("E1", (), ())]).endswith(
-        "0 of 100 within-run ratios more than they allow on the same machine, 30 of 40 on the other (Section 2.5).")
+        "0 of 100 within-run ratios more than one run's intervals allow on the same machine, 30 of 40 on the other; "
+        "the headline's interval adds that run-to-run spread (Section 2.5).")
     # the cell means, which a sitting's common shift moves too, beside the ratios of the same studies
     means = rp.Spread("E5", "mean", 120, 40, 9.0, 50.0, 12.0, 3.0)
     assert rp.abstract_sentence([same, means], []) == (
-        "The intervals cover one run; a second moved 0 of 100 within-run ratios and 40 of 120 cell means more than "
-        "they allow on the same machine (Section 2.5).")
+        "A second run moved 0 of 100 within-run ratios and 40 of 120 cell means more than one run's intervals allow "
+        "on the same machine (Section 2.5).")  # no ratio moved between runs: the headline adds nothing, says nothing
+
+
+class _Cells:
+    """A run set of fixed cell reductions, both choices of iterations (what `with_spread` widens)."""
+
+    confidence = 0.99
+
+    def __init__(self, boots, alt):
+        self._b, self._a = boots, alt
+
+    def boots(self, keys=None):
+        return {k: b for k, b in self._b.items() if keys is None or k in set(keys)}
+
+    def alt_boots(self, keys=None):
+        return {k: b for k, b in self._a.items() if keys is None or k in set(keys)}
+
+
+def test_with_spread_widens_both_choices_of_iterations_and_the_findings_say_so(monkeypatch):
+    """The headline findings' run set: every cell of a replicated family gains tau^2 / 2 in either choice of
+    iterations, a ratio's sentence says its interval holds the run-to-run spread, and where no replicate
+    measured a spread the run set is returned as it is (its sentences unchanged)."""
+    from harness.analysis.stats import CellBoot
+    from harness.studies import findings, runspread
+
+    a, b = ("bindings.x", "", "sqlite/native-c", "c"), ("bindings.x", "", "sqlite/sqlite3", "cpython-3.11")
+    runs = _Cells({a: CellBoot(1.0, 20, 1e-3, 19.0), b: CellBoot(4.0, 20, 1e-3, 19.0)},
+                  {a: CellBoot(1.2, 20, 2e-3, 19.0), b: CellBoot(4.0, 20, 2e-3, 19.0)})
+    moves = pd.DataFrame({"study": ["E1"] * 4, "kind": ["ratio"] * 4, "benchmark": ["bindings.x"] * 4,
+                          "log_move": [0.2, -0.2, 0.25, -0.25], "var": [1e-3] * 4})
+    tau2 = rp.tau2_by_family(moves)
+    assert tau2["bindings"] > 0
+    monkeypatch.setattr(runspread, "moves_of", lambda r, root=None: ([], moves))
+    wide = runspread.with_spread(runs)
+    assert isinstance(wide, rp.Widened)
+    assert wide.boots([a])[a].log_var == pytest.approx(1e-3 + tau2["bindings"] / 2)
+    assert wide.alt_boots([a])[a].log_var == pytest.approx(2e-3 + tau2["bindings"] / 2)
+    assert findings.spread_of(wide) == "with the run-to-run spread" and findings.spread_of(runs) == ""
+    narrow = findings.ratio_sentence("A", "B", 0.25, 0.2, 0.3)
+    said = findings.ratio_sentence("A", "B", 0.25, 0.15, 0.4, spread=findings.spread_of(wide))
+    assert narrow.endswith("(99% CI).") and said.endswith("(99% CI with the run-to-run spread).")
+    monkeypatch.setattr(runspread, "moves_of", lambda r, root=None: ([], moves.assign(log_move=0.0)))
+    assert runspread.with_spread(runs) is runs  # no spread measured: one run's intervals, said as such
 
 
 def _git(repo, *args):

@@ -3,6 +3,7 @@ verdict follows its intervals, and the table has one vocabulary."""
 import math
 
 import pandas as pd
+import pytest
 
 from harness.studies import app
 from harness.studies import seedclaims as sc
@@ -300,6 +301,22 @@ def test_the_scrypt_claim_reads_hashed_over_unhashed_insertion_against_the_vast_
     assert none.word == v.UNTESTABLE and "hash=on" in none.why
 
 
+def test_the_scrypt_verdict_says_down_to_which_cost_it_holds():
+    """The hash's part of a hashed / unhashed ratio scales with scrypt's N: 41x at our 2^14 is 1 + 40/8 = 6x
+    at 2^11 (still above 5x) and 3.5x at 2^10 (below: refuted), so the verdict holds down to 2^11."""
+    assert app.at_cost((41.0, 33.0, 49.0), 1 / 8) == (6.0, 5.0, 7.0)
+    cells = _hashed_cells()
+    ratio = _ratio({(2, 0): (400.0, 300.0, 500.0), (3, 1): (41.0, 37.0, 45.0)})
+    setting = app.our_setting(cells)
+    verdict = app.on_stack(app.claim_scrypt, cells, ratio, setting)["verdict"]
+    assert verdict.word == v.SUPPORTED
+    text = sc.scrypt_cost_text(cells, ratio, setting, verdict)
+    assert "stays supported down to N = 2^11 and is refuted at 2^10" in text
+    cheap = app.claim_scrypt(cells, ratio, cost=2.0 ** -4)
+    assert cheap["verdict"].word == v.REFUTED  # 1 + 36/16 = 3.25x at most in the second cell
+    assert sc.scrypt_cost_text(cells, ratio, setting, v.untestable("no cell")) == ""
+
+
 def test_ramsql_the_fixed_code_decides_and_the_seeds_own_code_is_shown_beside_it():
     rows = {("ramsql.select_10k_fixed", "ramsql/go"): 29.0, ("ramsql.select_10k_fixed", "sqlite/glebarez"): 29.0,
             ("ramsql.select_10k", "ramsql/go"): 29.0, ("ramsql.select_10k", "sqlite/glebarez"): 0.0}
@@ -392,6 +409,46 @@ def test_prepared_inserts_are_read_from_the_c_workers_exec_and_prepared_cells_at
     assert "August 2010" in claim.cite and sc.seed003_versions(None).cite == sc.CITE["003"]
     rows, _ = sc._rows_and_notes([claim])
     assert rows[2].startswith(f"| {sc.CITE_003_BULK} | Prepared statements")
+
+
+def test_prepared_inserts_leave_out_the_n_where_one_synced_commit_is_most_of_a_transaction(tmp_path):
+    """A commit of 5 ms (autocommit 10 rows: 10 x (0.1 + 5) ms, one transaction: 10 x 0.1 + 5 ms) is 83% of a
+    transaction at N = 10 and 5% at N = 1,000: N = 10 is left out, saying why, and counted again on request;
+    the rule reads the commit off the cells, so a cheap commit leaves every N in."""
+    from harness import store
+    from harness.analysis import simdata
+    from harness.analysis.runset import RunSet
+
+    def run(commit_s: float, where):
+        parts = []
+        row = 1e-4
+        plan = [("inserts.autocommit", 10, 10 * (row + commit_s)), ("inserts.transaction", 10, 10 * row + commit_s),
+                ("inserts.prepared", 10, 10 * row + commit_s), ("inserts.transaction", 1000, 1000 * row + commit_s),
+                ("inserts.prepared", 1000, 500 * row + commit_s)]
+        for k, (bench, rows, mean) in enumerate(plan):
+            parts.append(simdata.simulate_run(benchmarks=[bench], engines=("sqlite/native-c",), processes=6,
+                                              iterations=8, seed=k, params=f"rows={rows}", runtime="c-gcc12.2.0",
+                                              true_means={(bench, "sqlite/native-c"): mean}))
+        df = pd.concat(parts, ignore_index=True)
+        df["seq"] = range(len(df))
+        where.mkdir()
+        return RunSet([store.write_imported_run(where, df, {"source": "test"})], resamples=200)
+
+    slow = run(5e-3, tmp_path / "slow")
+    assert set(sc.commit_bound(slow, [10, 1000])) == {10}
+    assert sc.commit_bound(slow, [10])[10] == pytest.approx(0.83, abs=0.08)
+    claim = sc.seed003_prepared(slow)
+    assert [label for label, *_ in claim.cells] == ["N = 1,000"] and claim.verdict.word == v.SUPPORTED
+    assert "N = 10 (" in claim.ours and "left out: one synced commit is" in claim.ours
+    every = sc.seed003_prepared(slow, commit_bound_too=True)
+    assert [label for label, *_ in every.cells] == ["N = 10", "N = 1,000"]
+    assert every.verdict.word != v.SUPPORTED  # at N = 10 both sides are mostly the same commit
+    # the rule is stated with the others, with its limit and when it came
+    rules = v.rules_text()
+    assert f"at most {v.COMMIT_SHARE:.0%} of a transaction's time" in rules and "adopted after the replicate" in rules
+    cheap = run(1e-6, tmp_path / "cheap")
+    assert sc.commit_bound(cheap, [10, 1000]) == {}
+    assert "left out" not in sc.seed003_prepared(cheap).ours
 
 
 def test_a_long_reading_keeps_its_first_clause_in_the_table_and_goes_in_full_to_a_note():
@@ -627,3 +684,31 @@ def test_the_e5_abstract_gives_ghc_O_over_the_claims_own_cells():
     text = app.abstract(cells, Ratio(), [])
     assert seen[0] == ["app.insert_item", "app.query_user"]
     assert "over the claim's 2 cells of AcidState and HDBC-SQLite" in text
+
+
+def test_the_hashmap_select_read_against_ramsqls_own_btree_select(tmp_path):
+    """RamSQL 4x SQLite on the point query and 20x on the range select: the gap ratio is 0.2 with an interval
+    below 1 (supported); with the same gap on both, the interval straddles 1 (inconclusive); no cells: untestable."""
+    from harness import store
+    from harness.analysis import simdata
+    from harness.analysis.runset import RunSet
+    from harness.studies import ramsql
+
+    def run(btree_gap: float, where):
+        means = {("ramsql.select_key", ramsql.RAMSQL): 4e-5, ("ramsql.select_key", ramsql.SQLITE): 1e-5,
+                 ("ramsql.select_10k_fixed", ramsql.RAMSQL): btree_gap * 1e-5,
+                 ("ramsql.select_10k_fixed", ramsql.SQLITE): 1e-5}
+        df = simdata.simulate_run(benchmarks=["ramsql.select_key", "ramsql.select_10k_fixed"],
+                                  engines=(ramsql.RAMSQL, ramsql.SQLITE), processes=8, iterations=10, seed=3,
+                                  runtime="go1.19", true_means=means)
+        where.mkdir()
+        return RunSet([store.write_imported_run(where, df, {"source": "test"})], resamples=200)
+
+    apart = run(20.0, tmp_path / "apart")
+    r = ramsql.gap_ratio(apart, "ramsql.select_key", "ramsql.select_10k_fixed")
+    assert r[0] == pytest.approx(0.2, rel=0.15) and r[2] < 1
+    claim = sc.seed004_hashmap_vs_btree(apart)
+    assert claim.verdict.word == v.SUPPORTED and claim.seed_number == "0.0651x"  # the seed's 3.55x / 54.6x
+    alike = sc.seed004_hashmap_vs_btree(run(4.0, tmp_path / "alike"))
+    assert alike.verdict.word == v.INCONCLUSIVE
+    assert sc.seed004_hashmap_vs_btree(None).verdict.word == v.UNTESTABLE

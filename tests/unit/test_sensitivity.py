@@ -217,3 +217,17 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     assert "on a replicate" not in sc.abstract_sentence(items)  # no replicate: not said
     # no between-run component measured: no widened reading
     assert all(not r.readings for r in sens.rows(_Boots({}), items, {"app": 0.0}))
+
+
+def test_the_widened_reading_shows_each_cells_widened_interval_and_marks_a_word_that_moved():
+    cells = (("N = 1,000", (3.0, 2.2, 4.0), v.Verdict(v.SUPPORTED)),
+             ("N = 100,000", (5.9, 4.7, 7.4), v.Verdict(v.SUPPORTED)))
+    wide = (("N = 1,000", (3.0, 0.9, 9.0), v.Verdict(v.INCONCLUSIVE)),
+            ("N = 100,000", (5.9, 4.1, 8.4), v.Verdict(v.SUPPORTED)))
+    base = sc.Claim("003", "q", "", "", v.Verdict(v.SUPPORTED), "k", cells)
+    alt = sc.Claim("003", "q", "", "", v.Verdict(v.INCONCLUSIVE), "k", wide)
+    assert sens.widened_changes(base, alt) == ("N = 1,000 3.00x [0.900, 9.00] supported → inconclusive; "
+                                               "N = 100,000 5.90x [4.10, 8.40] supported; "
+                                               "cells: 1 supported, 1 inconclusive")
+    plain = sc.Claim("004", "q", "", "RamSQL / SQLite: 21.5x [14.9, 31.0]", v.Verdict(v.SUPPORTED), "k")
+    assert sens.widened_changes(plain, plain) == "RamSQL / SQLite: 21.5x [14.9, 31.0]"

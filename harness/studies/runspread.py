@@ -1,0 +1,220 @@
+"""The run-to-run spread: how far each cell's mean and each within-run ratio moved between a study's run and
+its replicate (the study run again in another sitting), the between-run component tau^2 that one run's intervals
+leave out, and a run set whose intervals carry it (`Widened`, `with_spread`) for the findings a reader meets first.
+
+Why a module of its own: the studies read the spread for their headline sentences, while `replicate.py`, which
+reports the replicates, also decides the seeds' verdicts again on them and so reads every study.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from harness.analysis.runset import RunSet
+from harness.fsutil import PROJECT_ROOT
+
+#: the cell a within-run ratio is taken against, first found in the same run at the same benchmark and
+#: params: the studies' baseline, then the seed's own pair where a run has no sqlite3 on CPython (E3h's
+#: SQLite from PyPy, E6's pure-Go SQLite, E5's HDBC-sqlite3 built -O0 in its Haskell-only steps)
+REFERENCE_CELLS = (("sqlite/sqlite3", "cpython"), ("sqlite/sqlite3", "pypy"), ("sqlite/glebarez", "go"),
+                   ("sqlite/hdbc", "haskell-O0"))
+#: moves columns: the study, the cell (or ratio) and what is compared, the log move, its variance from the
+#: two runs' intervals, the t quantile for its Welch degrees of freedom, and whether it moved beyond
+MOVE_COLUMNS = ["study", "kind", "benchmark", "params", "engine", "runtime", "first", "second", "log_move",
+                "var", "t", "beyond"]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A replicated study: its installed runs and its replicate's."""
+
+    study: str
+    runs: tuple[Path, ...]
+    replicates: tuple[Path, ...]
+    root: Path = PROJECT_ROOT  # the checkout whose git history tells the two commits' code apart
+
+
+def pairs(root: Path = PROJECT_ROOT) -> list[Pair]:
+    """The studies with a replicate installed (`data/reference*-replicate/`), in campaign order, each with
+    the runs it replicates (those of the study in its own folder)."""
+    from harness.analysis.campaign import replicated
+
+    return [Pair(study, runs, reps, root) for study, runs, reps in replicated(root)]
+
+
+def runs_like(run_dirs: Iterable[Path], like: RunSet) -> RunSet:
+    """A RunSet of `run_dirs` with the statistical options of `like` (the paper's)."""
+    return RunSet(list(run_dirs), method=like.method, confidence=like.confidence, resamples=like.resamples,
+                  seed=like.seed, steady_state=like.steady_state, keep_contaminated=like.keep_contaminated,
+                  aa_twins=like.aa_twins)
+
+
+def ok_cells(run_dirs: Iterable[Path], like: RunSet) -> dict[tuple, tuple[object, str]]:
+    """Each cell whose status is ok (a wrong answer or failure is no number), A/A twins left out, with its
+    reduction (`CellBoot`) and its run's name, read run by run (a study's steps are runs of their own, and a
+    within-run ratio stays inside one); cells with no valid interval left out."""
+    out: dict[tuple, tuple[object, str]] = {}
+    for d in run_dirs:
+        runs = runs_like([d], like)
+        summary = runs.summary
+        ok = summary[summary["status"] == "ok"]
+        keys = [k for k in ok[["benchmark", "params", "engine", "runtime"]].itertuples(index=False, name=None)
+                if "aa=twin" not in str(k[1])]
+        for k, b in runs.boots(keys).items():
+            if b.mean > 0 and math.isfinite(b.log_var) and b.log_var > 0 and math.isfinite(b.df) and b.df > 0:
+                out[k] = (b, Path(d).name)
+    return out
+
+
+def _reference_of(key: tuple, cells: dict[tuple, tuple[object, str]]) -> tuple | None:
+    """The first of `REFERENCE_CELLS` measured in the same run at `key`'s benchmark and params (runtimes are
+    named with their version, `cpython-3.11.7`: matched by family, as a baseline is), other than `key`."""
+    from harness.analysis.stats import is_baseline
+
+    bench, params = key[0], key[1]
+    same = [k for k in cells if k[0] == bench and k[1] == params and k != key and cells[k][1] == cells[key][1]]
+    for ref_engine, ref_runtime in REFERENCE_CELLS:
+        found = sorted(k for k in same if is_baseline(k[2], k[3], f"{ref_engine}@{ref_runtime}"))
+        if found:
+            return found[0]
+    return None
+
+
+def _welch_t(parts: list, confidence: float) -> float:
+    """The two-sided t quantile for a sum of independent log variances with their degrees of freedom."""
+    var = sum(b.log_var for b in parts)
+    df = var ** 2 / sum(b.log_var ** 2 / b.df for b in parts)
+    return float(sps.t.ppf(0.5 + confidence / 2, df))
+
+
+def moves(study: str, first: dict[tuple, tuple[object, str]], second: dict[tuple, tuple[object, str]],
+          confidence: float = 0.99) -> pd.DataFrame:
+    """Per cell both runs measured validly (`ok_cells` of each): how far its mean moved (log second / first),
+    and per cell with a reference cell in its run (`REFERENCE_CELLS`) in both, how far that within-run ratio
+    moved; each with the variance its two runs' intervals give it and whether it moved beyond them at
+    `confidence`."""
+    rows = []
+    for key in sorted(set(first) & set(second)):
+        a, b = first[key][0], second[key][0]
+        rows.append(_row(study, "mean", key, a.mean, b.mean, [a, b], confidence))
+        ref_a, ref_b = _reference_of(key, first), _reference_of(key, second)
+        if ref_a is not None and ref_a == ref_b:  # the same reference cell (engine, runtime) in both runs
+            ra, rb = first[ref_a][0], second[ref_b][0]
+            rows.append(_row(study, "ratio", key, a.mean / ra.mean, b.mean / rb.mean, [a, ra, b, rb], confidence))
+    return pd.DataFrame(rows, columns=MOVE_COLUMNS)
+
+
+def _row(study: str, kind: str, key: tuple, x: float, y: float, parts: list, confidence: float) -> dict:
+    d = math.log(y / x)
+    var = sum(p.log_var for p in parts)
+    t = _welch_t(parts, confidence)
+    return dict(zip(MOVE_COLUMNS, (study, kind, *key, x, y, d, var, t, abs(d) > t * math.sqrt(var))))
+
+
+def between_run_variance(log_moves: Iterable[float], variances: Iterable[float]) -> float:
+    """tau^2, the variance one run adds to a log mean (or log ratio), from K moves between two runs:
+    each move d_k has variance v_k + 2 tau^2 (v_k from the two runs' intervals, tau^2 for each run), its
+    expectation zero. DerSimonian and Laird's moment estimator with the mean fixed at zero:
+    Q = sum w_k d_k^2 with w_k = 1/v_k has expectation K + 2 tau^2 sum w_k, so
+    tau^2 = max(0, (Q - K) / (2 sum w_k)). nan with no move."""
+    d = np.asarray(list(log_moves), dtype=float)
+    v = np.asarray(list(variances), dtype=float)
+    if d.size == 0:
+        return math.nan
+    w = 1.0 / v
+    q = float(np.sum(w * d * d))
+    return max(0.0, (q - d.size) / (2.0 * float(np.sum(w))))
+
+
+def widening(variances: Iterable[float], tau2: float) -> np.ndarray:
+    """By what factor each one-run interval (log variance v) widens with tau^2 added: sqrt(1 + tau^2 / v)."""
+    v = np.asarray(list(variances), dtype=float)
+    return np.sqrt(1.0 + tau2 / v)
+
+def all_moves(found: list[Pair], like: RunSet) -> pd.DataFrame:
+    """`moves` of every replicated study."""
+    frames = [moves(p.study, ok_cells(p.runs, like), ok_cells(p.replicates, like), like.confidence) for p in found]
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=MOVE_COLUMNS)
+
+def moves_of(runs: RunSet, root: Path = PROJECT_ROOT) -> tuple[list[Pair], pd.DataFrame]:
+    """The replicated studies beside `runs` and every move (`all_moves`), read once per run set: the studies
+    of one paper share it (the verdicts' replicate, the headlines' run-to-run spread). Empty for any runs but
+    the committed reference runs (a run's own report has no replicate)."""
+    from harness.studies.common import committed_reference
+
+    if not committed_reference(runs, root):
+        return [], pd.DataFrame(columns=MOVE_COLUMNS)
+    cache = runs.__dict__.setdefault("_replicate_moves", {})
+    if root not in cache:
+        found = pairs(root)
+        cache[root] = (found, all_moves(found, runs))
+    return cache[root]
+
+
+def tau2_by_family(m: pd.DataFrame) -> dict[str, float]:
+    """Each benchmark family's between-run variance of a within-run log ratio: the tau^2 of the replicated
+    study whose ratios hold it (the largest where several do, as E3 and E3h both hold TPC-H); a family no
+    replicate measured is absent."""
+    from harness.studies.runfacts import family
+
+    out: dict[str, float] = {}
+    ratios = m[m["kind"] == "ratio"] if len(m) else m
+    for _, rows in (ratios.groupby("study") if len(ratios) else []):
+        t2 = between_run_variance(rows["log_move"], rows["var"])
+        if math.isfinite(t2):
+            for f in {family(b) for b in rows["benchmark"]}:
+                out[f] = max(out.get(f, 0.0), t2)
+    return out
+
+
+class Widened:
+    """`runs` with the between-run component added to every cell it measured: each cell's log variance gains
+    tau^2 / 2 of its benchmark family's study (`tau2_by_family`), so a ratio of two cells of one run gains the
+    tau^2 its replicate measured, the interval one run would need to cover a second run too (a geometric mean
+    over K benchmarks gains tau^2 / K: the replicates' geometric means moved within their one-run intervals,
+    Appendix B.10). Both choices of iterations are widened alike; everything else is `runs`' own, and a
+    cell of a family no replicate measured is left as it is."""
+
+    #: what an interval from these cells is said to be beside its confidence ("99% CI with ...")
+    spread = "with the run-to-run spread"
+
+    def __init__(self, runs: RunSet, tau2: dict[str, float]) -> None:
+        self._runs, self._tau2 = runs, tau2
+        self._widened: dict[tuple, object] = {}  # one object per cell: a cell used twice is one term
+
+    def __getattr__(self, name: str):
+        inner = getattr(self._runs, name)
+        if name == "alt_boots":  # the other choice of iterations, widened alike (absent where `runs` has none)
+            return lambda keys=None: self._wide(inner(keys), True)
+        return inner
+
+    def _wide(self, reduced: dict, alt: bool) -> dict:
+        from dataclasses import replace as _replace
+
+        from harness.studies.runfacts import family
+
+        out = {}
+        for k, b in reduced.items():
+            if (alt, k) not in self._widened:
+                extra = self._tau2.get(family(k[0]), 0.0) / 2
+                self._widened[(alt, k)] = _replace(b, log_var=b.log_var + extra) if extra > 0 else b
+            out[k] = self._widened[(alt, k)]
+        return out
+
+    def boots(self, keys=None) -> dict:
+        return self._wide(self._runs.boots(keys), False)
+
+
+def with_spread(runs: RunSet, root: Path = PROJECT_ROOT) -> RunSet:
+    """`runs` widened by the run-to-run spread its replicates measured (`Widened`), for the findings a reader
+    meets first (the abstract, Section 1.1); `runs` itself where no replicate measured one."""
+    _, m = moves_of(runs, root)
+    tau2 = tau2_by_family(m) if len(m) else {}
+    return Widened(runs, tau2) if any(t > 0 for t in tau2.values()) else runs
