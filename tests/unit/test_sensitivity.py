@@ -231,3 +231,27 @@ def test_the_widened_reading_shows_each_cells_widened_interval_and_marks_a_word_
                                                "cells: 1 supported, 1 inconclusive")
     plain = sc.Claim("004", "q", "", "RamSQL / SQLite: 21.5x [14.9, 31.0]", v.Verdict(v.SUPPORTED), "k")
     assert sens.widened_changes(plain, plain) == "RamSQL / SQLite: 21.5x [14.9, 31.0]"
+
+
+def test_a_refutation_by_one_of_k_cells_is_read_again_at_bonferronis_confidence(monkeypatch):
+    """Only a refuted claim over several cells gets the family-wise reading: its claim function sees the run
+    set at 1 - 0.01 / k (here 3 cells: 99.67%), and a refuting cell whose wider interval reaches the line
+    leaves the claim inconclusive; supported, inconclusive and one-cell claims are left alone."""
+    seen = []
+    one = ("c1", (5.0, 3.3, 7.8), v.Verdict(v.REFUTED))
+    cells3 = (one, ("c2", (8.0, 5.4, 11.0), v.Verdict(v.INCONCLUSIVE)),
+              ("c3", (13.0, 8.7, 20.0), v.Verdict(v.SUPPORTED)))
+
+    def claims(runs):
+        seen.append(round(runs.confidence, 5))
+        word = v.INCONCLUSIVE if runs.confidence > 0.99 else v.REFUTED
+        return [sc.Claim("002", "q", "", "", v.Verdict(word), "acid", cells3),
+                sc.Claim("003", "q", "", "", v.Verdict(v.SUPPORTED), "prep", cells3),
+                sc.Claim("004", "q", "", "", v.Verdict(v.REFUTED), "single", (one,))]
+
+    monkeypatch.setattr(sc, "claims", claims)
+    runs = SimpleNamespace(confidence=0.99)
+    got = sens.family_wise(runs, claims(runs))
+    assert list(got) == ["acid"] and seen == [0.99, 0.99667]
+    assert got["acid"].verdict.word == v.INCONCLUSIVE
+    assert "at 1% for its 3 cells together (Bonferroni: each cell's interval at 99.67%)" in got["acid"].reading
