@@ -50,7 +50,11 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     between = replicate.between(runs, verdicts)  # the replicates beside the reference runs (None otherwise)
     tau2 = replicate.tau2_by_family(between.moves) if between is not None else {}
     readings = sensitivity.rows(runs, verdicts, tau2)  # each decided verdict under the alternative readings
-    robust = sensitivity.robust(readings, between.changed_quotes()) if between is not None and between.found else None
+    robust = None
+    if between is not None and between.found:
+        # the readings on the replicate runs too: a verdict counts as robust only if it holds there under each
+        there = sensitivity.rows(between.swapped[1], between.swapped[2]) if between.swapped else None
+        robust = sensitivity.robust(readings, between.changed_quotes(), there)
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "

@@ -760,6 +760,11 @@ def abstract(runs: RunSet) -> str:
     if gt:
         s = s.rstrip(".") + (f", by our worker; `go test -bench`, run {gotest_where(runs) or 'on another host'}, gives "
                              + " and ".join(_ratio_str(r, lo, hi) for _, r, lo, hi in gt) + ".")
+        apart = sorted({e for e, _, _, lo, hi in harness_ratios(runs) if lo > 1 or hi < 1})
+        if apart:  # the two harnesses time one engine differently: the ratio is the harness's as much as the engines'
+            names = " and ".join(findings.plain_name(f"{e}@go") for e in apart)
+            s += (f" The two harnesses disagree on {names}'s own time, so the ratio depends on the harness "
+                  "(Section 8).")
     return s
 
 

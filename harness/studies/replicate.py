@@ -174,10 +174,9 @@ def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> 
     return lead + pipe_table(head, body) + "\n\n" + caption
 
 
-def verdicts_again(runs: RunSet, verdicts: list, found: list[Pair]) -> tuple[list[str], list[tuple[str, str, str]], list[str]] | None:
-    """The seeds' claims decided again with each replicated study of `runs` (data/reference/) read from its
-    replicate instead: (the studies swapped, the decided claims whose word changed as (seed, quote, word on the
-    run, word on the replicate, our number on the replicate), the replicated studies whose runs are not in
+def swapped_claims(runs: RunSet, found: list[Pair]) -> tuple[list[str], RunSet, list, list[str]] | None:
+    """`runs` (data/reference/) with each replicated study read from its replicate instead: (the studies
+    swapped, that run set, the seeds' claims decided on it, the replicated studies whose runs are not in
     `runs`' folder). None: nothing to swap."""
     from harness.analysis.campaign import folder_of
     from harness.studies import seedclaims
@@ -188,13 +187,25 @@ def verdicts_again(runs: RunSet, verdicts: list, found: list[Pair]) -> tuple[lis
     out_runs = {Path(d).resolve() for p in here for d in p.runs}
     swapped = [Path(d) for d in runs.run_dirs if Path(d).resolve() not in out_runs]
     swapped += [Path(d) for p in here for d in p.replicates]
-    again = seedclaims.claims(runs_like(swapped, runs))
+    there = runs_like(swapped, runs)
+    return [p.study for p in here], there, seedclaims.claims(there), [p.study for p in found if p not in here]
+
+
+def verdicts_again(runs: RunSet, verdicts: list, found: list[Pair], swapped: tuple | None = None
+                   ) -> tuple[list[str], list[tuple[str, str, str]], list[str]] | None:
+    """The seeds' claims decided again with each replicated study of `runs` (data/reference/) read from its
+    replicate instead (`swapped_claims`, or `swapped` when the caller has it): (the studies swapped, the
+    decided claims whose word changed as (seed, quote, word on the run, word on the replicate, our number on
+    the replicate), the replicated studies whose runs are not in `runs`' folder). None: nothing to swap."""
+    s = swapped or swapped_claims(runs, found)
+    if s is None:
+        return None
+    studies, _, again, others = s
     changed = []
     for before, after in zip(verdicts, again):
         if before.verdict.word != after.verdict.word and v_decided(before.verdict.word, after.verdict.word):
             changed.append((before.seed, before.quote, before.verdict.word, after.verdict.word, after.ours))
-    others = [p.study for p in found if p not in here]
-    return [p.study for p in here], changed, others
+    return studies, changed, others
 
 
 def v_decided(*words: str) -> bool:
@@ -301,13 +312,17 @@ def glance_sentence(rows: list[Spread], found: list[Pair], again, where: str = "
     for other, group in groups:
         n, k = sum(s.n for s in group), sum(s.beyond for s in group)
         on = "on the other machine" if other else "on the same machine"
-        parts.append(f"{on}, {k} of {n} within-run ratios ({100 * k / n:.0f}%) of {_names([s.study for s in group])} "
-                     "moved more than their two runs' intervals allow")
+        studies = {s.study for s in group}
+        means = [s for s in rows if s.kind == "mean" and s.study in studies]
+        nm, km = sum(s.n for s in means), sum(s.beyond for s in means)
+        also = f" and {km} of {nm} cell means ({100 * km / nm:.0f}%)" if nm else ""
+        parts.append(f"{on}, {k} of {n} within-run ratios ({100 * k / n:.0f}%){also} of "
+                     f"{_names([s.study for s in group])} moved more than their two runs' intervals allow")
     held = ""
     if again is not None:
         changed = again[1]
-        held = ("; every decided verdict kept its word" if not changed else
-                f"; {len(changed)} decided verdict{'s' if len(changed) > 1 else ''} changed")
+        held = ("; every verdict of a claim read here kept its word" if not changed else
+                f"; {len(changed)} verdict{'s' if len(changed) > 1 else ''} of claims read here changed")
     return f"Run a second time {'; '.join(parts)}{held} ({where})."
 
 
@@ -329,7 +344,7 @@ def abstract_sentence(rows: list[Spread], found: list[Pair], where: str = "Secti
              for i, (other, g) in enumerate(groups)]
     added = any(s.kind == "ratio" and s.tau > 0 for s in rows)  # `with_spread` widened the headline's interval
     return (f"A second run moved {', '.join(parts)}"
-            + ("; the headline's interval adds that run-to-run spread" if added else "") + f" ({where}).")
+            + ("; the headline's interval adds the ratios' run-to-run spread" if added else "") + f" ({where}).")
 
 
 def _names(items: list[str]) -> str:
@@ -354,6 +369,7 @@ class Between:
     found: list[Pair]
     moves: pd.DataFrame
     again: tuple | None
+    swapped: tuple | None = None  # `swapped_claims`: the run set with the replicates in, and its claims
 
     def changed_quotes(self) -> set[tuple[str, str]]:
         """(seed, quote) of each decided verdict whose word a replicate changed."""
@@ -368,7 +384,8 @@ def between(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT) -> Between 
     if not committed_reference(runs, root):
         return None
     found, m = moves_of(runs, root)
-    return Between(found, m, verdicts_again(runs, verdicts, found) if found else None)
+    swapped = swapped_claims(runs, found) if found else None
+    return Between(found, m, verdicts_again(runs, verdicts, found, swapped) if swapped else None, swapped)
 
 
 def blocks(runs: RunSet, verdicts: list, root: Path = PROJECT_ROOT, where: str = "",

@@ -180,6 +180,11 @@ def directions(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None,
                  f"against {ts:.2f}x, {t['ratio'] / ts:.2f} times the seed's)")
     text = (f"{head}: {tpart}, over the micro-benchmarks ours is {mside} the seed's "
             f"({m['ratio']:.2f}x [{m['low']:.2f}, {m['high']:.2f}] against {ms:.2f}x, {m['ratio'] / ms:.2f} times). ")
+    spans = [x["ratio"] for x in (t, whole, short) if x is not None and x["ratio"] == x["ratio"]]
+    if len(spans) > 1:  # how much the protocol alone moves ours, beside the seed's number
+        inside = "which includes" if min(spans) <= ts <= max(spans) else "which does not include"
+        text += (f"Over TPC-H our protocols alone span {min(spans):.2f}x to {max(spans):.2f}x, {inside} the "
+                 f"seed's {ts:.2f}x. ")
     if short is not None:
         smaller = tside == mside == "below" and wside in ("", "below")
         return text + (f"E3's own H2 processes were short, and their {short['ratio']:.2f}x is mostly the JIT's warm-up. "
@@ -209,7 +214,12 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
     point here: context, never a verdict (the seed's ratios are over SQPyte, at another scale). `steady`: the
     steady-state run's TPC-H table (study E3h), said beside E3's; `q15`: a TPC-H table that holds Query 15 when
     the others leave it out (`REUSED`)."""
-    said = []
+    said, got = [], {}
+
+    def shown(x: dict) -> str:
+        bounds = f" [{x['low']:.2f}, {x['high']:.2f}]" if x["low"] == x["low"] else " (no interval)"
+        return f"{x['ratio']:.2f}x{bounds}"
+
     for prefix, what in (("tpch.", "TPC-H"), ("micro.", "the micro-benchmarks")):
         table = tables.get(prefix)
         mine = ours(table, engine) if table is not None else None
@@ -217,12 +227,13 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
             continue
         seed, k = seed_geomean(valid_benchmarks(table, engine))
         calm = ours(steady, engine) if prefix == "tpch." and steady is not None else None
-        at_steady = ""
-        if calm is not None:
-            bounds = (f" [{calm['low']:.2f}, {calm['high']:.2f}]" if calm["low"] == calm["low"] else " (no interval)")
-            at_steady = f", {calm['ratio']:.2f}x{bounds} at a steady state over {calm['k']}"
-        said.append(f"{mine['ratio']:.2f}x [{mine['low']:.2f}, {mine['high']:.2f}] over {what} ({mine['k']} benchmarks"
-                    + at_steady + (f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else "") + ")")
+        got[prefix] = [x["ratio"] for x in (mine, calm) if x is not None]
+        seed_said = f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else ""
+        if calm is not None:  # the steady state first: E3's short processes are mostly the JIT's warm-up
+            said.append(f"{shown(calm)} over {what} at a steady state ({calm['k']} benchmarks, study E3h; E3's short "
+                        f"processes, warm-up included: {shown(mine)} over {mine['k']}{seed_said})")
+        else:
+            said.append(f"{shown(mine)} over {what} ({mine['k']} benchmarks{seed_said})")
     q15 = _one(q15 if q15 is not None else tables.get("tpch."), "tpch.q15", engine)
     if q15 is not None:
         lite, h2 = SEED_SECONDS["tpch.q15"]
@@ -230,5 +241,29 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
                     f"{lite / h2:,.0f} times faster)")
     if not said:
         return "_No H2 cells in these runs: seed 001's H2 rows have no context._"
-    return ("Context for seed 001's H2 rows, which decides nothing: our H2 / SQLite from PyPy, the seed's pair "
-            f"(Section 5.1; E3's short processes, warm-up included), is {'; '.join(said)}.")
+    text = ("Context for seed 001's H2 rows, which decides nothing: our H2 / SQLite from PyPy, the seed's pair "
+            f"(Section 5.1), is {'; '.join(said)}.")
+    return text + _micro_against_tpch(got)
+
+
+def _micro_against_tpch(got: dict[str, list[float]]) -> str:
+    """Which gap is larger, micro-benchmarks or TPC-H, in ours (every TPC-H protocol we ran) and in the seed's
+    SQLite columns over every benchmark it timed H2 on: said only where ours lies one way under every protocol."""
+    def seed_over(prefix: str) -> float:
+        return seed_geomean(sorted(b for b, (_, h2) in SEED_SECONDS.items()
+                                   if b.startswith(prefix) and h2 is not None))[0]
+
+    if not got.get("tpch.") or not got.get("micro."):
+        return ""
+    micro, tpch = got["micro."][0], got["tpch."]
+    seed_m, seed_t = seed_over("micro."), seed_over("tpch.")
+    if not (math.isfinite(seed_m) and math.isfinite(seed_t)):
+        return ""
+    ours_larger = "micro" if all(micro > t for t in tpch) else "tpch" if all(micro < t for t in tpch) else ""
+    if not ours_larger:
+        return ""
+    theirs = "micro" if seed_m > seed_t else "tpch"
+    against = " and ".join(f"{t:.2f}x" for t in sorted(tpch))
+    way = "the same way as" if ours_larger == theirs else "the other way round from"
+    return (f" Our gap is {'larger' if ours_larger == 'micro' else 'smaller'} over the micro-benchmarks than over "
+            f"TPC-H ({micro:.2f}x against {against}), {way} the seed's ({seed_m:.2f}x against {seed_t:.2f}x).")

@@ -1043,10 +1043,12 @@ def abstract_sentence(items: list[Claim], robust: list | None = None) -> str:
     held = ""
     if robust is not None:
         words = v.counts(r.claim.verdict for r in robust)
-        kinds = ", ".join(f"{words[w]} {w}" for w in (v.SUPPORTED, v.REFUTED, v.INCONCLUSIVE) if words[w])
+        present = [w for w in (v.SUPPORTED, v.REFUTED) if words[w]]
+        kinds = present[0] if len(present) == 1 else ", ".join(f"{words[w]} {w}" for w in present)
         keeps = "keep their word" if len(robust) > 1 else "keeps its word"
-        held = (f" {len(robust) or 'None'} of these {n_decided}" + (f" ({kinds})" if robust else "")
-                + f" {keeps} on a replicate, under every other reading and with widened intervals.")
+        firm = counts[v.SUPPORTED] + counts[v.REFUTED]
+        held = (f" Of the {firm} supported or refuted, {len(robust) or 'none'}" + (f" ({kinds})" if robust else "")
+                + f" {keeps} on a replicate, under every other reading on either run and with widened intervals.")
         tail = ""  # the strict tier is Section 10's; the abstract has room for one of the two
     return (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "
             f"substitution rules declared in code ({_rule_span(rules)}): {listed}; "

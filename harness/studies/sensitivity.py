@@ -336,10 +336,20 @@ def rows(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float] | None = No
     return out
 
 
-def robust(table: list[Row], changed_on_replicate: set[tuple[str, str]]) -> list[Row]:
-    """The decided verdicts that keep their word under every reading (the widened one included) and on the
-    replicates (`changed_on_replicate`: (seed, quote) of those a replicate changed)."""
-    return [r for r in table if not r.changed and (r.claim.seed, r.claim.quote) not in changed_on_replicate]
+def robust(table: list[Row], changed_on_replicate: set[tuple[str, str]],
+           on_replicate: list[Row] | None = None) -> list[Row]:
+    """The supported and refuted verdicts that keep their word under every reading (the widened one included),
+    on the replicates (`changed_on_replicate`: (seed, quote) of those a replicate changed) and, given
+    `on_replicate` (the same table computed on the replicate runs), under every reading there too. An
+    inconclusive verdict is never counted: that it stays inconclusive says nothing about the claim."""
+    there = {r.claim.key: r for r in on_replicate or []}
+
+    def holds_there(r: Row) -> bool:
+        other = there.get(r.claim.key)
+        return other is None or all(x.verdict.word == r.claim.verdict.word for x in other.readings)
+
+    return [r for r in table if r.claim.verdict.word in (v.SUPPORTED, v.REFUTED) and not r.changed
+            and (r.claim.seed, r.claim.quote) not in changed_on_replicate and holds_there(r)]
 
 
 def _esc(text: str) -> str:
@@ -362,8 +372,8 @@ def markdown(table: list[Row]) -> str:
     n, k = len(table), sum(r.changed for r in table)
     share = f"all {n}" if k == n and n > 1 else f"{k} of the {n}"
     wide = any(r.reading == WIDENED for row in table for r in row.readings)
-    return ("\n".join(lines) + f"\n\nTable: The {n} decided verdicts of Section 10 under the readings a reader might "
-            "hold instead of the rules above" + (" and with every interval widened by its study's between-run "
+    return ("\n".join(lines) + f"\n\nTable: The verdicts of the {n} claims read in Section 10 under the readings "
+            "a reader might hold instead of the rules above" + (" and with every interval widened by its study's between-run "
                                                  "component" if wide else "")
             + f"; {share} change{'s' if k == 1 else ''} under at least one. Every verdict here is "
             "computed by the claim's own function with the reading's parameters (`harness/studies/sensitivity.py`), "
@@ -382,6 +392,6 @@ def sentence(table: list[Row]) -> str:
     which = (f" ({', '.join(changed[:-1])} and {changed[-1]})" if 1 < k <= 4 else f" ({changed[0]})" if k == 1 else "")
     share = f"All {n}" if k == n and n > 1 else f"None of the {n}" if not k else f"{k} of the {n}"
     wide = any(r.reading == WIDENED for row in table for r in row.readings)
-    return (f"{share} decided verdicts{which} change{'s' if k == 1 else ''} under some alternative reading "
+    return (f"{share} verdicts of claims read here{which} change{'s' if k == 1 else ''} under some alternative reading "
             "of the rules" + (" or with widened intervals" if wide else "")
             + " (Appendix B.9, each recomputed by the same code).")

@@ -27,7 +27,7 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
 
     def blocks(paper_path: Path | str) -> dict[str, str]:
         out = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),
-               "abstract-e3": abstract(runspread.with_spread(runs)), "conclusion-e3": conclusion(runs)}
+               "abstract-e3": abstract(runspread.with_spread(runs)), "conclusion-e3": conclusion(runspread.with_spread(runs))}
         out["e3-figure"] = (figure_link(f"E3, TPC-H (time ratios, log scale): {figure_takeaway(table, baseline)}", fig, paper_path)
                             if fig is not None else "_No TPC-H figure: no comparable cells in these runs._")
         return out
@@ -91,9 +91,9 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
     text = (f"At E3's scale ({_scale(runs) or 'its scale factor'}), over the {n} queries every configuration "
             f"completed, the other engines' geometric-mean time ranged from {show(others[lo])} "
             f"({findings.plain_name(lo)}) to {show(others[hi])} ({findings.plain_name(hi)}) that of "
-            f"{findings.plain_name(baseline)}")
-    if engine(seed001_h2.ENGINE) in {engine(s) for s in specs}:
-        text += " (H2 aside, Section 5.1)"
+            f"{findings.plain_name(baseline)} ({runs.confidence:.0%} CI"
+            + (f" {findings.spread_of(runs)}" if findings.spread_of(runs) else "")
+            + ("; H2 aside, Section 5.1" if engine(seed001_h2.ENGINE) in {engine(s) for s in specs} else "") + ")")
     drivers, builds = [], ""
     fam = lambda s: (engine(s), s.split("@", 1)[1])  # noqa: E731
     for a, b in itertools.combinations(specs, 2):
@@ -113,7 +113,9 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
                       "as well as the driver.")
     same_driver = [s for s in specs if s.split("@")[0] == baseline.split("@")[0] and s != baseline]
     for s in same_driver:
-        text += f", and the runtime ({s.split('@')[1]} for {baseline.split('@')[1]}) by {show(ratio[s])}"
+        r = ratio[s]
+        text += (f", and the runtime ({s.split('@')[1]} for {baseline.split('@')[1]}) by {show(r)}"
+                 + (", which includes 1" if r[1] <= 1 <= r[2] else ""))
     return text + "." + builds + " No larger scale factor was run."
 
 

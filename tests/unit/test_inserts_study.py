@@ -129,7 +129,27 @@ def test_the_process_records_say_what_they_count_beside_the_processes_with_timin
          "interference": None, "rerun_of": float("nan")}])
     timed = {("r", "inserts.prepared", "rows=10", "e", "c", p) for p in (0, 1, 2)}
     text = inserts.records_breakdown(rec, timed)
-    assert text == ("5 process records, every E4 process the run started: 3 with timings, over which the iteration "
-                    "count above is a median (1 of them disturbed, left out of every estimate, and 1 rerun in their "
+    assert text == ("5 process records, every E4 process the run started: 3 with timings, over which the gains "
+                    "table's iteration count is a median (1 of them disturbed, left out of every estimate, and 1 rerun in their "
                     "place); besides, 1 A/A twin (timed, read by the A/A check only; 1 of them disturbed) and 1 "
                     "not applicable, with nothing timed")
+
+
+def test_the_prepared_gain_is_not_compared_where_the_shared_commit_is_most_of_the_time():
+    """A 5 ms commit (autocommit 10 rows: 10 x 5.1 ms; a transaction of 10: 1 + 5 ms) is 83% of a transaction at
+    N = 10 and 5% at N = 1,000: those N rows are commit-bound for that engine; an engine whose commit is cheap
+    has none; the caption says the rule when a column cannot compare every row at one N."""
+    row = 1e-4
+
+    def cells(engine: str, commit: float) -> list[dict]:
+        plan = [("autocommit", 10, 10 * (row + commit)), ("transaction", 10, 10 * row + commit),
+                ("prepared", 10, 10 * row + commit), ("transaction", 1000, 1000 * row + commit)]
+        return [{"engine": engine, "runtime_family": "cpython", "strategy": s, "rows": n, "journal_mode": "default",
+                 "synchronous": "default", "params": f"rows={n}", "mean_s": t} for s, n, t in plan]
+
+    df = pd.DataFrame(cells("sqlite/sqlite3", 5e-3) + cells("duckdb", 1e-6))
+    bound = inserts.commit_bound_rows(df, df)
+    assert set(df[bound]["rows"]) == {10} and set(df[bound]["engine"]) == {"sqlite/sqlite3"}
+    caption = inserts.gains_at_text(pd.DataFrame({"_transaction gain at N": [100], "prepared gain at N": ["1,000"]}))
+    assert ("the prepared gain at each engine's largest N where its commit is at most 50% of a transaction's "
+            "time (column `at N`)") in caption

@@ -19,3 +19,21 @@ def test_counts_a_hair_apart_are_grouped_as_near_ties():
     assert micro.near_ties(counts) == [[5, 2]]
     assert micro.near_ties([1, 2, 3]) == []
     assert micro.near_ties([5, 5, 9]) == [[0, 1]]
+
+
+def test_the_e2_sentence_reads_rho_by_the_exact_test_and_counts_which_way_each_benchmark_goes(monkeypatch):
+    """rho -0.14 over 6 benchmarks: p = 0.80 and at 1% only |rho| = 1 rejects, so no trend is claimed; no
+    bootstrap interval is printed (it holds the benchmarks fixed); the per-benchmark directions are counted."""
+    from types import SimpleNamespace
+
+    from harness.studies import findings
+
+    r = SimpleNamespace(points=6, rho=-0.14, confidence=0.99, verdict="contradicted", low=-0.43, high=-0.09)
+    monkeypatch.setattr(micro, "claim_result", lambda runs, fast=None, slow=None: r)
+    monkeypatch.setattr(micro, "tie_note", lambda *a, **k: "Equal crossings share their average rank.")
+    monkeypatch.setattr(findings, "count_verdicts", lambda *a: {"faster": 2, "slower": 1, "same": 3, "unknown": 0})
+    text = micro.claim_text(None)
+    assert "is -0.14. The exact test over all 720 orders of the benchmarks gives p = 0.80" in text
+    assert "rejects only for |rho| >= 1.00: these benchmarks cannot show a trend" in text
+    assert "PyPy is faster on 2 of them, slower on 1 and cannot be told apart on 3" in text
+    assert "[-0.43" not in text and "mostly a slowdown" not in text

@@ -127,3 +127,20 @@ def test_the_harnesses_disagree_on_an_engine_whose_time_ratio_excludes_1():
                                                  for k, v in _b(self).items()}
     (engine, sess, est, lo, hi), = ramsql.harness_ratios(Runs())
     assert (engine, sess) == (rs, "bench.txt") and abs(est - 2.0) < 1e-9 and lo < 2.0 < hi  # the twin never used
+
+
+def test_the_headline_says_when_the_two_harnesses_disagree_on_an_engines_own_time(monkeypatch):
+    from harness.studies import findings, ramsql, runspread
+
+    monkeypatch.setattr(runspread, "with_spread", lambda runs: runs)
+    monkeypatch.setattr(findings, "compare", lambda *a, **k: "RamSQL is 21.5 [15.0, 30.8] times slower (99% CI).")
+    monkeypatch.setattr(ramsql, "gotest_ratios", lambda runs, b: [("bench.txt", 34.8, 18.3, 66.1)])
+    monkeypatch.setattr(ramsql, "gotest_where", lambda runs: "on this host")
+    rows = [("ramsql/go", "bench.txt", 2.09, 1.19, 3.66), ("sqlite/glebarez", "bench.txt", 1.29, 0.76, 2.19)]
+    monkeypatch.setattr(ramsql, "harness_ratios", lambda runs: rows)
+    text = ramsql.abstract(None)
+    assert "(99% CI), by our worker; `go test -bench`, run on this host, gives 34.8x [18.3, 66.1]." in text
+    assert text.endswith("The two harnesses disagree on RamSQL's own time, so the ratio depends on the harness "
+                         "(Section 8).")
+    monkeypatch.setattr(ramsql, "harness_ratios", lambda runs: rows[1:])
+    assert "disagree" not in ramsql.abstract(None)

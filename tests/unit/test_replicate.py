@@ -146,7 +146,7 @@ def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypa
     monkeypatch.setattr(rp, "_other_machine", lambda pair: pair.study == "E1")  # the hosts of these fake runs
     assert rp.abstract_sentence([same, other], [rp.Pair("E1", (), ())]).endswith(
         "0 of 100 within-run ratios more than one run's intervals allow on the same machine, 30 of 40 on the other; "
-        "the headline's interval adds that run-to-run spread (Section 2.5).")
+        "the headline's interval adds the ratios' run-to-run spread (Section 2.5).")
     # the cell means, which a sitting's common shift moves too, beside the ratios of the same studies
     means = rp.Spread("E5", "mean", 120, 40, 9.0, 50.0, 12.0, 3.0)
     assert rp.abstract_sentence([same, means], []) == (
@@ -288,3 +288,12 @@ def test_a_claim_cut_short_keeps_its_quotation_marks_balanced():
     assert rp._short('AcidState: "the benchmarks it wins, it wins by an 8x margin"', 8) == \
         'AcidState: "the benchmarks it wins, it wins by ..."'
     assert rp._short('"short claim"', 8) == '"short claim"'
+
+
+def test_section_1_1_counts_the_cell_means_beside_the_ratios():
+    ratio = rp.Spread("E1", "ratio", 40, 0, 1.0, 3.0, 3.3, 1.3)
+    means = rp.Spread("E1", "mean", 40, 39, 20.0, 30.0, 13.0, 5.0)
+    text = rp.glance_sentence([ratio, means], [], (["E1"], [], []))
+    assert text == ("Run a second time on the same machine, 0 of 40 within-run ratios (0%) and 39 of 40 cell means "
+                    "(98%) of E1 moved more than their two runs' intervals allow; every verdict of a claim read here "
+                    "kept its word (Section 2.5).")

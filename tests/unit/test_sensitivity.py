@@ -127,7 +127,7 @@ def test_every_decided_claim_gets_a_row_and_only_those(monkeypatch):
         assert f"| {name} |" in md
     assert "no alternative reading declared" in md
     assert "1 of the 3 changes under at least one" in md
-    assert sens.sentence(rows).startswith("1 of the 3 decided verdicts (claim A) changes under")
+    assert sens.sentence(rows).startswith("1 of the 3 verdicts of claims read here (claim A) changes under")
 
 
 def test_the_sentence_stays_short_with_every_claim_changed():
@@ -151,7 +151,7 @@ def test_the_committed_block_lists_every_decided_claim_of_the_verdict_table():
     named = [(r[1].strip(), r[2].strip()) for r in rows if r[1].strip()]
     assert len(named) == len(words) > 0
     assert sorted(w for _, w in named) == sorted(words)  # each with the verdict table's word
-    assert f"{len(words)} decided verdicts" in _block(text, "verdict-sensitivity-summary")
+    assert f"of the {len(words)} verdicts of claims read here" in _block(text, "verdict-sensitivity-summary")
 
 
 class _Boots:
@@ -212,8 +212,15 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     kept = sens.robust(rows, {("002", "claim C")})
     assert [r.claim.key for r in kept] == ["b"]
     text = sc.abstract_sentence(items, kept)
-    assert "1 of these 3 (1 refuted) keeps its word on a replicate," in text
-    assert "None of these 3 keeps its word" in sc.abstract_sentence(items, [])
+    assert "Of the 3 supported or refuted, 1 (refuted) keeps its word on a replicate, under every other " in text
+    assert "Of the 3 supported or refuted, none keeps its word" in sc.abstract_sentence(items, [])
+    # a reading that gives another word on the replicate's runs takes the claim out too
+    there = [sens.Row(_claim("b", v.REFUTED, "claim B"), "claim B",
+                      (sens.Reading("another line", v.Verdict(v.INCONCLUSIVE), "x"),))]
+    assert sens.robust(rows, {("002", "claim C")}, there) == []
+    # an inconclusive verdict that stays so is never counted as robust
+    stuck = [sens.Row(_claim("e", v.INCONCLUSIVE, "claim E"), "claim E", ())]
+    assert sens.robust(stuck, set()) == []
     assert "on a replicate" not in sc.abstract_sentence(items)  # no replicate: not said
     # no between-run component measured: no widened reading
     assert all(not r.readings for r in sens.rows(_Boots({}), items, {"app": 0.0}))
