@@ -61,7 +61,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                    f"point_query), mean with 99% CI ({method} method: process-level bootstrap of process "
                    "means, t quantile, log scale; rate bounds are N divided by the time bounds)"
                    + ("; cycles per row from the cycle counter (scans only)" if "cycles/row" in table else "")
-                   + ". A/A twins left out.")
+                   + ". A/A twins left out." + (f" {note}" if (note := runspread.means_note(runs, "E1")) else ""))
         figs = [figure_link(f"E1 rows/s of every engine, driver and runtime, 99% CI ({method}): {rates_takeaway(e1)}",
                             rates_fig, paper_path)]
         if native_fig is not None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet, run_cells, runs_under, runtime_family
 from harness.fsutil import PROJECT_ROOT
-from harness.studies import seed000
+from harness.studies import runspread, seed000
 from harness.studies.bindings import PREFIX, e1_table
 from harness.studies.common import BASELINE, StudyResult
 
@@ -43,7 +43,9 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     table = e1_table(e1)
     seeds = seed000.seed_table(e1)
     paragraph = seed000.seed_paragraph(seeds)
-    block = "\n\n".join([to_markdown(seed000.markdown_table(seeds)), seed000.CAPTION, paragraph, seed000.WHY])
+    note = runspread.means_note(runs, "E1")  # ours are absolute rates: one run's intervals, said with how far a second moved
+    block = "\n\n".join([to_markdown(seed000.markdown_table(seeds)), seed000.CAPTION + (f" {note}" if note else ""),
+                          paragraph, seed000.WHY])
     cells = to_markdown(table) if not table.empty else "_No E1 cells in the Haskell runs._"
     return StudyResult(tables={"e1": table, "seed000": seed000.markdown_table(seeds)},
                        text={"seed000": paragraph, "e1": cells},

@@ -218,3 +218,19 @@ def with_spread(runs: RunSet, root: Path = PROJECT_ROOT) -> RunSet:
     _, m = moves_of(runs, root)
     tau2 = tau2_by_family(m) if len(m) else {}
     return Widened(runs, tau2) if any(t > 0 for t in tau2.values()) else runs
+
+
+def means_note(runs: RunSet, study: str, root: Path = PROJECT_ROOT) -> str:
+    """For a table of one study's absolute numbers (cell means, rates): that its intervals are one run's, and
+    how far a second run of the study moved its cell means (how many beyond both intervals, the median move);
+    "" where no replicate of the study was measured."""
+    _, m = moves_of(runs, root)
+    if not len(m):
+        return ""
+    rows = m[(m["kind"] == "mean") & (m["study"] == study)]
+    if rows.empty:
+        return ""
+    moved = 100 * (np.exp(np.abs(rows["log_move"].astype(float))) - 1)
+    return (f"These intervals are one run's: a second run of {study} moved {int(rows['beyond'].sum())} of "
+            f"{len(rows)} of its cell means more than they allow (median move {float(np.median(moved)):.0f}%; "
+            "Appendix B.10), so an absolute number here is this sitting's.")

@@ -297,3 +297,16 @@ def test_section_1_1_counts_the_cell_means_beside_the_ratios():
     assert text == ("Run a second time on the same machine, 0 of 40 within-run ratios (0%) and 39 of 40 cell means "
                     "(98%) of E1 moved more than their two runs' intervals allow; every verdict of a claim read here "
                     "kept its word (Section 2.5).")
+
+
+def test_a_table_of_absolute_numbers_says_how_far_a_second_run_moved_its_cell_means(monkeypatch):
+    from harness.studies import runspread
+
+    moves = pd.DataFrame({"study": ["E1"] * 4 + ["E2"], "kind": ["mean"] * 3 + ["ratio", "mean"],
+                          "log_move": [math.log(1.2), -math.log(1.1), math.log(1.3), 0.5, 0.9],
+                          "beyond": [True, False, True, True, True]})
+    monkeypatch.setattr(runspread, "moves_of", lambda runs, root=None: ([], moves))
+    assert runspread.means_note(None, "E1") == (
+        "These intervals are one run's: a second run of E1 moved 2 of 3 of its cell means more than they allow "
+        "(median move 20%; Appendix B.10), so an absolute number here is this sitting's.")
+    assert runspread.means_note(None, "E6") == ""
