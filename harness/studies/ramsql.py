@@ -98,6 +98,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method) if len(side) else None
     method = runs.method
     excluded = excluded_cells(summary, PREFIX)
+    order = order_text(runs)  # the diagnosis of go test's process history (committed reference runs only)
+    if order:
+        findings += " Appendix B.7 tests one cause: the benchmarks that run before it in go test's process."
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E6, time per operation (one iteration's time / ops), mean with 99% CI ({method}); "
@@ -105,7 +108,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
                    "(sessions bench.txt and newbench.txt); rows/op: rows each operation read (crossings / ops "
                    "- statements). ")
         out = {"e6-table": (to_markdown(side_table(side)) if len(side) else "_no E6 cells in these runs_")
-               + "\n\n" + caption + excluded + "\n\n" + agree_text + ("\n\n" + why_text if why_text else ""),
+               + "\n\n" + caption + excluded + "\n\n" + agree_text + ("\n\n" + why_text if why_text else "")
+               + ("\n\n" + order if order else ""),
                "e6-findings": findings, "e6-ratios": ratio_md, "e6-seed": seed_markdown(seed),
                "e6-benchstat": bench["markdown"], "abstract-e6": abstract(runs),
                "e6-gotest-env": gotest_env(runs), "e6-gotest-intro": gotest_intro(runs, side)}
@@ -119,6 +123,20 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
                 "engine_ratios": ratios, "seed": seed, "compare": bench["compare"]},
         text={"findings": findings, "agreement": agree_text, "ratios": ratio_md, "benchstat": bench["markdown"]},
         figures={"per_op": fig}, make_blocks=blocks)
+
+
+def order_text(runs: RunSet) -> str:
+    """The diagnosis of go test's process history (`gotest_order.text`), when `runs` are the committed reference
+    runs (a run's own report reads no diagnosis); "" otherwise or without it."""
+    from harness.studies import gotest_order
+    from harness.studies.common import committed_reference, cpu_model
+
+    if not committed_reference(runs):
+        return ""
+    raw = runs.raw_of(PREFIX + "*")
+    ids = set(raw["run_id"]) if "run_id" in raw else set()
+    worker = [Path(d) for d in runs.run_dirs if Path(d).name in ids and (Path(d) / "plan.json").exists()]
+    return gotest_order.text(runs, harness_ratios(runs), e6_cpu=cpu_model(worker[0]) if worker else "")
 
 
 def _ops(benchmark: str, params: str) -> int:
