@@ -49,6 +49,10 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     verdicts = seedclaims.claims(runs)
     between = replicate.between(runs, verdicts)  # the replicates beside the reference runs (None otherwise)
     tau2 = replicate.tau2_by_family(between.moves) if between is not None else {}
+    # the verdicts' own cells (HDBC-SQLite over AcidState, ...) moved between run and replicate too
+    claims_moved = (runspread.claims_tau2(verdicts, between.swapped[2], runs.confidence)
+                    if between is not None and between.swapped else {})
+    tau2 = sensitivity.with_claims(tau2, claims_moved)
     readings = sensitivity.rows(runs, verdicts, tau2)  # each decided verdict under the alternative readings
     robust = None
     if between is not None and between.found:
@@ -85,7 +89,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
-               "verdict-sensitivity": sensitivity.markdown(readings),
+               "verdict-sensitivity": sensitivity.markdown(readings)
+               + (f"\n\n{moved}" if (moved := sensitivity.claims_sentence(claims_moved)) else ""),
                "verdict-sensitivity-summary": sensitivity.sentence(readings),
                "verdict-rules": substitutions_markdown(),
                "verdict-rules-full": verdict_rules(),

@@ -234,3 +234,32 @@ def means_note(runs: RunSet, study: str, root: Path = PROJECT_ROOT) -> str:
     return (f"These intervals are one run's: a second run of {study} moved {int(rows['beyond'].sum())} of "
             f"{len(rows)} of its cell means more than they allow (median move {float(np.median(moved)):.0f}%; "
             "Appendix B.10), so an absolute number here is this sitting's.")
+
+
+def claim_cell_moves(before: list, after: list, confidence: float = 0.99,
+                     decided: Iterable[str] = ("supported", "refuted", "inconclusive")) -> dict[str, list[tuple]]:
+    """The moves of the cells the seeds' verdicts rest on, from the run (`before`, the verdict table's claims)
+    to the replicate (`after`, the same claims decided on it, in the same order), by seed: (log move, its
+    variance from the two intervals, read back as normal on the log scale at `confidence`). Only claims read
+    on today's stack (`decided`) and cells with an interval on both sides count."""
+    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    out: dict[str, list[tuple]] = {}
+    for c, r in zip(before, after):
+        if c.verdict.word not in decided or not c.cells:
+            continue
+        there = {label: x for label, x, _ in r.cells}
+        for label, x, _ in c.cells:
+            y = there.get(label)
+            if y is None or not all(math.isfinite(v) and v > 0 for v in (*x, *y)):
+                continue
+            var = sum((math.log(hi / lo) / (2 * z)) ** 2 for _, lo, hi in (x, y))
+            if var > 0:
+                out.setdefault(c.seed, []).append((math.log(y[0] / x[0]), var))
+    return out
+
+
+def claims_tau2(before: list, after: list, confidence: float = 0.99) -> dict[str, tuple[float, int]]:
+    """Per seed, the between-run component of the cells its verdicts rest on (`claim_cell_moves`, DerSimonian
+    and Laird's estimator as for the studies' ratios) and how many cells it is over."""
+    return {seed: (between_run_variance([d for d, _ in m], [v for _, v in m]), len(m))
+            for seed, m in claim_cell_moves(before, after, confidence).items()}

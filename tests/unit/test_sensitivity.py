@@ -262,3 +262,25 @@ def test_a_refutation_by_one_of_k_cells_is_read_again_at_bonferronis_confidence(
     assert list(got) == ["acid"] and seen == [0.99, 0.99667]
     assert got["acid"].verdict.word == v.INCONCLUSIVE
     assert "at 1% for its 3 cells together (Bonferroni: each cell's interval at 99.67%)" in got["acid"].reading
+
+
+def test_the_verdicts_own_cells_give_their_seeds_families_a_between_run_component():
+    """A verdict's cells that moved between run and replicate more than their intervals allow give its seed's
+    families a tau^2; the widened reading takes the larger of that and the study's, and the sentence says it."""
+    from harness.studies import runspread
+
+    def claim(cells):
+        return sc.Claim("002", "q", "", "", v.Verdict(v.REFUTED), "k", cells)
+
+    run = [claim(tuple((f"c{i}", (5.0, 4.0, 6.25), v.Verdict(v.REFUTED)) for i in range(4)))]
+    moved = [claim(tuple((f"c{i}", (5.0 * f, 4.0 * f, 6.25 * f), v.Verdict(v.REFUTED))
+                         for i, f in enumerate((1.5, 0.67, 1.4, 0.7))))]
+    found = runspread.claims_tau2(run, moved)
+    t2, n = found["002"]
+    assert n == 4 and t2 > 0.01
+    assert runspread.claims_tau2(run, run)["002"][0] == 0.0  # no move, no component
+    merged = sens.with_claims({"app": 0.0, "tpch": 0.02}, found)
+    assert merged["app"] == pytest.approx(t2) and merged["tpch"] == 0.02
+    text = sens.claims_sentence(found)
+    assert text.startswith("The cells the verdicts rest on moved between the run and its replicate with a "
+                           "between-run component of ") and "(seed 002, 4 cells)" in text
