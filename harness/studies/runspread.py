@@ -263,3 +263,13 @@ def claims_tau2(before: list, after: list, confidence: float = 0.99) -> dict[str
     and Laird's estimator as for the studies' ratios) and how many cells it is over."""
     return {seed: (between_run_variance([d for d, _ in m], [v for _, v in m]), len(m))
             for seed, m in claim_cell_moves(before, after, confidence).items()}
+
+
+class AtConfidence:
+    """`runs` with every interval at another confidence (`confidence`); everything else is `runs`' own."""
+
+    def __init__(self, runs: RunSet, confidence: float) -> None:
+        self._runs, self.confidence = runs, confidence
+
+    def __getattr__(self, name: str):
+        return getattr(self._runs, name)

@@ -214,7 +214,7 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
     point here: context, never a verdict (the seed's ratios are over SQPyte, at another scale). `steady`: the
     steady-state run's TPC-H table (study E3h), said beside E3's; `q15`: a TPC-H table that holds Query 15 when
     the others leave it out (`REUSED`)."""
-    said, got = [], {}
+    said, got, seeds = [], {}, {}
 
     def shown(x: dict) -> str:
         bounds = f" [{x['low']:.2f}, {x['high']:.2f}]" if x["low"] == x["low"] else " (no interval)"
@@ -228,6 +228,7 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
         seed, k = seed_geomean(valid_benchmarks(table, engine))
         calm = ours(steady, engine) if prefix == "tpch." and steady is not None else None
         got[prefix] = [x["ratio"] for x in (mine, calm) if x is not None]
+        seeds[prefix] = seed if k else float("nan")
         seed_said = f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else ""
         if calm is not None:  # the steady state first: E3's short processes are mostly the JIT's warm-up
             said.append(f"{shown(calm)} over {what} at a steady state ({calm['k']} benchmarks, study E3h; E3's short "
@@ -243,20 +244,23 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
         return "_No H2 cells in these runs: seed 001's H2 rows have no context._"
     text = ("Context for seed 001's H2 rows, which decides nothing: our H2 / SQLite from PyPy, the seed's pair "
             f"(Section 5.1), is {'; '.join(said)}.")
-    return text + _micro_against_tpch(got)
+    return text + _micro_against_tpch(got, seeds)
 
 
-def _micro_against_tpch(got: dict[str, list[float]]) -> str:
+def _seed_over_all(prefix: str) -> float:
+    """The seed's H2 / SQLite over every benchmark of a family it timed H2 on (its claim's set)."""
+    return seed_geomean(sorted(b for b, (_, h2) in SEED_SECONDS.items() if b.startswith(prefix) and h2 is not None))[0]
+
+
+def _micro_against_tpch(got: dict[str, list[float]], seeds: dict[str, float]) -> str:
     """Which gap is larger, micro-benchmarks or TPC-H, in ours (every TPC-H protocol we ran) and in the seed's
-    SQLite columns over every benchmark it timed H2 on: said only where ours lies one way under every protocol."""
-    def seed_over(prefix: str) -> float:
-        return seed_geomean(sorted(b for b, (_, h2) in SEED_SECONDS.items()
-                                   if b.startswith(prefix) and h2 is not None))[0]
-
+    SQLite columns over the same benchmarks as ours (`seeds`), like for like; and, where the seed's own claim
+    (over every query it timed H2 on, q15's reused result included) runs the other way, that too. Said only
+    where ours lies one way under every protocol."""
     if not got.get("tpch.") or not got.get("micro."):
         return ""
     micro, tpch = got["micro."][0], got["tpch."]
-    seed_m, seed_t = seed_over("micro."), seed_over("tpch.")
+    seed_m, seed_t = seeds.get("micro.", math.nan), seeds.get("tpch.", math.nan)
     if not (math.isfinite(seed_m) and math.isfinite(seed_t)):
         return ""
     ours_larger = "micro" if all(micro > t for t in tpch) else "tpch" if all(micro < t for t in tpch) else ""
@@ -264,6 +268,12 @@ def _micro_against_tpch(got: dict[str, list[float]]) -> str:
         return ""
     theirs = "micro" if seed_m > seed_t else "tpch"
     against = " and ".join(f"{t:.2f}x" for t in sorted(tpch))
-    way = "the same way as" if ours_larger == theirs else "the other way round from"
-    return (f" Our gap is {'larger' if ours_larger == 'micro' else 'smaller'} over the micro-benchmarks than over "
-            f"TPC-H ({micro:.2f}x against {against}), {way} the seed's ({seed_m:.2f}x against {seed_t:.2f}x).")
+    way = "as the seed's is" if ours_larger == theirs else "the other way round from the seed's"
+    text = (f" Our gap is {'larger' if ours_larger == 'micro' else 'smaller'} over the micro-benchmarks than over "
+            f"TPC-H ({micro:.2f}x against {against}), {way} over the same benchmarks ({seed_m:.2f}x against "
+            f"{seed_t:.2f}x)")
+    every = _seed_over_all("tpch.")
+    if math.isfinite(every) and (seed_m > every) != (seed_m > seed_t):
+        text += (f"; over every query the seed timed H2 on, its TPC-H gap is {every:.2f}x, so its claim's direction "
+                 "rests on the queries ours leave out (q15's reused result among them)")
+    return text + "."

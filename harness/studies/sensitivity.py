@@ -295,33 +295,23 @@ def claims_sentence(claims: dict[str, tuple[float, int]]) -> str:
 WIDENED = "intervals widened by the between-run component, their study's or their cells', the larger (Section 2.5)"
 
 
-class AtConfidence:
-    """`runs` with every interval at another confidence (`confidence`); everything else is `runs`' own."""
-
-    def __init__(self, runs: RunSet, confidence: float) -> None:
-        self._runs, self.confidence = runs, confidence
-
-    def __getattr__(self, name: str):
-        return getattr(self._runs, name)
+AtConfidence = runspread.AtConfidence
 
 
 def family_wise(runs: RunSet, items: list[sc.Claim]) -> dict[str, Reading]:
-    """Each claim of `items` refuted by a rule over several cells (one refuting cell, or half of them), decided
-    again with its cells' intervals at Bonferroni's confidence for the k cells together (1 - (1 - c) / k), by
-    the claim's key: a claim about every cell tested cell by cell at 1% can be refuted by chance in about k%
-    of runs. A supported or inconclusive verdict is left alone: support needs every cell (or most) to hold,
-    an intersection of tests, each at 1%, which needs no adjustment."""
+    """Each claim of `items` whose verdict the family-wise rule changed (`seedclaims.family_wise_claims`: a
+    refutation resting on one of several cells counted at Bonferroni's confidence for them), decided again
+    without it, each cell at the runs' confidence on its own (the rule before review), by the claim's key."""
+    if not any(c.cells and len(c.cells) > 1 for c in items):
+        return {}
+    plain = {x.key: x for x in sc.claims(runs, family_wise=False)}
     out = {}
     for c in items:
-        if c.verdict.word != v.REFUTED or len(c.cells) < 2:
-            continue
-        k, base = len(c.cells), runs.confidence
-        conf = 1 - (1 - base) / k
-        alt = {x.key: x for x in sc.claims(AtConfidence(runs, conf))}.get(c.key)
-        if alt is not None:
-            text = (f"a refutation by cells counted at {1 - base:.0%} for its {k} cells together (Bonferroni: each "
-                    f"cell's interval at {100 * conf:.2f}%)")
-            out[c.key] = Reading(text, alt.verdict, widened_changes(c, alt))
+        p = plain.get(c.key)
+        if p is not None and p.verdict.word != c.verdict.word:
+            text = (f"each cell at {runs.confidence:.0%} on its own: one refuting cell of the {len(p.cells)} refutes "
+                    "the claim, no family-wise adjustment (the rule before review)")
+            out[c.key] = Reading(text, p.verdict, widened_changes(c, p))
     return out
 
 

@@ -294,12 +294,15 @@ def rules_text() -> str:
             "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
             "or host measuring the same claim gives an interval that does not overlap ours (or, without an interval, "
             "an estimate outside ours), the measurements disagree and the claim is inconclusive, the reason said.\n\n"
-            "One rule came after the others, when a review of an earlier draft pointed at what a cell measured: a "
-            "claim about inserting rows is read only at the N where one synced commit is at most "
+            "Two rules came after the others, from reviews of an earlier draft, and are marked so. First, a claim "
+            "about inserting rows is read only at the N where one synced commit is at most "
             f"{COMMIT_SHARE:.0%} of a transaction's time (the commit measured from the same engine's autocommit "
             "cells), since beyond that both sides of the comparison are mostly the same commit. It was adopted "
-            "after the replicate had shown the smallest N changing the prepared-statement verdict; the sensitivity "
-            "table keeps the reading with every N.")
+            "after the replicate had shown the smallest N changing the prepared-statement verdict. Second, a "
+            "refutation that rests on one of a claim's k cells counts only at Bonferroni's confidence for the k "
+            "together (each cell's interval at 1 - 0.01 / k): with every cell at 99%, a claim about k cells would "
+            "be refuted by chance in about k% of runs. Support needs no such adjustment (every cell must hold). The "
+            "sensitivity table keeps each claim's verdict under the rule before either.")
 
 
 def rules_summary() -> str:
@@ -307,7 +310,8 @@ def rules_summary() -> str:
     the substitutions table give them in full)."""
     keys = [s.key for s in SUBSTITUTIONS]
     return (f"In short (in full in Appendix B.9): \"about X\" means within a factor of {ABOUT:g} of X, \"most\" means more "
-            "than half of the cells, a claim about every cell falls to one refuting cell, our releases and drivers "
+            "than half of the cells, a claim about every cell falls to one refuting cell (at Bonferroni's confidence for "
+            "its cells), our releases and drivers "
             f"stand in for the seed's only through the declared substitutions {keys[0]} to {keys[-1]}, and an "
             "absolute number never decides. A sentence that gives two disagreeing numbers is decided against each and "
             "only when both agree, and two measurements (another harness or host) that disagree beyond our interval leave a claim inconclusive.")

@@ -446,6 +446,7 @@ def test_prepared_inserts_leave_out_the_n_where_one_synced_commit_is_most_of_a_t
     # the rule is stated with the others, with its limit and when it came
     rules = v.rules_text()
     assert f"at most {v.COMMIT_SHARE:.0%} of a transaction's time" in rules and "adopted after the replicate" in rules
+    assert "Bonferroni's confidence for the k together" in rules
     cheap = run(1e-6, tmp_path / "cheap")
     assert sc.commit_bound(cheap, [10, 1000]) == {}
     assert "left out" not in sc.seed003_prepared(cheap).ours

@@ -214,6 +214,8 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     text = sc.abstract_sentence(items, kept)
     assert "Of the 3 supported or refuted, 1 (refuted) keeps its word on a replicate, under every other " in text
     assert "Of the 3 supported or refuted, none keeps its word" in sc.abstract_sentence(items, [])
+    # none refuted: the count names only the side there is
+    assert "Of the 2 supported, none keeps its word" in sc.abstract_sentence([c for c in items if c.key != "b"], [])
     # a reading that gives another word on the replicate's runs takes the claim out too
     there = [sens.Row(_claim("b", v.REFUTED, "claim B"), "claim B",
                       (sens.Reading("another line", v.Verdict(v.INCONCLUSIVE), "x"),))]
@@ -240,28 +242,33 @@ def test_the_widened_reading_shows_each_cells_widened_interval_and_marks_a_word_
     assert sens.widened_changes(plain, plain) == "RamSQL / SQLite: 21.5x [14.9, 31.0]"
 
 
-def test_a_refutation_by_one_of_k_cells_is_read_again_at_bonferronis_confidence(monkeypatch):
-    """Only a refuted claim over several cells gets the family-wise reading: its claim function sees the run
-    set at 1 - 0.01 / k (here 3 cells: 99.67%), and a refuting cell whose wider interval reaches the line
-    leaves the claim inconclusive; supported, inconclusive and one-cell claims are left alone."""
+def test_a_refutation_by_one_of_k_cells_counts_at_bonferronis_confidence_and_the_old_rule_is_a_reading(monkeypatch):
+    """The table's rule (`seedclaims.family_wise_claims`): only a refuted claim over several cells is decided
+    again, its claim functions seeing the run set at 1 - 0.01 / k (3 cells: 99.67%); a refuting cell whose wider
+    interval reaches the line leaves it inconclusive, its reason said; supported and one-cell claims stand.
+    The sensitivity table gives the rule before review (each cell at 99% alone) as a reading."""
     seen = []
     one = ("c1", (5.0, 3.3, 7.8), v.Verdict(v.REFUTED))
     cells3 = (one, ("c2", (8.0, 5.4, 11.0), v.Verdict(v.INCONCLUSIVE)),
               ("c3", (13.0, 8.7, 20.0), v.Verdict(v.SUPPORTED)))
 
-    def claims(runs):
+    def raw(runs):
         seen.append(round(runs.confidence, 5))
         word = v.INCONCLUSIVE if runs.confidence > 0.99 else v.REFUTED
-        return [sc.Claim("002", "q", "", "", v.Verdict(word), "acid", cells3),
+        return [sc.Claim("002", "q", "", "", v.Verdict(word, "cells: ..."), "acid", cells3),
                 sc.Claim("003", "q", "", "", v.Verdict(v.SUPPORTED), "prep", cells3),
                 sc.Claim("004", "q", "", "", v.Verdict(v.REFUTED), "single", (one,))]
 
-    monkeypatch.setattr(sc, "claims", claims)
     runs = SimpleNamespace(confidence=0.99)
-    got = sens.family_wise(runs, claims(runs))
-    assert list(got) == ["acid"] and seen == [0.99, 0.99667]
-    assert got["acid"].verdict.word == v.INCONCLUSIVE
-    assert "at 1% for its 3 cells together (Bonferroni: each cell's interval at 99.67%)" in got["acid"].reading
+    monkeypatch.setattr(sc, "claims", lambda r, family_wise=True: (sc.family_wise_claims(r, raw(r)) if family_wise
+                                                                   else raw(r)))
+    table = sc.claims(runs)
+    assert seen == [0.99, 0.99667]
+    assert [c.verdict.word for c in table] == [v.INCONCLUSIVE, v.SUPPORTED, v.REFUTED]
+    assert "not at 99.67%, Bonferroni's confidence for its 3 cells together" in table[0].verdict.why
+    got = sens.family_wise(runs, table)
+    assert list(got) == ["acid"] and got["acid"].verdict.word == v.REFUTED
+    assert "one refuting cell of the 3 refutes the claim, no family-wise adjustment" in got["acid"].reading
 
 
 def test_the_verdicts_own_cells_give_their_seeds_families_a_between_run_component():
