@@ -226,8 +226,9 @@ def caption(table: pd.DataFrame, baseline: str) -> str:
     used = cells["used"].iloc[0] if len(cells) else "steady-state"
     no_steady = int(cells["no_steady"].fillna(0).sum()) if "no_steady" in cells else 0
     procs = int(cells["processes"].fillna(0).sum()) if len(cells) else 0
-    steady = (f"each process from its detected steady state ({no_steady} of {procs} processes have none and "
-              "keep all their iterations)" if used == "steady-state" else "all iterations, warm-up included")
+    steady = (f"each process from its detected steady state ({no_steady} of the table's {procs:,} processes with "
+              "timings, A/A twins and disturbed processes left out, have none and keep all their iterations)"
+              if used == "steady-state" else "all iterations, warm-up included")
     return (f"Mean time per iteration [{_pct(conf)} confidence interval] "
             f"({protocol_text(table)}; {METHOD_NAMES.get(method, method)}; {steady}). "
             f"× rows: time relative to {baseline} (higher is slower); geometric mean over benchmarks.")

@@ -213,13 +213,27 @@ def interval_side(lo: float, hi: float) -> int:
     return (lo > 1) - (hi < 1) if math.isfinite(lo) and math.isfinite(hi) else 0
 
 
+def disagrees(r: tuple[float, float, float], alt: tuple[float, float, float]) -> bool:
+    """The tables' † rule: warm-up changes the answer when either estimate lies outside the other's interval,
+    or the two intervals lie on different sides of 1."""
+    if not (alt and all(map(math.isfinite, (*r, *alt)))):
+        return False
+    outside = not (r[1] <= alt[0] <= r[2]) or not (alt[1] <= r[0] <= alt[2])
+    return outside or interval_side(*r[1:]) != interval_side(*alt[1:])
+
+
 def dagger(runs: RunSet, benchmark: str, a: str, b: str, r: tuple[float, float, float]) -> str:
     """` †: counting every iteration, 1.69 [1.46, 1.96] times slower.` when the other choice of iterations
-    puts the ratio's interval on another side of 1 (the tables' †: warm-up changes the answer), "" otherwise."""
+    changes the answer by the tables' rule (`disagrees`), "" otherwise."""
     if not hasattr(runs, "alt_boots"):
         return ""
     alt = pair_ratio(runs, benchmark, a, b, alt=True)
-    if not alt or interval_side(*r[1:]) == interval_side(*alt[1:]):
+    return said_dagger(runs, r, alt)
+
+
+def said_dagger(runs: RunSet, r: tuple[float, float, float], alt: tuple[float, float, float] | None) -> str:
+    """The † sentence for a ratio `r` and its estimate from the other choice of iterations `alt`."""
+    if not alt or not disagrees(r, alt[:3]):
         return ""
     other = "every iteration" if getattr(runs, "steady_state", True) else "steady states only"
     side = interval_side(*alt[1:])
@@ -236,12 +250,15 @@ def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,
     r, lo, hi, n = geomean_ratio(runs, prefix, a, b, only)
     if not n:
         return ""
+    # the tables' †: the geometric mean from the other choice of iterations, where it changes the answer
+    mark = said_dagger(runs, (r, lo, hi), geomean_ratio(runs, prefix, a, b, only, alt=True)[:3]) \
+        if hasattr(runs, "alt_boots") else ""
     if plain:
         return _sentence_case(ratio_sentence(plain_name(a), plain_name(b), r, lo, hi, runs.confidence,
                                              what=f"over the {n} {label}", note="geometric mean of the time ratios",
-                                             spread=spread_of(runs)))
+                                             spread=spread_of(runs))) + mark
     return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=f"over the {n} {label}",
-                          note="geometric mean of the time ratios", spread=spread_of(runs))
+                          note="geometric mean of the time ratios", spread=spread_of(runs)) + mark
 
 
 def count_verdicts(runs: RunSet, prefix: str, a: str, b: str) -> dict[str, int]:

@@ -617,9 +617,10 @@ def records_text(runs: RunSet) -> str:
     """What E4's process records count (`records_breakdown`), as a sentence for the appendix's table; "" when
     the runs hold no E4 process record."""
     p = runs.processes
-    if p.empty or "benchmark" not in p:
+    if p.empty or "benchmark" not in p or "storage" not in p:
         return ""
-    p = p[p["benchmark"].astype(str).str.startswith(PREFIX)]
+    # the records that name their storage: those of the processes the run started (as Section 2.3 counts them)
+    p = p[p["benchmark"].astype(str).str.startswith(PREFIX) & p["storage"].map(lambda v: isinstance(v, dict))]
     if p.empty:
         return ""
     raw = runs.raw_of(PREFIX + "*")

@@ -307,8 +307,8 @@ def abstract(runs: RunSet, claim) -> str:
     if every and every != both:
         r, lo, hi, n = findings.geomean_ratio(runs, PREFIX, FAST, SLOW, every)
         if n:
-            s += (f" Over only the {n} micro-benchmark{'' if n == 1 else 's'} that every engine ran (the subset "
-                  "of Appendix B.2's table), the same ratio is "
+            s += (f" Over only the {n} micro-benchmark{'' if n == 1 else 's'} that every engine ran, the same "
+                  "ratio is "
                   f"{wording.interval(r, lo, hi)}")
             flag = warmup_flag(runs, every, lo, hi)
             s += (f"{flag}: which benchmarks a mean is over, and how warm-up is counted, matter as much as the "

@@ -122,6 +122,24 @@ def test_the_abstracts_binding_comparison_says_when_the_sqlite_builds_differ(mon
     assert bindings.builds_clause(None, "sqlite/native-c@c", "sqlite/sqlite3@cpython") == " Both link SQLite 3.40.1."
 
 
+def test_section_1_1_sets_c_against_pythons_sqlite3_both_ways_and_gives_the_seeds_own_pair(monkeypatch):
+    """Both E1 comparisons are against Python's sqlite3 (one SQLite build with the C program, said once), and
+    seed 000's own pair, Python fetching all rows against C folding, is given beside the seed's published
+    ratio (2.76x), our interval from the same run set."""
+    from harness.studies import bindings, findings, seedclaims
+
+    monkeypatch.setattr(bindings, "sqlite_build", lambda runs, spec: "3.40.1")
+    said = []
+    monkeypatch.setattr(findings, "compare", lambda runs, bench, a, b, what, plain=False: said.append((a, b)) or "S.")
+    monkeypatch.setattr(seedclaims, "ratio_at", lambda *a, **k: (4.87, 4.26, 5.57))
+    text = bindings.abstract(SimpleNamespace(confidence=0.99))
+    assert said == [("sqlite/native-c@c", "sqlite/sqlite3@cpython"), ("sqlite/sqlite3@cpython", "sqlite/native-c@c")]
+    assert text.count("Both link SQLite 3.40.1.") == 1
+    assert text.endswith("On seed 000's own pair, C stepping through the rows against Python fetching them all, C is "
+                         "4.87 [4.26, 5.57] times faster (99% CI; the seed's published rates give 2.76x on its "
+                         "machine).")
+
+
 def test_sqlite_build_reads_the_manifest():
     from harness.studies import bindings
 
