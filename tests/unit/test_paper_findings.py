@@ -414,3 +414,12 @@ def test_a_geometric_mean_over_benchmarks_that_go_both_ways_says_so(monkeypatch)
                                      "be told apart on 3 (Appendix B.2).")
     monkeypatch.setattr(findings, "count_verdicts", lambda *a: {"faster": 2, "slower": 0, "same": 4, "unknown": 0})
     assert micro.both_ways(None) == ""
+
+
+def test_the_texts_dagger_follows_the_tables_rule():
+    """Warm-up changes the answer when either estimate lies outside the other's interval, or the intervals lie
+    on different sides of 1 (tables.py's † note); two overlapping estimates inside each other's intervals do not."""
+    assert findings.disagrees((3.32, 3.18, 3.46), (2.93, 2.81, 3.05))  # same side, estimates apart
+    assert findings.disagrees((0.72, 0.62, 0.84), (1.69, 1.46, 1.96))  # the side flips
+    assert not findings.disagrees((1.05, 1.02, 1.09), (1.06, 1.01, 1.11))
+    assert not findings.disagrees((1.05, 1.02, 1.09), (math.nan, math.nan, math.nan))
