@@ -92,11 +92,13 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
                "verdict-sensitivity": sensitivity.markdown(readings)
                + (f"\n\n{moved}" if (moved := sensitivity.claims_sentence(claims_moved)) else ""),
-               "verdict-sensitivity-summary": sensitivity.sentence(readings),
+               "verdict-sensitivity-summary": " ".join(
+                   x for x in (sensitivity.sentence(readings), sensitivity.first_rules(runs, verdicts)) if x),
                "verdict-rules": substitutions_markdown(),
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),
-               "abstract-verdicts": seedclaims.abstract_sentence(verdicts, robust),
+               "abstract-verdicts": seedclaims.abstract_sentence(
+                   verdicts, robust, [sensitivity.SHORT.get(r.claim.key, r.short) for r in robust or []]),
                "environment": envtable.markdown(*environment, with_history=committed_reference(runs)),
                "environment-hosts": envtable.hosts_sentence(*with_history(environment, runs)),
                "method-interference": methodfacts.interference_constants(),

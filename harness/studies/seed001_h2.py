@@ -180,11 +180,6 @@ def directions(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None,
                  f"against {ts:.2f}x, {t['ratio'] / ts:.2f} times the seed's)")
     text = (f"{head}: {tpart}, over the micro-benchmarks ours is {mside} the seed's "
             f"({m['ratio']:.2f}x [{m['low']:.2f}, {m['high']:.2f}] against {ms:.2f}x, {m['ratio'] / ms:.2f} times). ")
-    spans = [x["ratio"] for x in (t, whole, short) if x is not None and x["ratio"] == x["ratio"]]
-    if len(spans) > 1:  # how much the protocol alone moves ours, beside the seed's number
-        inside = "which includes" if min(spans) <= ts <= max(spans) else "which does not include"
-        text += (f"Over TPC-H our protocols alone span {min(spans):.2f}x to {max(spans):.2f}x, {inside} the "
-                 f"seed's {ts:.2f}x. ")
     if short is not None:
         smaller = tside == mside == "below" and wside in ("", "below")
         return text + (f"E3's own H2 processes were short, and their {short['ratio']:.2f}x is mostly the JIT's warm-up. "

@@ -55,7 +55,8 @@ def figure_takeaway(table, baseline: str) -> str:
              for _, r in geo.iterrows()]
     return (f"{extreme_phrase(items, 'fastest')} (best estimate {fast['ratio']:.3g}x the time of {plain_name(baseline)}, "
             f"geometric mean), and {extreme_phrase(items, 'slowest', higher_wins=True)} (worst {slow['ratio']:.3g}x"
-            + (", JIT warm-up included: an upper bound, Section 5.1" if slow["engine"] == seed001_h2.ENGINE else "") + "); "
+            + (", JIT warm-up included and its timed-out queries left out, Section 5.1" if slow["engine"] == seed001_h2.ENGINE
+               else "") + "); "
             "the dots show how far single queries spread around each mean")
 
 

@@ -217,6 +217,21 @@ def alike_across_harnesses(verdict: Verdict, decide: Callable[[float, float], Ve
     return Verdict(INCONCLUSIVE, f"{verdict.why or verdict.word}; but {who}, so the harnesses do not decide alike")
 
 
+def after_review(verdict: Verdict, what: str) -> Verdict:
+    """`verdict` with its reason saying what a rule added after review did (`what`; "" when it did nothing)."""
+    if not what:
+        return verdict
+    from dataclasses import replace
+
+    return replace(verdict, why=f"{verdict.why}; {what} by a rule added after review (Appendix B.9)")
+
+
+def family_wise_what(base: float, conf: float, k: int) -> str:
+    """What the family-wise rule did to a refutation, for `after_review`."""
+    return (f"at {base:.0%} per cell one cell refuted it, but not at {100 * conf:.2f}%, Bonferroni's confidence "
+            f"for its {k} cells together (the cells' intervals here),")
+
+
 def untestable(how: str) -> Verdict:
     """The substitute differs from what the seed measured; `how` says how."""
     return Verdict(UNTESTABLE, how)

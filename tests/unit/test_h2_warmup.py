@@ -128,8 +128,7 @@ def test_the_directions_read_tpch_at_a_steady_state_when_there_is_one():
                             "measured change): over TPC-H at a steady state (below; the seed's counts every "
                             "iteration) ours is below the seed's")
     assert f"E3's own H2 processes were short, and their {seed * 3:.2f}x is mostly the JIT's warm-up" in after
-    assert (f"Over TPC-H our protocols alone span {seed / 2:.2f}x to {seed * 3:.2f}x, which includes the seed's "
-            f"{seed:.2f}x.") in after
+    assert "our protocols alone span" not in after  # a range that covers the seed's number is no agreement
     assert seed001_h2.directions({"tpch.": short, "micro.": micro}, steady=None) == before
     # counted every iteration, as the seed counted, the same run lies on the other side: no direction is drawn
     every = _like(seed * 1.4, seed * 1.3, seed * 1.5)

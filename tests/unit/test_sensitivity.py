@@ -214,6 +214,7 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     text = sc.abstract_sentence(items, kept)
     assert "Of the 3 supported or refuted, 1 (refuted) keeps its word on a replicate, under every other " in text
     assert "Of the 3 supported or refuted, none keeps its word" in sc.abstract_sentence(items, [])
+    assert "Of the 3 supported or refuted, 1 (claim B's name) keeps" in sc.abstract_sentence(items, kept, ["claim B's name"])
     # none refuted: the count names only the side there is
     assert "Of the 2 supported, none keeps its word" in sc.abstract_sentence([c for c in items if c.key != "b"], [])
     # a reading that gives another word on the replicate's runs takes the claim out too
@@ -291,3 +292,15 @@ def test_the_verdicts_own_cells_give_their_seeds_families_a_between_run_componen
     text = sens.claims_sentence(found)
     assert text.startswith("The cells the verdicts rest on moved between the run and its replicate with a "
                            "between-run component of ") and "(seed 002, 4 cells)" in text
+
+
+def test_the_tally_under_the_rules_as_first_fixed_is_said_when_it_differs(monkeypatch):
+    table = [_claim("acid", v.INCONCLUSIVE), _claim("seed003_prepared", v.SUPPORTED), _claim("x", v.UNTESTABLE)]
+    before = [_claim("acid", v.REFUTED), _claim("seed003_prepared", v.INCONCLUSIVE), _claim("x", v.UNTESTABLE)]
+    monkeypatch.setattr(sc, "claims", lambda runs, family_wise=True: table if family_wise else before)
+    monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_bound_too=False: before[1])
+    assert sens.first_rules(None, table) == ("Before the two rules added after review, the table read 1 refuted, "
+                                             "1 inconclusive.")
+    monkeypatch.setattr(sc, "claims", lambda runs, family_wise=True: table)
+    monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_bound_too=False: table[1])
+    assert sens.first_rules(None, table) == ""  # the same tally: nothing to say
