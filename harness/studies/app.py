@@ -725,12 +725,12 @@ CLAIMS: tuple[tuple[Callable[..., dict[str, Any]], dict[str, Any]], ...] = (
     (claim_mysql, {}))
 
 
-def claims(cells: pd.DataFrame, ratio: Ratio, runs: Any = None, family_wise: bool = True) -> list[dict[str, Any]]:
+def claims(cells: pd.DataFrame, ratio: Ratio, runs: Any = None, family_wise: bool = False) -> list[dict[str, Any]]:
     """Seed 002's claims in the seed's order, each decided by verdicts.py on today's stack
     (`verdicts.on_todays_stack`): ours run newer releases of the same libraries and GHC (substitution
-    S1); the MongoDB claims name their engine difference, which no substitution covers. `family_wise` (the
-    verdict table's rule, as `seedclaims.family_wise_claims`): a refutation resting on one of several cells is
-    decided again with the cells' intervals at Bonferroni's confidence for them."""
+    S1); the MongoDB claims name their engine difference, which no substitution covers. `family_wise` (a rule
+    added after review, a reading of `sensitivity.py`, as `seedclaims.family_wise_claims`): a refutation resting
+    on one of several cells decided again with the cells' intervals at Bonferroni's confidence for them."""
     ours = our_setting(cells, runs)
     out = [on_stack(f, cells, ratio, ours, **kw) for f, kw in CLAIMS]
     base = getattr(ratio, "confidence", None)
@@ -805,7 +805,7 @@ def claims_markdown(items: list[dict[str, Any]], method: str) -> str:
             "on today's stack when every difference from the seed's setting is covered by a declared substitution "
             "(here S1: newer releases of acid-state, HDBC-sqlite3, SQLite and GHC), and an absolute time never "
             "decides; otherwise it is untestable here, what no rule covers said. A decided claim about every cell is "
-            "refuted by one refuting cell (at Bonferroni's confidence for its cells), and a straddling "
+            "refuted by one refuting cell, and a straddling "
             "interval is inconclusive. The seed's numbers are its own prose (Haskell, criterion, a Core i3 in "
             "2013).")
 

@@ -93,7 +93,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "verdict-sensitivity": sensitivity.markdown(readings)
                + (f"\n\n{moved}" if (moved := sensitivity.claims_sentence(claims_moved)) else ""),
                "verdict-sensitivity-summary": " ".join(
-                   x for x in (sensitivity.sentence(readings), sensitivity.first_rules(runs, verdicts)) if x),
+                   x for x in (sensitivity.sentence(readings), sensitivity.later_rules(runs, verdicts)) if x),
                "verdict-rules": substitutions_markdown(),
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),

@@ -284,7 +284,8 @@ def most_cells(verdicts: Iterable[Verdict]) -> Verdict:
 
 def rules_text() -> str:
     """The rules for claims worded loosely ("about", "most", "every"), as the paper states them: the same for
-    every seed, fixed before any number was looked at but the last, which says when it came."""
+    every seed, fixed before any number was looked at; the two rules reviews proposed later are said as
+    readings, not rules."""
     return ("Before any interval is read, every claim passes one rule: it is read on today's stack when every "
             "part of our setting (engine, driver, runtime, operation) that differs from the seed's is covered by a "
             "substitution the table below declares and the claim names; a difference no substitution covers makes "
@@ -309,15 +310,15 @@ def rules_text() -> str:
             "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
             "or host measuring the same claim gives an interval that does not overlap ours (or, without an interval, "
             "an estimate outside ours), the measurements disagree and the claim is inconclusive, the reason said.\n\n"
-            "Two rules came after the others, from reviews of an earlier draft, and are marked so. First, a claim "
-            "about inserting rows is read only at the N where one synced commit is at most "
+            "Reviews of an earlier draft proposed two rules more after the data were seen; they are not the table's "
+            "rules but readings of the sensitivity table, and Section 10 gives the tally under them. First, a claim "
+            "about inserting rows read only at the N where one synced commit is at most "
             f"{COMMIT_SHARE:.0%} of a transaction's time (the commit measured from the same engine's autocommit "
-            "cells), since beyond that both sides of the comparison are mostly the same commit. It was adopted "
-            "after the replicate had shown the smallest N changing the prepared-statement verdict. Second, a "
-            "refutation that rests on one of a claim's k cells counts only at Bonferroni's confidence for the k "
-            "together (each cell's interval at 1 - 0.01 / k): with every cell at 99%, a claim about k cells would "
-            "be refuted by chance in about k% of runs. Support needs no such adjustment (every cell must hold). The "
-            "sensitivity table keeps each claim's verdict under the rule before either.")
+            "cells), since beyond that both sides of the comparison are mostly the same commit; it came after the "
+            "replicate had shown the smallest N changing the prepared-statement verdict. Second, a refutation that "
+            "rests on one of a claim's k cells counted only at Bonferroni's confidence for the k together (each "
+            "cell's interval at 1 - 0.01 / k): with every cell at 99%, a claim about k cells would be refuted by "
+            "chance in about k% of runs (support needs no such adjustment: every cell must hold).")
 
 
 def rules_summary() -> str:
@@ -325,8 +326,7 @@ def rules_summary() -> str:
     the substitutions table give them in full)."""
     keys = [s.key for s in SUBSTITUTIONS]
     return (f"In short (in full in Appendix B.9): \"about X\" means within a factor of {ABOUT:g} of X, \"most\" means more "
-            "than half of the cells, a claim about every cell falls to one refuting cell (at Bonferroni's confidence for "
-            "its cells), our releases and drivers "
+            "than half of the cells, a claim about every cell falls to one refuting cell, our releases and drivers "
             f"stand in for the seed's only through the declared substitutions {keys[0]} to {keys[-1]}, and an "
             "absolute number never decides. A sentence that gives two disagreeing numbers is decided against each and "
             "only when both agree, and two measurements (another harness or host) that disagree beyond our interval leave a claim inconclusive.")

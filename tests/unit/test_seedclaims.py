@@ -437,19 +437,19 @@ def test_prepared_inserts_leave_out_the_n_where_one_synced_commit_is_most_of_a_t
     slow = run(5e-3, tmp_path / "slow")
     assert set(sc.commit_bound(slow, [10, 1000])) == {10}
     assert sc.commit_bound(slow, [10])[10] == pytest.approx(0.83, abs=0.08)
-    claim = sc.seed003_prepared(slow)
+    claim = sc.seed003_prepared(slow, commit_rule=True)
     assert [label for label, *_ in claim.cells] == ["N = 1,000"] and claim.verdict.word == v.SUPPORTED
     assert "N = 10 (" in claim.ours and "left out: one synced commit is" in claim.ours
-    every = sc.seed003_prepared(slow, commit_bound_too=True)
+    every = sc.seed003_prepared(slow)  # the table's rule: every N both ran
     assert [label for label, *_ in every.cells] == ["N = 10", "N = 1,000"]
     assert every.verdict.word != v.SUPPORTED  # at N = 10 both sides are mostly the same commit
     # the rule is stated with the others, with its limit and when it came
     rules = v.rules_text()
-    assert f"at most {v.COMMIT_SHARE:.0%} of a transaction's time" in rules and "adopted after the replicate" in rules
+    assert f"at most {v.COMMIT_SHARE:.0%} of a transaction's time" in rules and "came after the" in rules
     assert "Bonferroni's confidence for the k together" in rules
     cheap = run(1e-6, tmp_path / "cheap")
     assert sc.commit_bound(cheap, [10, 1000]) == {}
-    assert "left out" not in sc.seed003_prepared(cheap).ours
+    assert "left out" not in sc.seed003_prepared(cheap, commit_rule=True).ours
 
 
 def test_a_long_reading_keeps_its_first_clause_in_the_table_and_goes_in_full_to_a_note():

@@ -243,11 +243,11 @@ def test_the_widened_reading_shows_each_cells_widened_interval_and_marks_a_word_
     assert sens.widened_changes(plain, plain) == "RamSQL / SQLite: 21.5x [14.9, 31.0]"
 
 
-def test_a_refutation_by_one_of_k_cells_counts_at_bonferronis_confidence_and_the_old_rule_is_a_reading(monkeypatch):
-    """The table's rule (`seedclaims.family_wise_claims`): only a refuted claim over several cells is decided
-    again, its claim functions seeing the run set at 1 - 0.01 / k (3 cells: 99.67%); a refuting cell whose wider
-    interval reaches the line leaves it inconclusive, its reason said; supported and one-cell claims stand.
-    The sensitivity table gives the rule before review (each cell at 99% alone) as a reading."""
+def test_a_refutation_by_one_of_k_cells_at_bonferronis_confidence_is_a_reading(monkeypatch):
+    """The rule reviews proposed after the data were seen (`seedclaims.family_wise_claims`), a reading, not the
+    table's: only a refuted claim over several cells is decided again, its claim functions seeing the run set
+    at 1 - 0.01 / k (3 cells: 99.67%); a refuting cell whose wider interval reaches the line leaves it
+    inconclusive, its reason said; supported and one-cell claims stand."""
     seen = []
     one = ("c1", (5.0, 3.3, 7.8), v.Verdict(v.REFUTED))
     cells3 = (one, ("c2", (8.0, 5.4, 11.0), v.Verdict(v.INCONCLUSIVE)),
@@ -261,15 +261,18 @@ def test_a_refutation_by_one_of_k_cells_counts_at_bonferronis_confidence_and_the
                 sc.Claim("004", "q", "", "", v.Verdict(v.REFUTED), "single", (one,))]
 
     runs = SimpleNamespace(confidence=0.99)
-    monkeypatch.setattr(sc, "claims", lambda r, family_wise=True: (sc.family_wise_claims(r, raw(r)) if family_wise
-                                                                   else raw(r)))
+    monkeypatch.setattr(sc, "claims", lambda r, family_wise=False: (sc.family_wise_claims(r, raw(r)) if family_wise
+                                                                    else raw(r)))
     table = sc.claims(runs)
-    assert seen == [0.99, 0.99667]
-    assert [c.verdict.word for c in table] == [v.INCONCLUSIVE, v.SUPPORTED, v.REFUTED]
-    assert "not at 99.67%, Bonferroni's confidence for its 3 cells together" in table[0].verdict.why
+    assert [c.verdict.word for c in table] == [v.REFUTED, v.SUPPORTED, v.REFUTED]  # the table's rules
+    adjusted = sc.family_wise_claims(runs, table)
+    assert 0.99667 in seen
+    assert [c.verdict.word for c in adjusted] == [v.INCONCLUSIVE, v.SUPPORTED, v.REFUTED]
+    assert "not at 99.67%, Bonferroni's confidence for its 3 cells together" in adjusted[0].verdict.why
     got = sens.family_wise(runs, table)
-    assert list(got) == ["acid"] and got["acid"].verdict.word == v.REFUTED
-    assert "one refuting cell of the 3 refutes the claim, no family-wise adjustment" in got["acid"].reading
+    assert list(got) == ["acid"] and got["acid"].verdict.word == v.INCONCLUSIVE
+    assert "counted at 99.67%, Bonferroni's confidence for them together (a rule added after review)" in \
+        got["acid"].reading
 
 
 def test_the_verdicts_own_cells_give_their_seeds_families_a_between_run_component():
@@ -294,13 +297,13 @@ def test_the_verdicts_own_cells_give_their_seeds_families_a_between_run_componen
                            "between-run component of ") and "(seed 002, 4 cells)" in text
 
 
-def test_the_tally_under_the_rules_as_first_fixed_is_said_when_it_differs(monkeypatch):
-    table = [_claim("acid", v.INCONCLUSIVE), _claim("seed003_prepared", v.SUPPORTED), _claim("x", v.UNTESTABLE)]
-    before = [_claim("acid", v.REFUTED), _claim("seed003_prepared", v.INCONCLUSIVE), _claim("x", v.UNTESTABLE)]
-    monkeypatch.setattr(sc, "claims", lambda runs, family_wise=True: table if family_wise else before)
-    monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_bound_too=False: before[1])
-    assert sens.first_rules(None, table) == ("Before the two rules added after review, the table read 1 refuted, "
-                                             "1 inconclusive.")
-    monkeypatch.setattr(sc, "claims", lambda runs, family_wise=True: table)
-    monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_bound_too=False: table[1])
-    assert sens.first_rules(None, table) == ""  # the same tally: nothing to say
+def test_the_tally_under_the_rules_added_after_review_is_said_when_it_differs(monkeypatch):
+    table = [_claim("acid", v.REFUTED), _claim("seed003_prepared", v.INCONCLUSIVE), _claim("x", v.UNTESTABLE)]
+    later = [_claim("acid", v.INCONCLUSIVE), _claim("seed003_prepared", v.SUPPORTED), _claim("x", v.UNTESTABLE)]
+    monkeypatch.setattr(sc, "claims", lambda runs, family_wise=False: later if family_wise else table)
+    monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_rule=False: later[1])
+    assert sens.later_rules(None, table) == ("With the two rules reviews proposed after the data were seen, it would "
+                                             "read 1 supported, 1 inconclusive.")
+    monkeypatch.setattr(sc, "claims", lambda runs, family_wise=False: table)
+    monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_rule=False: table[1])
+    assert sens.later_rules(None, table) == ""  # the same tally: nothing to say
