@@ -951,8 +951,9 @@ def claims(runs: RunSet, family_wise: bool = False) -> list[Claim]:
 def family_wise_claims(runs: RunSet, items: list[Claim]) -> list[Claim]:
     """`items` with each refutation that rests on cells checked family-wise: a claim about every cell is refuted
     by one refuting cell, so with k cells each at 99% it would be refuted by chance in about k% of runs; it is
-    decided again with each cell's interval at 1 - (1 - c) / k (Bonferroni), and that verdict is the table's,
-    its reason said. Support needs every cell (or most) to hold, an intersection of tests that needs no
+    decided again with each cell's interval at 1 - (1 - c) / k (Bonferroni), its reason said. A rule reviews
+    proposed after the data were seen, so a reading (`sensitivity.family_wise`, `sensitivity.later_rules`),
+    not the table's. Support needs every cell (or most) to hold, an intersection of tests that needs no
     adjustment, so supported and inconclusive verdicts stand."""
     from harness.studies.runspread import AtConfidence
 
