@@ -720,3 +720,13 @@ def test_the_hashmap_select_read_against_ramsqls_own_btree_select(tmp_path):
     assert btree.ours.startswith("RamSQL / SQLite time, fixed code: select_10k_fixed ")
     assert sc.seed004_btree(alike_runs).verdict.word == v.REFUTED  # 4x: within an order of magnitude
     assert sc.seed004_btree(None).verdict.word == v.UNTESTABLE
+
+
+def test_seed_001s_crossings_claim_is_set_beside_its_own_numbers_by_the_exact_test():
+    """Its Figure 15's crossings against its Figure 16's speedups: rho = 1 - 6 * 6 / (6 * 35) = 0.83 (filltable
+    and innerjoin out of order), two-sided exact p = 42 / 720 = 0.058, so not established even at 5%."""
+    text = sc.seed001_own_trend()
+    assert "Spearman's rho between crossings and SQPyte's speedup is 0.83, exact p = 0.058 over its 6" in text
+    assert "which its own numbers cannot establish even at 5% (at 1% only |rho| >= 1.00 could)" in text
+    claim = sc.seed001_crossings(None)
+    assert claim.verdict.word == v.UNTESTABLE and text in claim.ours + claim.seed_number + str(claim)
