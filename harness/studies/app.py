@@ -725,26 +725,13 @@ CLAIMS: tuple[tuple[Callable[..., dict[str, Any]], dict[str, Any]], ...] = (
     (claim_mysql, {}))
 
 
-def claims(cells: pd.DataFrame, ratio: Ratio, runs: Any = None, family_wise: bool = False) -> list[dict[str, Any]]:
+def claims(cells: pd.DataFrame, ratio: Ratio, runs: Any = None) -> list[dict[str, Any]]:
     """Seed 002's claims in the seed's order, each decided by verdicts.py on today's stack
     (`verdicts.on_todays_stack`): ours run newer releases of the same libraries and GHC (substitution
-    S1); the MongoDB claims name their engine difference, which no substitution covers. `family_wise` (a rule
-    added after review, a reading of `sensitivity.py`, as `seedclaims.family_wise_claims`): a refutation resting
-    on one of several cells decided again with the cells' intervals at Bonferroni's confidence for them."""
+    S1); the MongoDB claims name their engine difference, which no substitution covers. (The family-wise
+    reading of a refutation is `seedclaims.family_wise_claims`', over every seed's claims.)"""
     ours = our_setting(cells, runs)
-    out = [on_stack(f, cells, ratio, ours, **kw) for f, kw in CLAIMS]
-    base = getattr(ratio, "confidence", None)
-    if not family_wise or runs is None or base is None or not hasattr(runs, "boots"):
-        return out
-    for i, ((f, kw), c) in enumerate(zip(CLAIMS, out)):
-        k = len(c.get("cells") or ())
-        if c["verdict"].word != v.REFUTED or k < 2:
-            continue
-        conf = 1 - (1 - base) / k
-        alt = on_stack(f, cells, _Ratios(runspread.AtConfidence(runs, conf), cells), ours, **kw)
-        if alt["verdict"].word != c["verdict"].word:
-            out[i] = dict(alt, verdict=v.after_review(alt["verdict"], v.family_wise_what(base, conf, k)))
-    return out
+    return [on_stack(f, cells, ratio, ours, **kw) for f, kw in CLAIMS]
 
 
 #: the listing: the seed's AcidState "list and select numbers in the low double-digit microseconds" at 50,000
@@ -1035,9 +1022,11 @@ def abstract(cells: pd.DataFrame, ratio: Any, groups: list[tuple[str, list[str]]
     lookups = optimisation_index_pairs(at, True, SEED_OPTIMISED_BUILD)
     if every and hasattr(ratio, "geomean"):
         g, lk = ratio.geomean(every), ratio.geomean(lookups) if lookups else (math.nan,) * 3
+        spread = getattr(ratio, "spread", "")
         out.append(f"At the seed's 50,000-user corpus {SEED_OPTIMISED_AGAINST}, `ghc -O` (-O1) against -O0 divides "
                    f"the time by {_shown(g)} over the claim's {len(every)} cells of AcidState and HDBC-SQLite "
-                   f"(Section 10; geometric mean, {getattr(ratio, 'confidence', 0.99):.0%} CI{' ' + ratio.spread if getattr(ratio, 'spread', '') else ''}; the seed: about "
+                   f"(Section 10; geometric mean, {getattr(ratio, 'confidence', 0.99):.0%} CI"
+                   f"{' ' + spread if spread else ''}; the seed: about "
                    f"{SEED['optimisation']:g}x)"
                    + (f", and AcidState's lookups by {_shown(lk)} (the seed: about "
                       f"{SEED['acid_lookup_optimisation']:g}x)" if lookups else "") + ".")

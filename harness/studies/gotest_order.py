@@ -26,8 +26,9 @@ ENGINES = (("RamSQL", "RamSQL"), ("SQLite", "SQLite through the seed's pure-Go d
 
 
 def _command(run: Path) -> str:
-    source = (manifest_of(run).to_dict().get("source") or {}) if manifest_of(run) else {}
-    return str(source.get("go_test") or "")
+    """The `go test` command a `harness gobench` run's manifest records ("" when it records none)."""
+    manifest = manifest_of(run)
+    return str(((manifest.to_dict().get("source") or {}) if manifest else {}).get("go_test") or "")
 
 
 def sessions(folder: Path = DIAGNOSIS_DIR) -> tuple[list[Path], list[Path]]:

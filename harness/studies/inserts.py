@@ -8,8 +8,8 @@ of other families in the same run set change nothing here (and this study's runs
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -229,10 +229,9 @@ def commit_time(df: pd.DataFrame, engine: str) -> Commit | None:
     """`engine`'s synced commit (`Commit`) with SQLite's own journal settings, from the largest N at which it
     ran both autocommit and transaction (A/A twins left out); None where it ran no such pair or the
     difference is not positive."""
-    if df.empty:
+    d = _measured(df, engine)
+    if d.empty:
         return None
-    d = default_settings(df)
-    d = d[d["mean_s"].notna() & (d["engine"] == engine) & ~d["params"].astype(str).str.contains("aa=twin")]
     auto, txn = d[d["strategy"] == "autocommit"], d[d["strategy"] == "transaction"]
     both = sorted(n for n in set(auto["rows"]) & set(txn["rows"]) if n > 1)
     if not both:
@@ -244,12 +243,19 @@ def commit_time(df: pd.DataFrame, engine: str) -> Commit | None:
 
 def transaction_time(df: pd.DataFrame, engine: str, rows: int) -> float:
     """The mean seconds of `engine`'s transaction strategy at N = `rows` (SQLite's own settings), or nan."""
-    if df.empty:
+    d = _measured(df, engine)
+    if d.empty:
         return math.nan
-    d = default_settings(df)
-    d = d[(d["engine"] == engine) & (d["strategy"] == "transaction") & (d["rows"] == rows)
-          & ~d["params"].astype(str).str.contains("aa=twin") & d["mean_s"].notna()]
+    d = d[(d["strategy"] == "transaction") & (d["rows"] == rows)]
     return float(d["mean_s"].iloc[0]) if len(d) else math.nan
+
+
+def _measured(df: pd.DataFrame, engine: str) -> pd.DataFrame:
+    """`engine`'s cells with SQLite's own settings and a mean, A/A twins left out (empty for no cells)."""
+    if df.empty:
+        return df
+    d = default_settings(df)
+    return d[d["mean_s"].notna() & (d["engine"] == engine) & ~d["params"].astype(str).str.contains("aa=twin")]
 
 
 def at_n(row: pd.Series, label: str) -> str:

@@ -432,9 +432,9 @@ SEED002_NUMBERS = (">= 8x", "no number", "\"low double-digit\" µs (our reading:
                    "no number (\"marginally\", \"very marginally\")")
 
 
-def seed002(runs: RunSet, family_wise: bool = False) -> list[Claim]:
-    """Seed 002's claims as the E5 study words and decides them (`family_wise`: `app.claims`')."""
-    items = app.claims(*_app(runs), runs=runs, family_wise=family_wise)
+def seed002(runs: RunSet) -> list[Claim]:
+    """Seed 002's claims as the E5 study words and decides them."""
+    items = app.claims(*_app(runs), runs=runs)
     return [Claim("002", c["claim"], n, c["evidence"] or "—", c["verdict"], c["key"], tuple(c["cells"]))
             for c, n in zip(items, SEED002_NUMBERS)]
 
@@ -966,8 +966,7 @@ def claims(runs: RunSet, family_wise: bool = False) -> list[Claim]:
     """Every claim of the five seeds against these runs, in seed order, by the rules fixed before the data
     were seen; `family_wise` (a rule added after review, `sensitivity.py`'s reading): a refutation resting on
     one of several cells counted at Bonferroni's confidence for them (`family_wise_claims`)."""
-    items = ([f(runs) for f in BEFORE_002] + seed002(runs, family_wise) + [seed002_scrypt(runs)]
-             + [f(runs) for f in AFTER_002])
+    items = [f(runs) for f in BEFORE_002] + seed002(runs) + [seed002_scrypt(runs)] + [f(runs) for f in AFTER_002]
     return family_wise_claims(runs, items) if family_wise else items
 
 

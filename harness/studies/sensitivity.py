@@ -308,9 +308,6 @@ def claims_sentence(claims: dict[str, tuple[float, int]]) -> str:
 WIDENED = "intervals widened by the between-run component, their study's or their cells', the larger (Section 2.5)"
 
 
-AtConfidence = runspread.AtConfidence
-
-
 def family_wise(runs: RunSet, items: list[sc.Claim]) -> dict[str, Reading]:
     """Each claim of `items` refuted by a rule over several cells, decided again by the family-wise rule added
     after review (`seedclaims.family_wise_claims`: the refutation counted with the cells at Bonferroni's
