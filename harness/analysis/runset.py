@@ -334,14 +334,17 @@ class RunSet:
                                 np.__version__, self.method, self.confidence, self.resamples, self.seed,
                                 self.steady_state, self.keep_contaminated, self.aa_twins)
 
-    def ratio_rows(self, keys: Iterable[tuple], baseline: str) -> pd.DataFrame:
-        """stats.ratio_summary of the cells `keys` (and their baselines among them)."""
+    def ratio_rows(self, keys: Iterable[tuple], baseline: str, boots: Callable | None = None,
+                   alt_boots: Callable | None = None) -> pd.DataFrame:
+        """stats.ratio_summary of the cells `keys` (and their baselines among them). `boots`, `alt_boots`: where
+        the cells' reductions come from instead of this run set's own (a wrapper that widens them)."""
         from harness.analysis import stats
 
         keys = [k for k in self.samples if k in set(keys)]  # the order cell_samples gives
         samples = {k: self.samples[k] for k in keys}
-        return stats.ratio_rows(samples, self.info, self.boots(keys), baseline, self.method, self.confidence,
-                                self.resamples, self.seed, self.steady_state, self.alt_boots(keys))
+        return stats.ratio_rows(samples, self.info, (boots or self.boots)(keys), baseline, self.method,
+                                self.confidence, self.resamples, self.seed, self.steady_state,
+                                (alt_boots or self.alt_boots)(keys))
 
 
 def summarize_runs(run_dirs: Path | str | Iterable[Path | str], method: str = DEFAULT_METHOD,

@@ -30,6 +30,9 @@ NATIVE = "sqlite/native-c"
 
 def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:
     figures_dir = Path(figures_dir)
+    # the verdicts' rules, the A/A check, the precision achieved and the replicates' comparison are defined on
+    # one run's intervals; the tables, figures and findings show `runs` (ratios with the run-to-run spread)
+    one = runspread.one_run(runs)
     summary = runs.summary
     e1 = summary[summary["benchmark"].str.startswith(PREFIX)]
     clock = runs.manifest(runs.run_dirs[0]).clock()
@@ -47,14 +50,14 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     found = findings_text(runs)
     seed_md = seeds.seed_table(runs, "000")
     noise = runfacts.noise_block(runs)
-    verdicts = seedclaims.claims(runs)
-    between = replicate.between(runs, verdicts)  # the replicates beside the reference runs (None otherwise)
+    verdicts = seedclaims.claims(one)
+    between = replicate.between(one, verdicts)  # the replicates beside the reference runs (None otherwise)
     tau2 = replicate.tau2_by_family(between.moves) if between is not None else {}
     # the verdicts' own cells (HDBC-SQLite over AcidState, ...) moved between run and replicate too
-    claims_moved = (runspread.claims_tau2(verdicts, between.swapped[2], runs.confidence)
+    claims_moved = (runspread.claims_tau2(verdicts, between.swapped[2], one.confidence)
                     if between is not None and between.swapped else {})
     tau2 = sensitivity.with_claims(tau2, claims_moved)
-    readings = sensitivity.rows(runs, verdicts, tau2)  # each decided verdict under the alternative readings
+    readings = sensitivity.rows(one, verdicts, tau2)  # each decided verdict under the alternative readings
     robust = None
     if between is not None and between.found:
         # the readings on the replicate runs too: a verdict counts as robust only if it holds there under each
@@ -74,7 +77,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                                            "folding over the rows", plain=True)
             figs.insert(0, figure_link(f"E1 native C against the bindings, rows/s, 99% CI ({method})"
                                        + (f": {native_says}" if native_says else ""), native_fig, paper_path))
-        aa = runfacts.aa_of(runs)  # the twins' run set and A/A table, for the A/A block and the abstract
+        aa = runfacts.aa_of(one)  # the twins' run set and A/A table, for the A/A block and the abstract
         environment = campaign_manifests(runs)
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
@@ -83,17 +86,17 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                # the findings a reader meets first carry the run-to-run spread the replicates measured
                "abstract-e1": abstract(runspread.with_spread(runs)),
                "abstract-headline": abstract_headline(runspread.with_spread(runs)),
-               "noise": noise, "precision": runfacts.precision_block(runs), "aa": runfacts.aa_block(runs, aa),
+               "noise": noise, "precision": runfacts.precision_block(one), "aa": runfacts.aa_block(one, aa),
                "reproduce": runfacts.reproduce_block(campaign_dirs(runs)),
                "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),
-               "abstract-precision": runfacts.abstract_precision(runs, aa[1]),
-               "seed-verdicts": seedclaims.markdown(verdicts, runs.confidence, method),
+               "abstract-precision": runfacts.abstract_precision(one, aa[1]),
+               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
                "verdict-sensitivity": sensitivity.markdown(readings)
                + (f"\n\n{moved}" if (moved := sensitivity.claims_sentence(claims_moved)) else ""),
                "verdict-sensitivity-summary": " ".join(
-                   x for x in (sensitivity.sentence(readings), sensitivity.later_rules(runs, verdicts)) if x),
+                   x for x in (sensitivity.sentence(readings), sensitivity.later_rules(one, verdicts)) if x),
                "verdict-rules": substitutions_markdown(),
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),
@@ -103,7 +106,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "environment-hosts": envtable.hosts_sentence(*with_history(environment, runs)),
                "method-interference": methodfacts.interference_constants(),
                "method-statistics": methodfacts.statistics_constants(runs.resamples, runs.confidence)}
-        out.update(replicate.blocks(runs, verdicts, where=heading_of(paper_path, "replicate-table"),
+        out.update(replicate.blocks(one, verdicts, where=heading_of(paper_path, "replicate-table"),
                                     found_between=between))
         if seq_fig is not None:
             out["e1-warmup"] = figure_link("E1 run-sequence plots per process" + warmup_takeaway(seq_raw),

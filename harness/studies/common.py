@@ -144,7 +144,16 @@ def family_table(runs: RunSet, prefix: str, baseline: str,
     # the summary names a runtime by its family (jvm), the table by its version (jvm-17.0.15)
     cut = {(b, p, e, rt): t for (b, p, e, fam), t in cut.items() for e2, rt in shown
            if e2 == e and str(rt).startswith(str(fam))}
-    return table, tables.to_markdown(table, baseline, cut) + common_note + "\n" + excluded
+    return table, tables.to_markdown(table, baseline, cut) + spread_note(runs) + common_note + "\n" + excluded
+
+
+def spread_note(runs: RunSet) -> str:
+    """The sentence under a table of one run's means and their ratios when the ratios carry the run-to-run spread
+    (`runspread.Widened`); "" for one run's intervals."""
+    if not getattr(type(runs), "spread", ""):
+        return ""
+    return ("\nThe × rows' intervals add the run-to-run spread its replicate measured (Section 2.5); the means' "
+            "are one run's.\n")
 
 
 def geomeans_over_common(runs: RunSet, keys: set[tuple], baseline: str, table: pd.DataFrame

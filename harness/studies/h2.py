@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.analysis.runset import RunSet, run_cells, runs_under
 from harness.fsutil import PROJECT_ROOT
-from harness.studies import seed001_h2
+from harness.studies import findings, runspread, seed001_h2
 from harness.studies.common import (BASELINE, StudyResult, censored_cells, family_table, figure_link,
                                     iterations_per_process)
 
@@ -118,8 +118,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
                                       leave_out=seed001_h2.LEAVE_OUT)
         steady_all, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
         # the same run with every iteration counted, as the seed counted its 5 x 50
-        every = RunSet(steady.run_dirs, method=steady.method, confidence=steady.confidence,
-                       resamples=steady.resamples, steady_state=False, aa_twins=False)
+        every = runspread.with_spread(RunSet(steady.run_dirs, method=steady.method, confidence=steady.confidence,
+                                             resamples=steady.resamples, steady_state=False, aa_twins=False))
         like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines,
                                      leave_out=seed001_h2.LEAVE_OUT)
         tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
@@ -146,7 +146,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     def make_blocks(paper_path: Path | str) -> dict[str, str]:
         out = dict(blocks)
         out["h2-figure"] = (figure_link(f"H2 / SQLite called from PyPy per TPC-H query, ours ({which}) with its 99% CI "
-                                        f"beside seed 001's: {_same_side(like, seed)}", fig, paper_path)
+                                        + (f"({sp}) " if (sp := findings.spread_of(steady or runs)) else "")
+                                        + f"beside seed 001's: {_same_side(like, seed)}", fig, paper_path)
                             if fig is not None else "_No H2 figure: no valid H2 TPC-H cells in these runs._")
         return out
 
@@ -204,7 +205,8 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
             f"iterations each, no time budget per cell (a process's timeout only); {reached(h2)} H2 processes and "
             f"{reached(pypy)} of SQLite's reached a steady state, whose iterations alone count (the others count "
             f"all). There H2 / SQLite over the {mine['k']} queries both ran{_but_reused(like, reused)} is {interval} "
-            f"(geometric mean, {steady.confidence:.0%} CI, {steady.method})")
+            f"(geometric mean, {steady.confidence:.0%} CI{' ' + sp if (sp := findings.spread_of(steady)) else ''}, "
+            f"{steady.method})")
     whole = seed001_h2.ours(every)
     if whole is not None and whole["low"] == whole["low"]:
         text += (f"; counting every iteration, as the seed counted its 50, {whole['ratio']:.2f}x "

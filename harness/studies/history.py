@@ -66,7 +66,8 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
         pair = same_commit_pair(table)
         pairs = same_commit_pairs(table, tags)
         # the pairs' range is Section 1.1's (abstract-e7) and Section 9's: the methods give the campaign's own pair
-        out["between-run-method"] = between_run_sentence(pair, "Every interval of the tables and figures is one run's")
+        out["between-run-method"] = between_run_sentence(pair, "A cell's own mean, time or rate, and each cell a verdict rests on, keeps one run's "
+                                                                 "interval")
         where = section_of(paper_path, "between-run-method") or "the methods"
         out.update({name: between_run_pointer(pair, subject, where) for name, subject in CROSS_RUN_TABLES.items()})
         out["abstract-e7"] = abstract(pair, same_commit_all(table), pairs)
@@ -339,9 +340,9 @@ def between_run_sentence(pair: dict | None, subject: str, pairs: list[dict] | No
     """One sentence for a table whose intervals are one run's: they cover the variation within a run
     (processes, iterations) only, and the two runs of one commit show the size of what they leave out."""
     if pair is None:
-        return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only; no "
-                "commit was run twice, so the difference between runs they leave out is not measured here.")
-    return (f"{subject}: its intervals cover the variation within a run (processes and iterations) only, not the "
+        return (f"{subject}: such an interval covers the variation within a run (processes and iterations) only; no "
+                "commit was run twice, so the difference between runs it leaves out is not measured here.")
+    return (f"{subject}: such an interval covers the variation within a run (processes and iterations) only, not the "
             f"difference between runs, which two runs of one commit ({pair['commit']}, Section 9), {_made(pair)}, "
             f"moved " + moves_text(pair) + (f"; {pairs_range_text(pairs)}" if pairs_range_text(pairs or []) else "")
             + ".")

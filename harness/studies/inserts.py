@@ -383,9 +383,8 @@ def abstract(gain: pd.DataFrame, substitute: str = "", basis: str = "", spread: 
             + (f" {spread}" if spread else "")
             + (f"; {basis[:-1]}" if basis else "") + ").")
     if substitute:
-        text += (" The gain is what a commit per row costs (journal writes and a sync), and the database files "
-                 "lived where a sync is not a device's flush (Section 6), so it is this machine's number, not "
-                 "SQLite's alone.")
+        text += (" It is this machine's price of a commit per row, whose sync was not a device's flush "
+                 "(Section 6), not SQLite's alone.")
     return text
 
 
@@ -860,7 +859,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
               "prepared statement (`prepared` over `transaction`), "
             + gains_at_text(gain)
-            + ", ratio [99% CI] (t on the log scale, each cell's variance from its process bootstrap)."
+            + f", ratio [99% CI{' ' + sp if (sp := spread_of(runs)) else ''}] (t on the log scale, each cell's variance "
+              "from its process bootstrap)."
             + iterations_note(runs) + (" " + basis if (basis := headline_basis(gain, df, rule=False)) else ""),
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
                          f"synchronous, inserts/s mean [99% CI] ({method}).")

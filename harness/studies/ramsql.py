@@ -30,6 +30,8 @@ from harness.studies.common import (
     family_table,
     figure_link,
 )
+from harness.studies import runspread
+from harness.studies.findings import spread_of
 
 PREFIX = "ramsql."
 #: RamSQL, and SQLite through the seed's driver (glebarez/go-sqlite, pure Go); CGO is SQLite's C library
@@ -94,7 +96,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     seed = seed_table(runs, ratios, ours)
     bench = benchstat_remake(runs)
     findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs),
-                             engine_ratios(runs, CGO, SQLITE), harness_ratios(runs), runs.confidence)
+                             engine_ratios(runs, CGO, SQLITE), harness_ratios(runs), runs.confidence, spread_of(runs))
     fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method) if len(side) else None
     method = runs.method
     excluded = excluded_cells(summary, PREFIX)
@@ -110,7 +112,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
         out = {"e6-table": (to_markdown(side_table(side)) if len(side) else "_no E6 cells in these runs_")
                + "\n\n" + caption + excluded + "\n\n" + agree_text + ("\n\n" + why_text if why_text else "")
                + ("\n\n" + order if order else ""),
-               "e6-findings": findings, "e6-ratios": ratio_md, "e6-seed": seed_markdown(seed),
+               "e6-findings": findings, "e6-ratios": ratio_md, "e6-seed": seed_markdown(seed, spread_of(runs)),
                "e6-benchstat": bench["markdown"], "abstract-e6": abstract(runs),
                "e6-gotest-env": gotest_env(runs), "e6-gotest-intro": gotest_intro(runs, side)}
         out["e6-figure"] = (figure_link(f"E6 time per operation (log scale), worker vs go test, 99% CI ({method}). "
@@ -152,11 +154,12 @@ def _unit(value: float) -> CellBoot:
 
 
 def per_op(runs: RunSet) -> pd.DataFrame:
-    """Worker-protocol E6 cells per operation: mean and 99% CI / ops, rows read per operation."""
+    """Worker-protocol E6 cells per operation: mean and 99% CI / ops (one run's: a time, not a ratio), rows read
+    per operation."""
     s = runs.summary
     df = s[s["benchmark"].str.startswith(PREFIX) & s["engine"].isin([RAMSQL, SQLITE, CGO]) & (s["status"] == "ok")
            & s["mean_s"].notna()]
-    boots = runs.boots()
+    boots = runspread.one_run(runs).boots()
     rows = []
     for r in df.itertuples(index=False):
         key = (r.benchmark, r.params, r.engine, r.runtime)
@@ -554,8 +557,8 @@ def _ratio_str(r: float, lo: float, hi: float) -> str:
 
 
 def faithful_geomean(runs: RunSet, ours: pd.DataFrame) -> tuple[float, float, float]:
-    """Geometric mean of the seed's 8 cells per operation (worker), with its 99% CI."""
-    boots = runs.boots()
+    """Geometric mean of the seed's 8 cells per operation (worker), with its 99% CI (one run's, as `per_op`)."""
+    boots = runspread.one_run(runs).boots()
     s = runs.summary
     pairs = []
     for r in s[s["benchmark"].isin(FAITHFUL) & s["engine"].isin([RAMSQL, SQLITE]) & (s["status"] == "ok")
@@ -588,10 +591,11 @@ def seed_table(runs: RunSet, ratios: pd.DataFrame, ours: pd.DataFrame) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def seed_markdown(seed: pd.DataFrame) -> str:
+def seed_markdown(seed: pd.DataFrame, spread: str = "") -> str:
+    """`spread`: what the ratios' intervals add beyond one run (`findings.spread_of`), "" for none."""
     return (to_markdown(seed) + "\n\nTable: E6, the seed's numbers (from its first benchstat table, medians of 6 "
-            "samples, no interval given) beside ours (worker protocol: ratio of means with 99% CI, "
-            "bootstrap of both cells on the log scale; geomean with 99% CI from the cells' log variances). "
+            f"samples, no interval given) beside ours (worker protocol: ratio of means with 99% CI{' ' + spread if spread else ''}, "
+            "bootstrap of both cells on the log scale; geomean with one run's 99% CI from the cells' log variances). "
             "The seed's values are constants typed from its text; everything else is computed from our raw "
             "timings.")
 
@@ -708,7 +712,7 @@ def harness_ratios(runs: RunSet, bench: str = "ramsql.select_10k_fixed") -> list
 
 
 def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ramsql.select_10k_fixed",
-             confidence: float = 0.99) -> str:
+             confidence: float = 0.99, spread: str = "") -> str:
     """Where the worker's RamSQL / SQLite and go test's part, on one benchmark (`harness_ratios`' rows): each
     engine's go test time per operation over the worker's, per session with its interval, and on which engine
     the two harnesses disagree (an interval that excludes 1). "" without both engines."""
@@ -722,7 +726,7 @@ def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ra
                      for e, rows in by.items())
     apart = [e for e, rows in by.items() if any(lo > 1 or hi < 1 for _, _, lo, hi in rows)]
     text = (f"On {bench.replace(PREFIX, '')}, go test's time per operation over the worker's is {said} ({sessions}; "
-            f"{confidence:.0%} CI)")
+            f"{confidence:.0%} CI{' ' + spread if spread else ''})")
     if apart:
         return (text + f": the harnesses disagree on {' and '.join(apart)}'s time. The harness rule compares the "
                 "ratios' intervals, which overlap, so it does not fire; with 4 samples a side it rarely can.")
@@ -731,9 +735,10 @@ def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ra
 
 def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None = None,
                   where: str = "on another host", cgo: pd.DataFrame | None = None,
-                  harness: list | None = None, confidence: float = 0.99) -> str:
+                  harness: list | None = None, confidence: float = 0.99, spread: str = "") -> str:
     """Generated sentences: what the seed's code measured per engine (rows read) and the fixed ratios, and
-    (`harness`, `harness_ratios` of the headline query) where the two ways in part on it."""
+    (`harness`, `harness_ratios` of the headline query) where the two ways in part on it. `spread`: what the
+    ratios' intervals add beyond one run (`findings.spread_of`)."""
     if ours.empty:
         return "_No E6 cells in these runs._"
     parts = []
@@ -751,13 +756,14 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
                 r = by.loc[bench]
                 bits.append(f"{bench.replace(PREFIX, '')} {_ratio_str(r['ratio'], r['low'], r['high'])}")
     if bits:
-        text += (" With the fixes, RamSQL / SQLite is, in our worker: " + "; ".join(bits) + " (99% CI).")
+        text += (" With the fixes, RamSQL / SQLite is, in our worker: " + "; ".join(bits)
+                 + f" (99% CI{' ' + spread if spread else ''}).")
         if gotest is not None and len(gotest):
             gt = [f"{_ratio_str(r, lo, hi)} ({sess})" for sess, r, lo, hi in gotest]
             if gt:
                 text += (f" `go test -bench`, {where or 'on another host'} (Appendix B.7), gives select_10k_fixed "
                          + " and ".join(gt) + ".")
-                gap = gap_text(harness, confidence=confidence) if harness else ""
+                gap = gap_text(harness, confidence=confidence, spread=spread) if harness else ""
     if cgo is not None:
         text += " " + cgo_text(cgo)
     return text.strip() + (f"\n\n{gap}" if gap else "")  # a paragraph of its own: how the two ways in part
@@ -766,7 +772,7 @@ def findings_text(ours: pd.DataFrame, ratios: pd.DataFrame, gotest: list | None 
 def abstract(runs: RunSet) -> str:
     """The abstract's E6 sentence: RamSQL against SQLite on the seed's headline query, fixed so that
     both engines read the same rows."""
-    from harness.studies import findings, runspread
+    from harness.studies import findings
 
     runs = runspread.with_spread(runs)  # the reader's first number carries the run-to-run spread
     s = findings.compare(runs, "ramsql.select_10k_fixed", f"{RAMSQL}@go", f"{SQLITE}@go",

@@ -1,6 +1,6 @@
 """The run-to-run spread: how far each cell's mean and each within-run ratio moved between a study's run and
 its replicate (the study run again in another sitting), the between-run component tau^2 that one run's intervals
-leave out, and a run set whose intervals carry it (`Widened`, `with_spread`) for the findings a reader meets first.
+leave out, and a run set whose ratios carry it (`Widened`, `with_spread`): every ratio and geometric mean the paper shows.
 
 Why a module of its own: the studies read the spread for their headline sentences, while `replicate.py`, which
 reports the replicates, also decides the seeds' verdicts again on them and so reads every study.
@@ -145,17 +145,24 @@ def all_moves(found: list[Pair], like: RunSet) -> pd.DataFrame:
 
 def moves_of(runs: RunSet, root: Path = PROJECT_ROOT) -> tuple[list[Pair], pd.DataFrame]:
     """The replicated studies beside `runs` and every move (`all_moves`), read once per run set: the studies
-    of one paper share it (the verdicts' replicate, the headlines' run-to-run spread). Empty for any runs but
-    the committed reference runs (a run's own report has no replicate)."""
-    from harness.studies.common import committed_reference
-
-    if not committed_reference(runs, root):
+    of one paper share it (the verdicts' replicate, the ratios' run-to-run spread). Empty for any runs but the
+    campaign's installed runs of a replicated study (`in_campaign`: a run's own report has no replicate)."""
+    if not in_campaign(runs, root):
         return [], pd.DataFrame(columns=MOVE_COLUMNS)
     cache = runs.__dict__.setdefault("_replicate_moves", {})
     if root not in cache:
         found = pairs(root)
         cache[root] = (found, all_moves(found, runs))
     return cache[root]
+
+
+def in_campaign(runs: RunSet, root: Path = PROJECT_ROOT) -> bool:
+    """Whether every run of `runs` is installed in the folder of a study with a replicate (data/reference/ for
+    the main runs, data/reference-h2/ for E3h's, ...): only their ratios have a measured run-to-run spread."""
+    from harness.analysis.campaign import folder_of
+
+    folders = {(root / folder_of(p.study)).resolve() for p in pairs(root)}
+    return bool(runs.run_dirs) and all(Path(d).resolve().parent in folders for d in runs.run_dirs)
 
 
 def tau2_by_family(m: pd.DataFrame) -> dict[str, float]:
@@ -175,12 +182,13 @@ def tau2_by_family(m: pd.DataFrame) -> dict[str, float]:
 
 
 class Widened:
-    """`runs` with the between-run component added to every cell it measured: each cell's log variance gains
-    tau^2 / 2 of its benchmark family's study (`tau2_by_family`), so a ratio of two cells of one run gains the
+    """`runs` with the between-run component added to every ratio it forms: each cell carries tau^2 / 2 of its
+    benchmark family's study (`tau2_by_family`) as its `between_var`, so a ratio of two cells of one run gains the
     tau^2 its replicate measured, the interval one run would need to cover a second run too (a geometric mean
     over K benchmarks gains tau^2 / K: the replicates' geometric means moved within their one-run intervals,
-    Appendix B.10). Both choices of iterations are widened alike; everything else is `runs`' own, and a
-    cell of a family no replicate measured is left as it is."""
+    Appendix B.10). A cell's own interval (its mean, time or rate) stays one run's: cell means moved further
+    between runs than ratios (`means_note`). Both choices of iterations are widened alike; everything else is
+    `runs`' own, and a cell of a family no replicate measured is left as it is."""
 
     #: what an interval from these cells is said to be beside its confidence ("99% CI with ...")
     spread = "with the run-to-run spread"
@@ -204,20 +212,37 @@ class Widened:
         for k, b in reduced.items():
             if (alt, k) not in self._widened:
                 extra = self._tau2.get(family(k[0]), 0.0) / 2
-                self._widened[(alt, k)] = _replace(b, log_var=b.log_var + extra) if extra > 0 else b
+                self._widened[(alt, k)] = _replace(b, between_var=b.between_var + extra) if extra > 0 else b
             out[k] = self._widened[(alt, k)]
         return out
 
     def boots(self, keys=None) -> dict:
         return self._wide(self._runs.boots(keys), False)
 
+    def ratio_rows(self, keys, baseline: str):
+        return self._runs.ratio_rows(keys, baseline, self.boots, self.alt_boots)
+
 
 def with_spread(runs: RunSet, root: Path = PROJECT_ROOT) -> RunSet:
-    """`runs` widened by the run-to-run spread its replicates measured (`Widened`), for the findings a reader
-    meets first (the abstract, Section 1.1); `runs` itself where no replicate measured one."""
-    _, m = moves_of(runs, root)
+    """`runs` widened by the run-to-run spread its replicates measured (`Widened`), for every ratio and geometric
+    mean the paper shows; `runs` itself where no replicate measured one, or where it is widened already."""
+    if isinstance(runs, Widened):
+        return runs
+    found, m = moves_of(runs, root)
+    here = {Path(d).resolve() for d in runs.run_dirs}
+    mine = {p.study for p in found if here & {Path(d).resolve() for d in p.runs}}
+    if mine and len(m):  # the spread of these runs' own studies (E3h's steady state is not E3's)
+        m = m[m["study"].isin(mine)]
     tau2 = tau2_by_family(m) if len(m) else {}
     return Widened(runs, tau2) if any(t > 0 for t in tau2.values()) else runs
+
+
+def one_run(runs: RunSet) -> RunSet:
+    """`runs` with one run's intervals only (`Widened` taken off): what the verdicts' rules, the A/A check, the
+    precision each study achieved and the replicates' comparison are defined on."""
+    while isinstance(runs, Widened):
+        runs = runs._runs
+    return runs
 
 
 def means_note(runs: RunSet, study: str, root: Path = PROJECT_ROOT) -> str:

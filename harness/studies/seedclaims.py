@@ -1073,11 +1073,12 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
     tally = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
     strict = strict_sentence(items)
     return ("\n".join(lines) + f"\n\nTable: The seeds' claims against these runs ({tally}). Seed columns quote the "
-            f"seeds; ours are {confidence:.0%} intervals ({method} method, t on the log scale for ratios). Each "
+            f"seeds; ours are one run's {confidence:.0%} intervals ({method} method, t on the log scale for ratios), "
+            "as the rules were fixed (B.9 widens them). Each "
             "verdict is on today's stack: a claim is read there when every way our setting differs from the seed's "
-            "is covered by a substitution rule of the table above (named in the verdict cell), and an absolute "
+            "is covered by a substitution rule above (named in the verdict cell), and an absolute "
             "number (rows/s, µs) never decides; otherwise it is untestable here, what no rule covers is said, and "
-            "what we measured is shown as context. A claim so read is supported or refuted only when the whole "
+            "ours is context. A claim so read is supported or refuted only when the whole "
             "interval lies on one side of the claim's line, inconclusive when it straddles (with the smallest "
             f"effect the interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim "
             "about every cell is refuted by one refuting cell." + (f" {strict}" if strict else "")

@@ -206,7 +206,8 @@ def seed_table(runs: RunSet, seed: str) -> str:
     caption = (f"Table: {title}'s published numbers (quoted from its text, `harness/studies/seeds.py`) beside ours "
                f"from the runs: mean with its {conf} confidence interval, {runs.method} method; rates are N "
                "divided by the time interval's bounds; ratios by combining the two cells' log variances (t on "
-               "the log scale). The seed's ± are its own half-widths, as printed."
+               "the log scale)" + (" and the run-to-run spread (Section 2.5)" if getattr(type(runs), "spread", "") else "")
+               + ". The seed's ± are its own half-widths, as printed."
                + (f" Ours are {JIT_RATIO}, the seed's direction: a speedup of the JIT side, above 1 when PyPy "
                   "is faster; Section 5's ratios are the inverse, time over the baseline's (sqlite3 on CPython)."
                   if seed == "001" else ""))

@@ -28,7 +28,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     def blocks(paper_path: Path | str) -> dict[str, str]:
         out = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),
                "abstract-e3": abstract(runspread.with_spread(runs)), "conclusion-e3": conclusion(runspread.with_spread(runs))}
-        out["e3-figure"] = (figure_link(f"E3, TPC-H (time ratios, log scale): {figure_takeaway(table, baseline)}", fig, paper_path)
+        out["e3-figure"] = (figure_link(f"E3, TPC-H (time ratios, log scale; 99% CI{' ' + sp if (sp := findings.spread_of(runs)) else ''}): "
+                                        f"{figure_takeaway(table, baseline)}", fig, paper_path)
                             if fig is not None else "_No TPC-H figure: no comparable cells in these runs._")
         return out
 

@@ -4,6 +4,7 @@ inside one run, and a run set that is not the committed reference has no replica
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -158,6 +159,7 @@ class _Cells:
     """A run set of fixed cell reductions, both choices of iterations (what `with_spread` widens)."""
 
     confidence = 0.99
+    run_dirs = ()
 
     def __init__(self, boots, alt):
         self._b, self._a = boots, alt
@@ -186,8 +188,10 @@ def test_with_spread_widens_both_choices_of_iterations_and_the_findings_say_so(m
     monkeypatch.setattr(runspread, "moves_of", lambda r, root=None: ([], moves))
     wide = runspread.with_spread(runs)
     assert isinstance(wide, rp.Widened)
-    assert wide.boots([a])[a].log_var == pytest.approx(1e-3 + tau2["bindings"] / 2)
-    assert wide.alt_boots([a])[a].log_var == pytest.approx(2e-3 + tau2["bindings"] / 2)
+    assert wide.boots([a])[a].between_var == pytest.approx(tau2["bindings"] / 2)
+    assert wide.alt_boots([a])[a].between_var == pytest.approx(tau2["bindings"] / 2)
+    assert wide.boots([a])[a].log_var == 1e-3  # the cell's own interval stays one run's
+    assert runspread.with_spread(wide) is wide and runspread.one_run(wide) is runs  # widened once; taken off
     assert findings.spread_of(wide) == "with the run-to-run spread" and findings.spread_of(runs) == ""
     narrow = findings.ratio_sentence("A", "B", 0.25, 0.2, 0.3)
     said = findings.ratio_sentence("A", "B", 0.25, 0.15, 0.4, spread=findings.spread_of(wide))
@@ -310,3 +314,47 @@ def test_a_table_of_absolute_numbers_says_how_far_a_second_run_moved_its_cell_me
         "These intervals are one run's: a second run of E1 moved 2 of 3 of its cell means more than they allow "
         "(median move 20%; Appendix B.10), so an absolute number here is this sitting's.")
     assert runspread.means_note(None, "E6") == ""
+
+
+def test_widened_tables_take_their_ratios_from_the_widened_cells_and_say_so():
+    """A study's table of ratios (`ratio_rows`) is built from the widened reductions, both choices of iterations,
+    and its Markdown says the × rows carry the run-to-run spread while the means are one run's; one run's table
+    says nothing of the kind."""
+    from harness.analysis.stats import CellBoot
+    from harness.studies.common import spread_note
+
+    a = ("bindings.x", "", "sqlite/native-c", "c")
+
+    class Inner(_Cells):
+        def ratio_rows(self, keys, baseline, boots=None, alt_boots=None):
+            return (boots or self.boots)(keys), (alt_boots or self.alt_boots)(keys)
+
+    runs = Inner({a: CellBoot(1.0, 20, 1e-3, 19.0)}, {a: CellBoot(1.0, 20, 2e-3, 19.0)})
+    wide = rp.Widened(runs, {"bindings": 0.01})
+    got, alt = wide.ratio_rows([a], "sqlite/sqlite3")
+    assert got[a].between_var == alt[a].between_var == pytest.approx(0.005)
+    assert runs.ratio_rows([a], "sqlite/sqlite3")[0][a].between_var == 0.0
+    assert "run-to-run spread" in spread_note(wide) and "means' are one run's" in spread_note(wide)
+    assert spread_note(runs) == ""
+
+
+def test_only_the_campaigns_installed_runs_of_a_replicated_study_carry_a_spread(tmp_path):
+    """The spread a replicate measured belongs to the campaign's runs (data/reference/, data/reference-h2/ for
+    E3h): a run of one's own, elsewhere, keeps one run's intervals."""
+    from harness.analysis.campaign import folder_of
+    from harness.fsutil import PROJECT_ROOT
+    from harness.studies import runspread
+
+    found = runspread.pairs()
+    if not found:
+        pytest.skip("no replicate installed in this checkout")
+
+    class Dirs:
+        def __init__(self, dirs):
+            self.run_dirs = dirs
+
+    for p in found:
+        assert runspread.in_campaign(Dirs(list(p.runs)))
+        assert (PROJECT_ROOT / folder_of(p.study)).resolve() == Path(p.runs[0]).resolve().parent
+    assert not runspread.in_campaign(Dirs([tmp_path / "20260101-000000-abcdef"]))
+    assert not runspread.in_campaign(Dirs([]))

@@ -167,10 +167,12 @@ class _Boots:
 
 
 def test_widened_cells_give_a_ratio_the_between_run_variance_of_its_study():
-    """Each cell gains tau^2 / 2, so a ratio of two cells of the study gains tau^2 and a verdict that rested on
-    the narrow interval can fall to inconclusive; a family no replicate measured is left alone, and a cell
-    asked for twice is one object (one term in a geometric mean)."""
+    """Each cell gains tau^2 / 2 as its between-run variance, so a ratio of two cells of the study gains tau^2 and
+    a verdict that rested on the narrow interval can fall to inconclusive, while the cell's own interval stays one
+    run's; a family no replicate measured is left alone, and a cell asked for twice is one object (one term in a
+    geometric mean)."""
     from harness.analysis.stats import CellBoot, combine_log_ratios
+    from harness.analysis.stats.intervals import cell_interval
 
     a, b = ("app.x", "", "acidstate", "haskell-O0"), ("app.x", "", "sqlite/hdbc", "haskell-O0")
     other = ("tpch.q01", "", "duckdb", "cpython")
@@ -178,8 +180,13 @@ def test_widened_cells_give_a_ratio_the_between_run_variance_of_its_study():
     tau2 = {"app": 0.09}
     wide = sens.Widened(runs, tau2)
     got = wide.boots([a, b])
-    assert got[a].log_var == pytest.approx(2e-4 + 0.045) and wide.boots([a])[a] is got[a]
-    assert wide.boots([other])[other].log_var == pytest.approx(2e-4)
+    assert got[a].between_var == pytest.approx(0.045) and got[a].log_var == pytest.approx(2e-4)
+    assert wide.boots([a])[a] is got[a]
+    assert wide.boots([other])[other].between_var == 0.0
+    one = CellBoot(1.0, 20, 2e-4, 19.0, sample=object())  # any sample: the log-scale interval does not read it
+    assert cell_interval(one, "process-bootstrap", 0.99)[1:3] == cell_interval(
+        wide._wide({("app.y", "", "acidstate", "haskell-O0"): one}, False)[("app.y", "", "acidstate", "haskell-O0")],
+        "process-bootstrap", 0.99)[1:3]
     assert wide.confidence == 0.99  # everything else is the run set's own
     narrow = combine_log_ratios([(runs.boots([b])[b], runs.boots([a])[a])])
     widened = combine_log_ratios([(got[b], got[a])])

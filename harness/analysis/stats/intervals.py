@@ -61,7 +61,10 @@ class CellBoot:
 
     mean: the estimate (mean of process means; pooled mean for pooled-t); processes: P;
     log_var: estimated variance of log(mean) (nan: no interval, `note` says why); df: its
-    degrees of freedom; reps: the bootstrap replicates of the mean (process-bootstrap only).
+    degrees of freedom; reps: the bootstrap replicates of the mean (process-bootstrap only);
+    between_var: a between-run variance of log(mean) that ratios and geometric means of this cell
+    add (a replicate's measure of what a run adds to a within-run ratio), while the cell's own
+    interval leaves it out (0: one run's intervals).
     """
 
     mean: float
@@ -71,6 +74,7 @@ class CellBoot:
     note: str = ""
     reps: np.ndarray | None = field(default=None, repr=False)
     sample: CellSample | None = field(default=None, repr=False)
+    between_var: float = 0.0
 
 
 def cell_boot(sample: CellSample | Sequence[np.ndarray], method: str = DEFAULT_METHOD, resamples: int = 10000,
@@ -185,8 +189,8 @@ def combine_log_ratios(pairs: Sequence[tuple[CellBoot, CellBoot]], confidence: f
 
     The log estimate is a linear combination sum_c a_c log(mean_c) of independent cells (a cell
     used twice gets one coefficient), so its variance is sum_c a_c^2 log_var_c, with
-    Welch-Satterthwaite degrees of freedom; the interval is t on the log scale. No interval when
-    any contributing cell has none.
+    Welch-Satterthwaite degrees of freedom; the interval is t on the log scale. A cell's
+    `between_var` joins its log_var here. No interval when any contributing cell has none.
     """
     if not pairs:
         return math.nan, math.nan, math.nan
@@ -198,7 +202,7 @@ def combine_log_ratios(pairs: Sequence[tuple[CellBoot, CellBoot]], confidence: f
     if any(not c.mean > 0 for c, _ in coef.values()):
         return math.nan, math.nan, math.nan
     est = sum(a * math.log(c.mean) for c, a in coef.values())
-    terms = [(a * a * c.log_var, c.df) for c, a in coef.values() if a != 0]
+    terms = [(a * a * (c.log_var + c.between_var), c.df) for c, a in coef.values() if a != 0]
     if any(not (np.isfinite(v) and np.isfinite(d)) for v, d in terms):
         return math.exp(est), math.nan, math.nan
     var = sum(v for v, _ in terms)
