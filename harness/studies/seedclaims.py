@@ -731,11 +731,12 @@ REWRITTEN = ("the claim is about RamSQL before its v0.1.3 rewrite, which the see
 SECOND_TABLE = "RamSQL v0.1.3 (after its rewrite) against SQLite in the pure-Go glebarez/go-sqlite"
 
 
-def seed004_order_cells(runs: RunSet, benches: tuple[str, ...], factor: float = v.ORDER
+def seed004_order_cells(runs: RunSet, benches: tuple[str, ...], factor: float = v.ORDER, direct: bool = False
                         ) -> tuple[tuple[str, Interval, v.Verdict], ...]:
     """RamSQL / SQLite (the seed's driver) per benchmark, each decided by the ratio within `factor` of 1 (by
     default the same order of magnitude), then by the harness rule against the `go test` sessions of the same
-    code (a session whose interval does not overlap ours makes the cell inconclusive)."""
+    code (a session whose interval does not overlap ours makes the cell inconclusive; `direct`, a reading: one
+    that a direct test of the two tells apart, `verdicts.apart`)."""
     ratios = ramsql.engine_ratios(runs)
     host = gotest_host(runs)
     out = []
@@ -744,19 +745,19 @@ def seed004_order_cells(runs: RunSet, benches: tuple[str, ...], factor: float = 
         word = decide(r, lambda lo, hi: v.same_order(lo, hi, factor))
         others = [(f"`go test` session {i} ({host})", *g) for i, g in enumerate(gotest_ratios(runs, b), 1)]
         if others and v.valid(r[1], r[2]):
-            word = v.across_harnesses(word, r[1], r[2], others)
+            word = v.across_harnesses(word, r[1], r[2], others, direct)
         out.append((b.replace(ramsql.PREFIX, ""), r, word))
     return tuple(out)
 
 
 def _order_claim(runs: RunSet | None, quote: str, number: str, benches: tuple[str, ...], seed_op: str,
-                 our_op: str, key: str, factor: float = v.ORDER) -> Claim:
+                 our_op: str, key: str, factor: float = v.ORDER, direct: bool = False) -> Claim:
     theirs, ours = seed004_setting(runs, seed_op)
     theirs = replace(theirs, engine=SECOND_TABLE)
     fixed = all(b.endswith("_fixed") or b == "ramsql.select_key" for b in benches)
     if fixed:
         ours = replace(ours, operation=our_op)
-    cells = seed004_order_cells(runs, benches, factor) if runs is not None else ()
+    cells = seed004_order_cells(runs, benches, factor, direct) if runs is not None else ()
     shown = "; ".join(f"{label} {show(r)}" for label, r, _ in cells if math.isfinite(r[0]))
     verdict = v.on_todays_stack(theirs, ours, lambda: v.every_cell([c[2] for c in cells]),
                                 uses=("S1", "S3") if fixed else ("S1",))
@@ -772,16 +773,17 @@ def _second_ratio(bench: str, name: str) -> str:
 
 
 def seed004_same_order(runs: RunSet | None, benches: tuple[str, ...] = ("ramsql.insert10_fixed", "ramsql.setup_fixed"),
-                       factor: float = v.ORDER) -> Claim:
+                       factor: float = v.ORDER, direct: bool = False) -> Claim:
     """"INSERT, Setup have the same order of magnitude between RamSQL and SQLite" (its second table)."""
     number = "; ".join(_second_ratio(b, name) for b, name in (("ramsql.insert10", "Insert10"), ("ramsql.setup", "Setup")))
     return _order_claim(runs, "\"INSERT, Setup have the same order of magnitude between RamSQL and SQLite\" "
                               "(after the v0.1.3 rewrite)", number, benches,
                         "the seed's Insert10 and Setup", "insert10_fixed and setup_fixed: 10 rows inserted with values "
-                        "made before the clock; a set-up that connects (Section 8)", "seed004_same_order", factor)
+                        "made before the clock; a set-up that connects (Section 8)", "seed004_same_order", factor,
+                        direct)
 
 
-def seed004_hashmap(runs: RunSet | None, factor: float = v.ORDER) -> Claim:
+def seed004_hashmap(runs: RunSet | None, factor: float = v.ORDER, direct: bool = False) -> Claim:
     """"SELECT works well when RamSQL can use a HashMap index": read as a point query by primary key within
     the same order of magnitude as SQLite's (the bullet before it names that yardstick)."""
     return _order_claim(runs, "\"SELECT works well when RamSQL can use a HashMap index\" (a point query by id; "
@@ -789,17 +791,18 @@ def seed004_hashmap(runs: RunSet | None, factor: float = v.ORDER) -> Claim:
                               "yardstick)", _second_ratio("ramsql.select_key", "SelectHashMap10K"),
                         ("ramsql.select_key",), "the seed's SelectHashMap10K (`WHERE id = $1`, keys 0 to b.N - 1)",
                         "select_key: the same point query, keys cycling over the stored ids 1..N (Section 8)",
-                        "seed004_hashmap", factor)
+                        "seed004_hashmap", factor, direct)
 
 
 def seed004_btree(runs: RunSet | None, bench: str = "ramsql.select_10k_fixed", factor: float = v.ORDER,
-                  also: tuple[str, ...] = ()) -> Claim:
+                  also: tuple[str, ...] = (), direct: bool = False) -> Claim:
     """"B-Tree indexes are clearly TODO" (its last bullet): RamSQL's select through its B-tree, over 10,000 rows,
     read as more than an order of magnitude slower than SQLite's (the yardstick of the bullets before it), on
     the fixed code, each `go test` session of the same code checked by the harness rule. The seed's B-tree rows
     are 4.77x at 100 rows, 54.6x at 10,000 and 1,267x at 100,000, so "clearly" rests on the larger tables:
     the claim is read at 10,000 rows, the largest we ran. `bench` (the seed's own select_10k), `factor`
-    (another line) and `also` (more sizes, every one to hold) are for `sensitivity.py`."""
+    (another line), `also` (more sizes, every one to hold) and `direct` (the harness rule by a direct test) are
+    for `sensitivity.py`."""
     theirs, ours = seed004_setting(runs, "the seed's SelectBTree10K")
     theirs = replace(theirs, engine=SECOND_TABLE)
     ours = replace(ours, operation="select_10k_fixed: the same range select, both engines reading the same rows "
@@ -813,7 +816,7 @@ def seed004_btree(runs: RunSet | None, bench: str = "ramsql.select_10k_fixed", f
             word = decide(r, lambda lo, hi: v.above(lo, hi, factor))
             others = [(f"`go test` session {i} ({host})", *g) for i, g in enumerate(gotest_ratios(runs, b), 1)]
             if others and v.valid(r[1], r[2]):
-                word = v.across_harnesses(word, r[1], r[2], others)
+                word = v.across_harnesses(word, r[1], r[2], others, direct)
             cells += ((b.replace(ramsql.PREFIX, ""), r, word),)
     verdict = v.on_todays_stack(theirs, ours, lambda: v.every_cell([c[2] for c in cells]) if cells
                                 else decide(NONE, v.above), uses=("S1", "S3"))

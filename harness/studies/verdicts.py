@@ -169,36 +169,44 @@ def readings(named: Iterable[tuple[str, Verdict]]) -> Verdict:
     return Verdict(INCONCLUSIVE, said + "; the readings disagree, so the claim is not decided")
 
 
-def apart(x: float, o_low: float, o_high: float, low: float, high: float) -> bool:
+def apart(x: float, o_low: float, o_high: float, low: float, high: float, direct: bool = False) -> bool:
     """Whether another measurement (estimate `x`, interval [o_low, o_high], nan bounds when it has none)
     disagrees with ours, [low, high]: intervals that do not overlap, or, without an interval, an
-    estimate outside ours."""
+    estimate outside ours. `direct` (a sensitivity reading): the two intervals, both on the log scale at one
+    confidence, are read back as their half-widths and the difference of the two log estimates is tested
+    directly, apart when it exceeds the root of the summed squared half-widths (overlap asks it to exceed
+    their sum, so it fires later)."""
     if valid(o_low, o_high):
-        return o_high < low or o_low > high
+        if not direct:
+            return o_high < low or o_low > high
+        d = math.log(x) - 0.5 * math.log(low * high)
+        return abs(d) > math.hypot(0.5 * math.log(high / low), 0.5 * math.log(o_high / o_low))
     return not low <= x <= high
 
 
-def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable[tuple]) -> Verdict:
+def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable[tuple],
+                     direct: bool = False) -> Verdict:
     """The harness rule: when another measurement of the same claim (another harness or host) disagrees
     with ours, the claim is inconclusive, whatever our interval alone says (the reason said); otherwise
     `verdict` stands. `others` holds (name, estimate) or (name, estimate, low, high): with an interval,
     the two disagree only when the intervals do not overlap (a point estimate outside ours is not yet a
     disagreement: the other measurement has its own spread); without one, when the estimate lies
-    outside our interval."""
+    outside our interval. `direct`: the two told apart by a direct test of their difference (`apart`)."""
     outside = []
     for name, x, *bounds in others:
         if not (math.isfinite(x) and valid(low, high)):
             continue
         o_low, o_high = bounds[:2] if len(bounds) >= 2 else (math.nan, math.nan)
-        if apart(x, o_low, o_high, low, high):
+        if apart(x, o_low, o_high, low, high, direct):
             outside.append((name, x, f" [{o_low:.3g}, {o_high:.3g}]" if valid(o_low, o_high) else ""))
     if not outside or verdict.word == UNTESTABLE:
         return verdict
     who = ", ".join(f"{name} {factor_text(x)}{ci}" for name, x, ci in outside)
     why = (f"{verdict.why}; " if verdict.why else f"our interval alone: {verdict.word}; ")
-    return Verdict(INCONCLUSIVE, why + f"and another measurement of it gives {who}, outside our interval "
-                   f"[{low:.3g}, {high:.3g}]: the measurements disagree" + (" too" if verdict.word == INCONCLUSIVE
-                                                                           else ", so the claim is not decided"))
+    return Verdict(INCONCLUSIVE, why + f"and another measurement of it gives {who}, "
+                   + ("apart from" if direct else "outside") + f" our interval [{low:.3g}, {high:.3g}]"
+                   + (" by a direct test of the two" if direct else "") + ": the measurements disagree"
+                   + (" too" if verdict.word == INCONCLUSIVE else ", so the claim is not decided"))
 
 
 def alike_across_harnesses(verdict: Verdict, decide: Callable[[float, float], Verdict],

@@ -265,6 +265,20 @@ def test_the_harness_rule_compares_intervals_when_the_other_measurement_has_one(
     assert v.across_harnesses(refuted, 16.7, 30.2, [("go test", 31.6)]).word == v.INCONCLUSIVE
 
 
+def test_the_harness_rule_by_a_direct_test_tells_apart_what_overlap_cannot():
+    """A reading reviews asked for: two intervals may overlap while the difference of their log estimates lies
+    beyond its own bound (the root of the summed squared half-widths, below their sum). Ours 1 [e^-0.3, e^0.3],
+    the other's e^0.55 [e^0.15, e^0.95]: they overlap, yet 0.55 > hypot(0.3, 0.4) = 0.5; at e^0.45 neither fires."""
+    e = math.exp
+    assert not v.apart(e(0.55), e(0.15), e(0.95), e(-0.3), e(0.3))
+    assert v.apart(e(0.55), e(0.15), e(0.95), e(-0.3), e(0.3), direct=True)
+    assert not v.apart(e(0.45), e(0.05), e(0.85), e(-0.3), e(0.3), direct=True)
+    supported = v.Verdict(v.SUPPORTED)
+    assert v.across_harnesses(supported, e(-0.3), e(0.3), [("go test", e(0.55), e(0.15), e(0.95))]) is supported
+    said = v.across_harnesses(supported, e(-0.3), e(0.3), [("go test", e(0.55), e(0.15), e(0.95))], direct=True)
+    assert said.word == v.INCONCLUSIVE and "by a direct test" in said.why
+
+
 def test_the_stricter_harness_rule_wants_every_interval_to_decide_alike():
     def rule(lo, hi):
         return v.about(lo, hi, 100.0)
