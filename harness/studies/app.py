@@ -910,7 +910,7 @@ def findings_table(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tuple[
             continue
         corpora.add(corpus)
         big = g[g["corpus"] == corpus]
-        label = title  # said on the group's first row only
+        label = f"{title}, corpus {corpus}"  # said on the group's first row only
         for op in OPERATIONS:
             d = big[big["operation"] == op].sort_values("mean_s")
             if d.empty:
@@ -934,7 +934,8 @@ def findings_table(cells: pd.DataFrame, ratio: Ratio | None, groups: list[tuple[
     if len(lines) == 2:
         return ""
     where = ", ".join(sorted(corpora, key=CORPORA.index))
-    return ("\n".join(lines) + f"\n\nTable: E5 at corpus {where} (the largest measured for every store of a group), per group of drivers "
+    return ("\n".join(lines) + f"\n\nTable: E5 at corpus {where} (each group at the largest measured for every store of it, "
+            "named on its first row), per group of drivers "
             "(one figure each) and operation: the store with the lowest mean time, and the runner-up's time over "
             f"its own with the {level} interval" + (f" ({method})" if method else "")
             + "; \"fastest\" only where that interval excludes 1. Every cell is in Appendix B.6.")

@@ -383,8 +383,8 @@ def abstract(gain: pd.DataFrame, substitute: str = "", basis: str = "", spread: 
             + (f" {spread}" if spread else "")
             + (f"; {basis[:-1]}" if basis else "") + ").")
     if substitute:
-        text += (" It is this machine's price of a commit per row, whose sync was not a device's flush "
-                 "(Section 6), not SQLite's alone.")
+        text += (" It is this machine's price of a commit per row, whose sync went to a virtual disk, perhaps "
+                 "not to a device (Section 6), not SQLite's alone.")
     return text
 
 

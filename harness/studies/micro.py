@@ -211,26 +211,28 @@ def claim_text(runs: RunSet, fast: str = FAST, slow: str = SLOW) -> str:
             + tie_note(runs, r, fast, slow))
 
 
-def _rho_counts(n: int) -> dict[int, int]:
+def _rho_counts(n: int, signed: bool = False) -> dict[int, int]:
     """|rho| * n(n^2 - 1) -> how many of the n! orders of `n` ranked pairs give it: |d - 6 sum d_i^2|, an
-    integer, so no rounding is needed."""
+    integer, so no rounding is needed (`signed`: rho * n(n^2 - 1) itself, for a one-sided test)."""
     import itertools
     from collections import Counter
 
     d = n * (n * n - 1)
-    return Counter(abs(d - 6 * sum((i - j) ** 2 for i, j in enumerate(perm)))
-                   for perm in itertools.permutations(range(n)))
+    values = (d - 6 * sum((i - j) ** 2 for i, j in enumerate(perm)) for perm in itertools.permutations(range(n)))
+    return Counter(values if signed else (abs(x) for x in values))
 
 
-def spearman_p(rho: float, n: int) -> float:
+def spearman_p(rho: float, n: int, one_sided: bool = False) -> float:
     """The exact two-sided permutation p-value of Spearman's rho = 0 over `n` ranked pairs (all n! orders,
-    so n <= 8): the share of orders whose |rho| is at least the observed one's; nan outside 2..8."""
+    so n <= 8): the share of orders whose |rho| is at least the observed one's; nan outside 2..8.
+    `one_sided`: against a rise stated before the data (a seed's own hypothesis), the share of orders whose
+    rho is at least the observed one."""
     if n < 2 or n > 8 or not math.isfinite(rho):
         return math.nan
     d = n * (n * n - 1)
     # the observed rho (ties averaged) need not be an order's; one equal to an order's must count as reached
-    observed = abs(rho) * d - 1e-9 * d
-    return sum(c for k, c in _rho_counts(n).items() if k >= observed) / math.factorial(n)
+    observed = (rho if one_sided else abs(rho)) * d - 1e-9 * d
+    return sum(c for k, c in _rho_counts(n, one_sided).items() if k >= observed) / math.factorial(n)
 
 
 def spearman_critical(n: int, alpha: float) -> float:
@@ -308,8 +310,9 @@ def abstract(runs: RunSet, claim) -> str:
     if every and every != both:
         r, lo, hi, n = findings.geomean_ratio(runs, PREFIX, FAST, SLOW, every)
         if n:
-            s += (f" Over only the {n} micro-benchmark{'' if n == 1 else 's'} that every engine ran, the same "
-                  "ratio is "
+            names = " and ".join(sorted({b.replace(PREFIX, "") for b, _ in every}))
+            s += (f" Over only the {n} micro-benchmark{'' if n == 1 else 's'} that every engine ran ({names}), the "
+                  "same ratio is "
                   f"{wording.interval(r, lo, hi)}")
             flag = warmup_flag(runs, every, lo, hi)
             s += (f"{flag}: which benchmarks a mean is over, and how warm-up is counted, matter as much as the "

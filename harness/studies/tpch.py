@@ -9,6 +9,7 @@ import itertools
 import math
 from pathlib import Path
 
+from harness.analysis import wording
 from harness.analysis.figures.family import plot_family
 from harness.analysis.runset import RunSet
 from harness.studies import findings, runspread, seed001_h2
@@ -138,9 +139,14 @@ def findings_text(runs: RunSet, baseline: str = BASELINE) -> str:
             continue
         v = findings.count_verdicts(runs, PREFIX, spec, baseline)
         both = sum(v.values())  # every query both ran, the censored ones aside: may exceed the mean's subset
-        out.append(s + f" Query by query, over the {both} queries both ran, it is faster on {v['faster']}, slower on "
-                       f"{v['slower']} and cannot be "
-                       f"told apart on {v['same']}" + (f" (no interval on {v['unknown']})" if v["unknown"] else "")
+        pair = findings.common_cells(runs, PREFIX, [baseline, spec])
+        # a query one engine timed out on leaves every engine's mean; the pair's own mean keeps what both ran
+        own = findings.geomean_ratio(runs, PREFIX, spec, baseline, pair) if pair != common else None
+        out.append(s + (f" Over the {own[3]} queries both ran, its geometric-mean time ratio is "
+                        f"{wording.interval(*own[:3])}." if own and own[3] else "")
+                   + f" Query by query, over the {both} queries both ran, it is faster on {v['faster']}, slower on "
+                   f"{v['slower']} and cannot be "
+                   f"told apart on {v['same']}" + (f" (no interval on {v['unknown']})" if v["unknown"] else "")
                    + ".")
     if not out:
         return "_No comparable E3 cells in these runs._"

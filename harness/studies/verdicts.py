@@ -487,5 +487,5 @@ def substitutions_markdown() -> str:
             "`harness/studies/verdicts.py` (`SUBSTITUTIONS`), once for every claim (their history is the file's in git). Each claim names the "
             "rules it uses; a part of its setting (engine, driver, runtime, operation) that differs from the "
             "seed's and is covered by none of them makes the claim untestable here, the difference named. No rule "
-            "covers another operation, another engine (FerretDB for MongoDB, stock SQLite for SQPyte), another "
+            "covers another operation than the seed's own with its defects fixed (S3), another engine (FerretDB for MongoDB, stock SQLite for SQPyte), another "
             "storage device for a claim about syncing, or an absolute number from another machine.")

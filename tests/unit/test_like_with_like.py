@@ -220,9 +220,15 @@ def test_every_e3_geomean_is_over_the_queries_every_engine_ran(monkeypatch):
     monkeypatch.setattr(findings, "compare_family",
                         lambda runs, prefix, a, b, label, only=None: seen.append(only) or f"{a} {label}")
     monkeypatch.setattr(findings, "count_verdicts", lambda *a: {"faster": 0, "slower": 0, "same": 1, "unknown": 0})
+    pairs = []
+    monkeypatch.setattr(findings, "geomean_ratio",
+                        lambda runs, prefix, a, b, only=None: pairs.append((a, only)) or (0.5, 0.4, 0.6, len(only)))
     text = tpch.findings_text(_runs(keys))
     assert seen and all(s == {("tpch.q01", "sf=0.01")} for s in seen)  # q19 timed out on H2: out of every mean
     assert "q19 (no timings on h2/jdbc@jvm)" in text
+    # an engine that ran more than every engine did also gets its own mean over what it and the baseline ran
+    assert pairs == [("duckdb@cpython", {("tpch.q01", "sf=0.01"), ("tpch.q19", "sf=0.01")})]
+    assert "Over the 2 queries both ran, its geometric-mean time ratio is 0.500 [0.400, 0.600]." in text
 
 
 def test_e5_findings_are_said_in_prose_once_per_figure_group():
@@ -264,9 +270,10 @@ def test_e5_findings_table_has_a_row_per_group_and_operation_and_calls_fastest_o
                                [("Python drivers", ["x", "y"]), ("Haskell builds", ["u", "v"])])
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert len(rows) == 2 and max(len(line.split("|")) - 2 for line in table.splitlines() if line.startswith("|")) <= 7
-    assert "| Python drivers | query_user | x | 1 [0.9, 1.1] ms | y | 1.05x [0.9, 1.2]: not told apart |" in rows
-    assert "| Haskell builds | query_user | u | 2 [1.9, 2.1] ms | v | 4x [3.5, 4.6]: fastest |" in rows
-    assert "at corpus MD (the largest measured for every store of a group)" in table  # SM's faster x is not
+    assert "| Python drivers, corpus MD | query_user | x | 1 [0.9, 1.1] ms | y | 1.05x [0.9, 1.2]: not told apart |" in rows
+    assert "| Haskell builds, corpus MD | query_user | u | 2 [1.9, 2.1] ms | v | 4x [3.5, 4.6]: fastest |" in rows
+    assert "at corpus MD (each group at the largest measured for every store of it" in table
+    assert ", corpus MD |" in table  # the group's first row names its corpus (SM's faster x is not shown)
     assert app.findings_table(cells.iloc[0:0], None, []) == ""
     # a larger corpus measured for some stores of a group only (E5's LG2) does not move the group's row
     lg2 = pd.concat([cells, pd.DataFrame({"corpus": ["LG2"], "operation": ["app.query_user"], "series": ["u"],
@@ -275,6 +282,6 @@ def test_e5_findings_table_has_a_row_per_group_and_operation_and_calls_fastest_o
     by_series = dict(enumerate(lg2["series"]))
     again = app.findings_table(lg2, lambda a, b: ratios[(by_series[a], by_series[b])],
                                [("Python drivers", ["x", "y"]), ("Haskell builds", ["u", "v"])])
-    assert "| Haskell builds | query_user | u | 2 [1.9, 2.1] ms | v | 4x [3.5, 4.6]: fastest |" in again
+    assert "| Haskell builds, corpus MD | query_user | u | 2 [1.9, 2.1] ms | v | 4x [3.5, 4.6]: fastest |" in again
     assert app.largest_common_corpus(lg2[lg2["series"].isin(["u", "v"])]) == "MD"
     assert app.largest_common_corpus(lg2[lg2["series"] == "u"]) == "LG2"

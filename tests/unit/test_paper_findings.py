@@ -372,6 +372,9 @@ def test_the_exact_spearman_p_value_counts_every_order():
     assert micro.spearman_p(1.0, 3) == 2 / 6 and micro.spearman_p(0.5, 3) == 1.0 and micro.spearman_p(-1.0, 3) == 2 / 6
     assert micro.spearman_p(1.0, 6) == 2 / 720 and micro.spearman_p(0.0, 6) == 1.0
     assert micro.spearman_p(0.9, 9) != micro.spearman_p(0.9, 9)  # too many orders to count: nan
+    # one-sided (a rise stated before the data): only the upper tail counts
+    assert micro.spearman_p(1.0, 3, one_sided=True) == 1 / 6 and micro.spearman_p(-1.0, 3, one_sided=True) == 1.0
+    assert micro.spearman_p(0.5, 3, one_sided=True) == 3 / 6 and micro.spearman_p(29 / 35, 6, one_sided=True) == 21 / 720
 
 
 def test_a_finding_whose_direction_warm_up_changes_carries_the_dagger():
