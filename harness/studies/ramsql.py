@@ -470,8 +470,8 @@ def gotest_intro(runs: RunSet, side: pd.DataFrame) -> str:
         text += (f" Its times are {gm:.2f} times the worker's for the same operation (geometric mean over {over}; "
                  f"{min(ratios):.2f} to {max(ratios):.2f} by cell)")
         text += ("; both ran on this host, so no gap comes from a different machine, though the sessions ran at "
-                 "other minutes of the sitting (Appendix B.7). E6's ratios are the worker's." if same else
-                 "; reading both harnesses finds no cause but the host (Appendix B.7), so E6's ratios are the worker's.")
+                 "other minutes of the sitting. E6's ratios are the worker's." if same else
+                 "; reading both harnesses finds no cause but the host, so E6's ratios are the worker's.")
     return text + " Appendix B.7 has every cell both ways and benchstat's table remade."
 
 

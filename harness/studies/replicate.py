@@ -344,7 +344,7 @@ def abstract_sentence(rows: list[Spread], found: list[Pair], where: str = "Secti
              for i, (other, g) in enumerate(groups)]
     added = any(s.kind == "ratio" and s.tau > 0 for s in rows)  # `with_spread` widened the headline's interval
     return (f"A second run moved {', '.join(parts)}"
-            + ("; the headline's interval adds the ratios' run-to-run spread" if added else "") + f" ({where}).")
+            + ("; every ratio's interval here adds that run-to-run spread" if added else "") + f" ({where}).")
 
 
 def _names(items: list[str]) -> str:

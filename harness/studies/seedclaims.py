@@ -1140,7 +1140,7 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
     none = [w for w in (v.SUPPORTED, v.REFUTED) if not counts[w]]
     listed = ", ".join(parts) + (f" (none {' or '.join(none)})" if none else "")
     read = (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "
-            f"substitution rules declared in code ({_rule_span(rules)})")
+            "substitution rules declared in code")
     if robust is not None:
         # the robust count leads: what holds on a replicate, under every reading and widened, before the one
         # run's tally by the rules fixed before the data (the strict tier is Section 10's)
@@ -1149,9 +1149,12 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
         which = [f"{n}, {r.claim.verdict.word}" for n, r in zip(names, robust)] if names and len(names) == len(
             robust) else [", ".join(f"{words[w]} {w}" for w in kinds)] if robust else []
         holds = "hold" if len(robust) > 1 else "holds"
+        firm = counts[v.SUPPORTED] + counts[v.REFUTED]
         return (f"{read}; {counts[v.UNTESTABLE]} are untestable here (Section 10). "
-                + ("Only " if 0 < len(robust) < n_decided else "") + f"{len(robust) or 'None'} of the {n_decided}"
+                + ("Only " if 0 < len(robust) < firm else "") + f"{len(robust) or 'None'} of the {firm} "
+                + " or ".join(w for w in (v.SUPPORTED, v.REFUTED) if counts[w])
                 + (f" ({'; '.join(which)})" if which else "")
                 + f" {holds} on a replicate under every reading with widened intervals; the rules fixed before the "
                 f"data give {listed} on one run.")
-    return f"{read}: {listed}; the other {counts[v.UNTESTABLE]} are untestable here (Section 10).{tail}"
+    return (f"{read} ({_rule_span(rules)}): {listed}; the other {counts[v.UNTESTABLE]} are untestable here "
+            f"(Section 10).{tail}")

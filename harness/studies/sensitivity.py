@@ -277,7 +277,7 @@ SHORT = {"claim_acid": "AcidState's 8x", "claim_sqlite": "SQLite losing everywhe
          "seed003_prepared": "seed 003's prepared inserts", "seed004_select": "RamSQL's 100x",
          "seed004_same_order": "RamSQL's INSERT and Setup order", "seed004_hashmap": "RamSQL's HashMap select",
          "claim_optimisation": "`ghc -O` halving times", "claim_optimisation_acid": "`ghc -O`'s 5x",
-         "seed002_scrypt": "seed 002's scrypt share", "seed004_btree": "RamSQL's B-tree select"}
+         "seed002_scrypt": "seed 002's scrypt share, at our scrypt cost", "seed004_btree": "RamSQL's B-tree select"}
 
 
 #: one run set with every cell widened by its study's between-run component (kept here for its readers)

@@ -147,7 +147,7 @@ def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypa
     monkeypatch.setattr(rp, "_other_machine", lambda pair: pair.study == "E1")  # the hosts of these fake runs
     assert rp.abstract_sentence([same, other], [rp.Pair("E1", (), ())]).endswith(
         "0 of 100 within-run ratios more than one run's intervals allow on the same machine, 30 of 40 on the other; "
-        "the headline's interval adds the ratios' run-to-run spread (Section 2.5).")
+        "every ratio's interval here adds that run-to-run spread (Section 2.5).")
     # the cell means, which a sitting's common shift moves too, beside the ratios of the same studies
     means = rp.Spread("E5", "mean", 120, 40, 9.0, 50.0, 12.0, 3.0)
     assert rp.abstract_sentence([same, means], []) == (
