@@ -1072,13 +1072,15 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     one = runspread.one_run(runs)  # the claims are decided on one run's intervals, as Section 10's table
     items = claims(cells, _Ratios(one, cells), one) if ratio is not None else []
     drawn = cells[cells["hash"] != "on"] if not cells.empty else cells
-    figs = plot_app(drawn, figures_dir / "e5_app.png", CORPORA, method, series_labels(cells))
+    figs = plot_app(drawn, figures_dir / "e5_app.png", CORPORA, method + runspread.means_spread(runs),
+                    series_labels(cells))
     excluded = excluded_cells(summary, PREFIX)
     from harness.analysis.markdown import to_markdown
 
     table_md = (to_markdown(table, keep=2, max_columns=9) if not table.empty  # operation, corpus repeated
                 else "_no valid app.* cells in these runs_") + (
-        f"\n\nTable: E5, mean time per operation with its 99% CI ({method} method) per corpus and engine "
+        f"\n\nTable: E5, mean time per operation with its 99% CI ({method} method{runspread.means_spread(runs)}) per "
+        "corpus and engine "
         "(SM: only the target, user #42, where the seed started from empty tables; MD: 1,000 users, #789; LG: 50,000, #42; LG2: 50,000, #45678"
         + (f"; {', '.join(corpora_of(cells)[1])} not measured" if corpora_of(cells)[1] else "") + ")"
         + scrypt_marker(table) + excluded)

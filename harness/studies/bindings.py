@@ -37,8 +37,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     e1 = summary[summary["benchmark"].str.startswith(PREFIX)]
     clock = runs.manifest(runs.run_dirs[0]).clock()
     method = runs.method
-    native_fig = plot_native_vs_bindings(e1, figures_dir / "e1_native_vs_bindings.png", method=method)
-    rates_fig = plot_rows_per_s(e1, figures_dir / "e1_rows_per_s.png", method=method,
+    drawn = method + runspread.means_spread(runs)  # what the figures' error bars are, in their titles
+    native_fig = plot_native_vs_bindings(e1, figures_dir / "e1_native_vs_bindings.png", method=drawn)
+    rates_fig = plot_rows_per_s(e1, figures_dir / "e1_rows_per_s.png", method=drawn,
                                 title="E1, every engine, driver and runtime")
     table = e1_table(e1)
     cycles_text = cycles_paragraph(cycles_gap(e1), clock)
@@ -66,17 +67,21 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "
-                   f"point_query), mean with 99% CI ({method} method: process-level bootstrap of process "
+                   f"point_query), mean with 99% CI ({method} method{runspread.means_spread(runs)}: process-level "
+                   "bootstrap of process "
                    "means, t quantile, log scale; rate bounds are N divided by the time bounds)"
                    + ("; cycles per row from the cycle counter (scans only)" if "cycles/row" in table else "")
                    + ". A/A twins left out." + (f" {note}" if (note := runspread.means_note(runs, "E1")) else ""))
-        figs = [figure_link(f"E1 rows/s of every engine, driver and runtime, 99% CI ({method}): {rates_takeaway(e1)}",
+        figs = [figure_link(f"E1 rows/s of every engine, driver and runtime, 99% CI ({method}{runspread.means_spread(runs)}): "
+                            f"{rates_takeaway(e1)}",
                             rates_fig, paper_path)]
         if native_fig is not None:
             native_says = findings.compare(runs, "bindings.select_fold", NATIVE + "@c", BASELINE,
                                            "folding over the rows", plain=True)
-            figs.insert(0, figure_link(f"E1 native C against the bindings, rows/s, 99% CI ({method})"
-                                       + (f": {native_says}" if native_says else ""), native_fig, paper_path))
+            # the sentence names its interval; the bars' are the rates' of the caption below (one label each)
+            figs.insert(0, figure_link("E1 native C against the bindings, rows/s"
+                                       + (f": {native_says}" if native_says else
+                                          f", 99% CI ({method}{runspread.means_spread(runs)})"), native_fig, paper_path))
         aa = runfacts.aa_of(one)  # the twins' run set and A/A table, for the A/A block and the abstract
         environment = campaign_manifests(runs)
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,

@@ -152,6 +152,9 @@ def spread_note(runs: RunSet) -> str:
     (`runspread.Widened`); "" for one run's intervals."""
     if not getattr(type(runs), "spread", ""):
         return ""
+    if getattr(runs, "widens_means", lambda: False)():  # the means widened too (`runspread.Widened`)
+        return ("\nThe intervals add the run-to-run spread its replicate measured (Section 2.5): a ratio's to the × "
+                "rows, a cell mean's to the means.\n")
     return ("\nThe × rows' intervals add the run-to-run spread its replicate measured (Section 2.5); the means' "
             "are one run's.\n")
 

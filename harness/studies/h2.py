@@ -202,7 +202,7 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
     procs = int(cells[h2]["processes"].median()) if h2.any() else 0
     text = (f"At a steady state (study E3h, run {ids} at commit {commits}): H2 and SQLite from PyPy alone, "
             f"{procs} process{'' if procs == 1 else 'es'} per query of {int(per.median()) if len(per) else 0} "
-            f"iterations each, no time budget per cell (a process's timeout only); {reached(h2)} H2 processes and "
+            f"iterations each; {reached(h2)} H2 processes and "
             f"{reached(pypy)} of SQLite's reached a steady state, whose iterations alone count (the others count "
             f"all). There H2 / SQLite over the {mine['k']} queries both ran{_but_reused(like, reused)} is {interval} "
             f"(geometric mean, {steady.confidence:.0%} CI{' ' + sp if (sp := findings.spread_of(steady)) else ''}, "
@@ -227,13 +227,11 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
 
 
 def _but_reused(like: Any, reused: tuple[str, ...]) -> str:
-    """` other than q15 (whose result the seed's H2 reused)` for the queries of `reused` the table left out."""
+    """` other than q15 and q19 (left out above)` for the queries of `reused` the table left out: the paragraph
+    before it (`seed001_h2.comparison`) says why each is out of both means."""
     have = seed001_h2.valid_benchmarks(like)
-    left = [b.split(".")[1] for b in reused if b not in have and b in seed001_h2.REUSED]
-    unfinished = [b.split(".")[1] for b in reused if b not in have and b in seed001_h2.UNFINISHED]
-    parts = ([f"{', '.join(left)} (whose result the seed's H2 reused)"] if left else []) + \
-        ([f"{', '.join(unfinished)} (which the seed's H2 did not finish)"] if unfinished else [])
-    return f" other than {' and '.join(parts)}" if parts else ""
+    out = [b.split(".")[1] for b in reused if b not in have and b in (*seed001_h2.REUSED, *seed001_h2.UNFINISHED)]
+    return f" other than {' and '.join(out)} (left out above)" if out else ""
 
 
 def _same_side(like, seed: dict[str, float]) -> str:

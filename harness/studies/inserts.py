@@ -822,10 +822,11 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             k: empty for k in ("e4-scaling", "e4-figures", "e4-gains", "e4-grid", "e4-versions", "e4-seed",
                                "e4-storage", "abstract-e4")})
     sweep = default_settings(df)
-    time_fig = plot_scaling(sweep, figures_dir / "e4_time_vs_n.png", "time", method)
-    rate_fig = plot_scaling(sweep, figures_dir / "e4_inserts_per_s.png", "rate", method)
+    drawn = method + runspread.means_spread(runs)  # what the figures' error bars are, in their titles
+    time_fig = plot_scaling(sweep, figures_dir / "e4_time_vs_n.png", "time", drawn)
+    rate_fig = plot_scaling(sweep, figures_dir / "e4_inserts_per_s.png", "rate", drawn)
     grid = grid_cells(df)
-    grid_fig = plot_journal_grid(grid, figures_dir / "e4_journal_grid.png", method)
+    grid_fig = plot_journal_grid(grid, figures_dir / "e4_journal_grid.png", drawn)
     scaling = scaling_table(df)
     gain = gains(runs, df)
     gtable = grid_table(df)
@@ -845,14 +846,16 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     spread_runs = runspread.with_spread(runs)  # the abstract's gain carries the run-to-run spread
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        figs = [figure_link(f"E4 {w} against N per strategy (both axes log scale), 99% CI ({method}){says}", f, paper_path)
+        figs = [figure_link(f"E4 {w} against N per strategy (both axes log scale), 99% CI ({method}"
+                            f"{runspread.means_spread(runs)}){says}", f, paper_path)
                 for w, f, says in (("time", time_fig, time_takeaway(df)), ("inserts/s", rate_fig, gain_takeaway(gain)))
                 if f is not None]
         return {
             "abstract-e4": abstract(gains(spread_runs, df), substitute, headline_basis(gain, df),
                                     spread_of(spread_runs)),
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
-            + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}; bounds are N divided by the "
+            + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}{runspread.means_spread(runs)}; "
+              "bounds are N divided by the "
               "time bounds), SQLite's own journal_mode and synchronous.\n\n" + coverage + "\n\n" + excluded,
             "e4-figures": "\n\n".join(figs) or "_No figure: nothing measured._",
             "e4-gains": (to_markdown(gain_view) if len(gain_view) else "_No pair of strategies to compare._")
@@ -863,7 +866,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
               "from its process bootstrap)."
             + iterations_note(runs) + (" " + basis if (basis := headline_basis(gain, df, rule=False)) else ""),
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
-                         f"synchronous, inserts/s mean [99% CI] ({method}).")
+                         f"synchronous, inserts/s mean [99% CI] ({method}{runspread.means_spread(runs)}).")
                         if len(gtable) else "_No journal_mode x synchronous grid in these runs._")
             + ("\n\n" + figure_link("E4 journal_mode x synchronous heat maps, each square's mean inserts/s with the "
                                      "half-width of its 99% CI" + grid_takeaway(df), grid_fig, paper_path)

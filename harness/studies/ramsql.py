@@ -97,7 +97,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     bench = benchstat_remake(runs)
     findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs),
                              engine_ratios(runs, CGO, SQLITE), harness_ratios(runs), runs.confidence, spread_of(runs))
-    fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method) if len(side) else None
+    fig = (plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method + runspread.means_spread(runs))
+           if len(side) else None)
     method = runs.method
     excluded = excluded_cells(summary, PREFIX)
     order = order_text(runs)  # the diagnosis of go test's process history (committed reference runs only)
@@ -105,7 +106,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
         findings += " Appendix B.7 tests one cause: the benchmarks that run before it in go test's process."
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        caption = (f"Table: E6, time per operation (one iteration's time / ops), mean with 99% CI ({method}); "
+        caption = (f"Table: E6, time per operation (one iteration's time / ops), mean with 99% CI ({method}"
+                   f"{runspread.means_spread(runs)}); "
                    "worker: runtime go, fresh processes; go test: each `go test -bench` result line one sample "
                    "(sessions bench.txt and newbench.txt); rows/op: rows each operation read (crossings / ops "
                    "- statements). ")
@@ -115,7 +117,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
                "e6-findings": findings, "e6-ratios": ratio_md, "e6-seed": seed_markdown(seed, spread_of(runs)),
                "e6-benchstat": bench["markdown"], "abstract-e6": abstract(runs),
                "e6-gotest-env": gotest_env(runs), "e6-gotest-intro": gotest_intro(runs, side)}
-        out["e6-figure"] = (figure_link(f"E6 time per operation (log scale), worker vs go test, 99% CI ({method}). "
+        out["e6-figure"] = (figure_link(f"E6 time per operation (log scale), worker vs go test, 99% CI ({method}"
+                                        f"{runspread.means_spread(runs)}). "
                                         f"{agree_text.strip()}" + (figure_host_note(runs) if why_text else ""), fig,
                                         paper_path) if fig is not None else "_no E6 cells in these runs_")
         return out
@@ -154,19 +157,19 @@ def _unit(value: float) -> CellBoot:
 
 
 def per_op(runs: RunSet) -> pd.DataFrame:
-    """Worker-protocol E6 cells per operation: mean and 99% CI / ops (one run's: a time, not a ratio), rows read
-    per operation."""
+    """Worker-protocol E6 cells per operation: mean and 99% CI / ops (the summary's, so with the run-to-run spread
+    of a cell mean where `runs` carry it), rows read per operation."""
     s = runs.summary
     df = s[s["benchmark"].str.startswith(PREFIX) & s["engine"].isin([RAMSQL, SQLITE, CGO]) & (s["status"] == "ok")
            & s["mean_s"].notna()]
-    boots = runspread.one_run(runs).boots()
+    timed = set(runs.samples)
     rows = []
     for r in df.itertuples(index=False):
         key = (r.benchmark, r.params, r.engine, r.runtime)
         ops = _ops(r.benchmark, r.params)
-        if key not in boots:
+        if key not in timed:
             continue
-        est, lo, hi = combine_log_ratios([(boots[key], _unit(ops))], runs.confidence)
+        est, lo, hi = r.mean_s / ops, r.ci_low_s / ops, r.ci_high_s / ops
         crossings = float(r.crossings) if pd.notna(r.crossings) else math.nan
         statements = 10 if "insert10" in r.benchmark else 1
         rows.append({"benchmark": r.benchmark, "engine": r.engine, "runtime": r.runtime, "ops": ops,

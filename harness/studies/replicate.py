@@ -24,8 +24,8 @@ import pandas as pd
 from harness.analysis.runset import RunSet, manifest_of
 from harness.fsutil import PROJECT_ROOT
 from harness.studies.runspread import (  # noqa: F401 - the moves and the spread, read by this module's users too
-    MOVE_COLUMNS, REFERENCE_CELLS, Pair, Widened, all_moves, between_run_variance, moves, moves_of, ok_cells, pairs,
-    runs_like, tau2_by_family, widening, with_spread)
+    MOVE_COLUMNS, REFERENCE_CELLS, Pair, Widened, all_moves, between_run_variance, between_run_variance_interval,
+    moves, moves_of, ok_cells, pairs, runs_like, tau2_by_family, widening, with_spread)
 
 @dataclass(frozen=True)
 class Spread:
@@ -39,18 +39,21 @@ class Spread:
     largest_move: float  # largest |move| in percent
     tau: float           # the between-run component as a percent (exp(tau) - 1)
     widen: float         # the median factor by which a one-run interval widens with it
+    tau_high: float = math.nan  # tau's upper bound at the table's confidence (Q-profile), as a percent
 
 
-def spread(m: pd.DataFrame, study: str, kind: str) -> Spread | None:
-    """The summary of `moves` rows of one study and kind (None: none)."""
+def spread(m: pd.DataFrame, study: str, kind: str, confidence: float = 0.99) -> Spread | None:
+    """The summary of `moves` rows of one study and kind (None: none), tau with its upper bound at `confidence`."""
     rows = m[(m["study"] == study) & (m["kind"] == kind)]
     if rows.empty:
         return None
     tau2 = between_run_variance(rows["log_move"], rows["var"])
+    _, high = between_run_variance_interval(rows["log_move"], rows["var"], confidence)
     pct = 100 * (np.exp(rows["log_move"].abs()) - 1)
     half = rows["var"] / 2  # one run's share of the pair's variance, the interval to widen
     return Spread(study, kind, len(rows), int(rows["beyond"].sum()), float(pct.median()), float(pct.max()),
-                  100 * (math.exp(math.sqrt(tau2)) - 1), float(np.median(widening(half, tau2))))
+                  100 * (math.exp(math.sqrt(tau2)) - 1), float(np.median(widening(half, tau2))),
+                  100 * (math.exp(math.sqrt(high)) - 1))
 
 
 def _manifest(run: Path):
@@ -152,10 +155,10 @@ def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> 
         return "_No study has a replicate (`harness reference --replicate`): no between-run spread measured._"
     what = {"ratio": "ratio to its run's reference cell", "mean": "cell mean"}
     body = [[s.study, what[s.kind], str(s.n), f"{s.beyond} ({100 * s.beyond / s.n:.0f}%)", _pct(s.median_move),
-             _pct(s.largest_move), _pct(s.tau), f"{s.widen:.2f}x"] for s in rows]
+             _pct(s.largest_move), f"{_pct(s.tau)} (≤ {_pct(s.tau_high)})", f"{s.widen:.2f}x"] for s in rows]
     head = ["study", "compared", "cells", f"moved more than the {confidence:.0%} intervals allow", "median move",
             "largest move",
-            "between-run component", "one run's interval widens"]
+            f"between-run component ({confidence:.0%} upper bound)", "one run's interval widens"]
     sittings = "\n".join(f"- {sitting(p)}." for p in found)
     caption = ("Table: Each replicated study's run beside its replicate (when and where each was made: the list "
                "above). A move is |log(second / first)| as a percent; it is more than the intervals allow (a Welch t test) when it exceeds the t "
@@ -163,7 +166,8 @@ def table_markdown(rows: list[Spread], found: list[Pair], confidence: float) -> 
                "variances summed (were one run's intervals complete, about "
                f"{100 * (1 - confidence):.0f}% of moves). The between-run component is tau, the standard deviation "
                "a run adds on the log scale (DerSimonian and Laird's moment estimator over the study's cells, the "
-               "expected move zero), shown as exp(tau) - 1; an interval widens by the median of sqrt(1 + "
+               "expected move zero), shown as exp(tau) - 1, with its upper bound by the Q-profile method (one pair of "
+               "runs gives one estimate of it); an interval widens by the median of sqrt(1 + "
                "tau^2 / v) over the cells, v a cell's one-run log variance. A ratio is a cell's mean over its run's "
                "reference cell at the same benchmark and parameters (sqlite3 on CPython; where a run has none, "
                "SQLite from PyPy, pure-Go SQLite, or HDBC-sqlite3 built -O0). A/A twins and cells not valid in "
@@ -286,7 +290,8 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
                         f"{k} of {n} within-run ratios ({100 * k / n:.0f}%) moved more than their two runs' "
                         f"{confidence:.0%} intervals allow (a Welch t test), where {100 * (1 - confidence):.0f}% would "
                         "by chance; a run adds to a ratio a "
-                        f"between-run component of {taus}, which would widen an interval by {widen}.")
+                        f"between-run component of {taus} ({confidence:.0%} upper bounds: Appendix B.10), which would "
+                        f"widen an interval by {widen}.")
         else:
             text.append(f"With {names} run again on the other machine" + code
                         + f", {k} of {n} ({100 * k / n:.0f}%) moved more than that, a component of {taus} (intervals "

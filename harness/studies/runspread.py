@@ -132,6 +132,35 @@ def between_run_variance(log_moves: Iterable[float], variances: Iterable[float])
     return max(0.0, (q - d.size) / (2.0 * float(np.sum(w))))
 
 
+def between_run_variance_interval(log_moves: Iterable[float], variances: Iterable[float],
+                                  confidence: float = 0.99) -> tuple[float, float]:
+    """(low, high) of tau^2 at `confidence` by the Q-profile method (Viechtbauer 2007), the mean fixed at zero as
+    in `between_run_variance`: Q(t) = sum d_k^2 / (v_k + 2 t) is chi-square with K degrees of freedom at the true
+    t and falls as t grows, so the interval holds every t whose Q(t) lies between the two chi-square quantiles
+    (a bound is 0 where even Q(0) does not reach its quantile). One pair of runs gives one estimate of tau; this
+    says how far it could be off. (nan, nan) with no move."""
+    from scipy.optimize import brentq
+
+    d = np.asarray(list(log_moves), dtype=float)
+    v = np.asarray(list(variances), dtype=float)
+    if d.size == 0:
+        return math.nan, math.nan
+
+    def q(t: float) -> float:
+        return float(np.sum(d * d / (v + 2.0 * t)))
+
+    def solve(target: float) -> float:
+        if q(0.0) <= target:
+            return 0.0
+        hi = max(float(np.max(d * d)), 1e-12)
+        while q(hi) > target:  # Q falls towards 0: widen the bracket until it crosses
+            hi *= 4.0
+        return float(brentq(lambda t: q(t) - target, 0.0, hi))
+
+    k = d.size
+    return (solve(float(sps.chi2.ppf(0.5 + confidence / 2, k))), solve(float(sps.chi2.ppf(0.5 - confidence / 2, k))))
+
+
 def widening(variances: Iterable[float], tau2: float) -> np.ndarray:
     """By what factor each one-run interval (log variance v) widens with tau^2 added: sqrt(1 + tau^2 / v)."""
     v = np.asarray(list(variances), dtype=float)
@@ -165,14 +194,14 @@ def in_campaign(runs: RunSet, root: Path = PROJECT_ROOT) -> bool:
     return bool(runs.run_dirs) and all(Path(d).resolve().parent in folders for d in runs.run_dirs)
 
 
-def tau2_by_family(m: pd.DataFrame) -> dict[str, float]:
-    """Each benchmark family's between-run variance of a within-run log ratio: the tau^2 of the replicated
-    study whose ratios hold it (the largest where several do, as E3 and E3h both hold TPC-H); a family no
-    replicate measured is absent."""
+def tau2_by_family(m: pd.DataFrame, kind: str = "ratio") -> dict[str, float]:
+    """Each benchmark family's between-run variance of a within-run log ratio (`kind` "mean": of a cell's log
+    mean): the tau^2 of the replicated study whose moves hold it (the largest where several do, as E3 and E3h
+    both hold TPC-H); a family no replicate measured is absent."""
     from harness.studies.runfacts import family
 
     out: dict[str, float] = {}
-    ratios = m[m["kind"] == "ratio"] if len(m) else m
+    ratios = m[m["kind"] == kind] if len(m) else m
     for _, rows in (ratios.groupby("study") if len(ratios) else []):
         t2 = between_run_variance(rows["log_move"], rows["var"])
         if math.isfinite(t2):
@@ -188,14 +217,19 @@ class Widened:
     over K benchmarks gains tau^2 / K: the replicates' geometric means moved within their one-run intervals,
     Appendix B.10). A cell's own interval (its mean, time or rate) stays one run's: cell means moved further
     between runs than ratios (`means_note`). Both choices of iterations are widened alike; everything else is
-    `runs`' own, and a cell of a family no replicate measured is left as it is."""
+    `runs`' own, and a cell of a family no replicate measured is left as it is.
+
+    A cell's own mean, time or rate (the `summary`'s intervals) gains instead the between-run variance of a cell
+    mean (`mean_tau2`, from the same replicates): a sitting moves every cell by the host's speed, which a ratio
+    within the run cancels and an absolute number does not (E1's cell means moved a median 20%)."""
 
     #: what an interval from these cells is said to be beside its confidence ("99% CI with ...")
     spread = "with the run-to-run spread"
 
-    def __init__(self, runs: RunSet, tau2: dict[str, float]) -> None:
-        self._runs, self._tau2 = runs, tau2
+    def __init__(self, runs: RunSet, tau2: dict[str, float], mean_tau2: dict[str, float] | None = None) -> None:
+        self._runs, self._tau2, self._mean_tau2 = runs, tau2, mean_tau2 or {}
         self._widened: dict[tuple, object] = {}  # one object per cell: a cell used twice is one term
+        self._summary: pd.DataFrame | None = None
 
     def __getattr__(self, name: str):
         inner = getattr(self._runs, name)
@@ -222,6 +256,53 @@ class Widened:
     def ratio_rows(self, keys, baseline: str):
         return self._runs.ratio_rows(keys, baseline, self.boots, self.alt_boots)
 
+    def widens_means(self) -> bool:
+        """Whether a cell's own interval carries the spread too (a measured `mean_tau2`, log-symmetric intervals)."""
+        return bool(self._mean_tau2) and self._runs.method == "process-bootstrap"
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """`runs.summary` with each cell's interval (steady-state and all iterations alike) widened on the log
+        scale by its family's `mean_tau2`: the t interval's log half-width t * se becomes t * sqrt(se^2 + tau^2),
+        around the same mean; the † flag is decided again on the widened intervals. Only the process-bootstrap
+        method's intervals are log-symmetric; the others are left as they are."""
+        if self._summary is None:
+            self._summary = (widen_means(self._runs.summary, self._mean_tau2, self._runs.confidence)
+                             if self.widens_means() else self._runs.summary)
+        return self._summary
+
+
+def means_spread(runs: RunSet) -> str:
+    """", with the run-to-run spread" for run sets whose cell intervals carry it (`Widened.summary`), for a caption
+    of absolute numbers beside its method; "" for one run's."""
+    return f", {Widened.spread}" if isinstance(runs, Widened) and runs.widens_means() else ""
+
+
+def widen_means(summary: pd.DataFrame, mean_tau2: dict[str, float], confidence: float) -> pd.DataFrame:
+    """A summary whose cell intervals add each family's between-run variance of a cell mean (`Widened.summary`)."""
+    from harness.analysis.stats.cells import disagree
+    from harness.studies.runfacts import family
+
+    out = summary.copy()
+    tau2 = out["benchmark"].astype(str).map(lambda b: mean_tau2.get(family(b), 0.0)).to_numpy(dtype=float)
+    df = pd.to_numeric(out["df"], errors="coerce").to_numpy(dtype=float) if "df" in out else np.full(len(out), np.nan)
+    t = sps.t.ppf(0.5 + confidence / 2, np.where(np.isfinite(df) & (df > 0), df, np.inf))
+    for mean, low, high in (("mean_s", "ci_low_s", "ci_high_s"), ("alt_mean_s", "alt_ci_low_s", "alt_ci_high_s")):
+        if not {mean, low, high} <= set(out.columns):
+            continue
+        m, lo, hi = (pd.to_numeric(out[c], errors="coerce").to_numpy(dtype=float) for c in (mean, low, high))
+        ok = (tau2 > 0) & np.isfinite(lo) & np.isfinite(hi) & (lo > 0) & (m > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            se = np.log(hi / lo) / (2 * t)
+            half = t * np.sqrt(se * se + tau2)
+        out[low] = np.where(ok, m * np.exp(-half), lo)
+        out[high] = np.where(ok, m * np.exp(half), hi)
+    if {"disagree", "alt_mean_s"} <= set(out.columns):
+        cols = [pd.to_numeric(out[c], errors="coerce").to_numpy(dtype=float)
+                for c in ("mean_s", "ci_low_s", "ci_high_s", "alt_mean_s", "alt_ci_low_s", "alt_ci_high_s")]
+        out["disagree"] = [disagree(*row) for row in zip(*cols)]
+    return out
+
 
 def with_spread(runs: RunSet, root: Path = PROJECT_ROOT) -> RunSet:
     """`runs` widened by the run-to-run spread its replicates measured (`Widened`), for every ratio and geometric
@@ -234,7 +315,8 @@ def with_spread(runs: RunSet, root: Path = PROJECT_ROOT) -> RunSet:
     if mine and len(m):  # the spread of these runs' own studies (E3h's steady state is not E3's)
         m = m[m["study"].isin(mine)]
     tau2 = tau2_by_family(m) if len(m) else {}
-    return Widened(runs, tau2) if any(t > 0 for t in tau2.values()) else runs
+    mean_tau2 = tau2_by_family(m, "mean") if len(m) else {}
+    return Widened(runs, tau2, mean_tau2) if any(t > 0 for t in (*tau2.values(), *mean_tau2.values())) else runs
 
 
 def one_run(runs: RunSet) -> RunSet:
@@ -256,9 +338,13 @@ def means_note(runs: RunSet, study: str, root: Path = PROJECT_ROOT) -> str:
     if rows.empty:
         return ""
     moved = 100 * (np.exp(np.abs(rows["log_move"].astype(float))) - 1)
-    return (f"These intervals are one run's: a second run of {study} moved {int(rows['beyond'].sum())} of "
-            f"{len(rows)} of its cell means more than they allow (median move {float(np.median(moved)):.0f}%; "
-            "Appendix B.10), so an absolute number here is this sitting's.")
+    said = (f"a second run of {study} moved {int(rows['beyond'].sum())} of {len(rows)} of its cell means more than "
+            f"one run's intervals allow (median move {float(np.median(moved)):.0f}%; Appendix B.10)")
+    if isinstance(runs, Widened) and runs.widens_means():
+        tau = 100 * (math.exp(math.sqrt(between_run_variance(rows["log_move"], rows["var"]))) - 1)
+        return (f"These intervals add the run-to-run spread of a cell mean ({tau:.0f}%), since {said}: an absolute "
+                "number here is this machine's, in any sitting.")
+    return f"These intervals are one run's: {said}, so an absolute number here is this sitting's."
 
 
 def claim_cell_moves(before: list, after: list, confidence: float = 0.99,

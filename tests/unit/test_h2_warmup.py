@@ -96,7 +96,7 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     assert "No steady-state H2 run" in h2.steady_sentence(None, None)
     # a query whose result the seed's H2 reused, left out of our table, is named
     named = h2.steady_sentence(_steady(), _like(seed / 2, seed / 2.5, seed / 1.6), reused=("tpch.q15",))
-    assert "over the 2 queries both ran other than q15 (whose result the seed's H2 reused) is" in named
+    assert "over the 2 queries both ran other than q15 (left out above) is" in named
     context = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0))
     assert ("6.50x [6.00, 7.00] over TPC-H at a steady state (2 benchmarks, study E3h; E3's short processes, "
             "warm-up included: 24.00x [22.00, 26.00] over 2;") in context

@@ -131,7 +131,8 @@ def test_the_summary_names_the_verdicts_that_change_on_the_replicate():
     s = rp.Spread("E5", "ratio", 100, 5, 2.0, 30.0, 4.0, 1.3)
     text = rp.summary_sentence([s], [], (["E5"], [("002", "\"AcidState wins by 8x or more\"", "refuted", "inconclusive",
                                                     "5.1x [3.2, 8.4]")], []))
-    assert "5 of 100 within-run ratios (5%)" in text and "component of E5 4.0%, which would widen an interval by 1.30x" in text
+    assert "5 of 100 within-run ratios (5%)" in text
+    assert "component of E5 4.0% (99% upper bounds: Appendix B.10), which would widen an interval by 1.30x" in text
     assert ("1 verdict changes: seed 002's \"AcidState wins by 8x or more\", refuted on the run "
             "and inconclusive on the replicate (5.1x [3.2, 8.4])") in text
     same = rp.summary_sentence([s], [], (["E5"], [], []))
@@ -311,9 +312,28 @@ def test_a_table_of_absolute_numbers_says_how_far_a_second_run_moved_its_cell_me
                           "beyond": [True, False, True, True, True]})
     monkeypatch.setattr(runspread, "moves_of", lambda runs, root=None: ([], moves))
     assert runspread.means_note(None, "E1") == (
-        "These intervals are one run's: a second run of E1 moved 2 of 3 of its cell means more than they allow "
-        "(median move 20%; Appendix B.10), so an absolute number here is this sitting's.")
+        "These intervals are one run's: a second run of E1 moved 2 of 3 of its cell means more than one run's "
+        "intervals allow (median move 20%; Appendix B.10), so an absolute number here is this sitting's.")
     assert runspread.means_note(None, "E6") == ""
+
+
+def test_a_cell_means_interval_widens_by_the_between_run_spread_of_a_mean_and_the_dagger_is_decided_again():
+    """Known values: a cell 1 [e^-0.2, e^0.2] (df large: t = 2.576) with tau^2 = 0.01 for its family becomes
+    1 [e^-h, e^h], h = 2.576 * sqrt((0.2 / 2.576)^2 + 0.01) = 0.326; a family without a spread is left alone;
+    the steady-state and all-iteration estimates that disagreed on the narrow intervals agree on the wide ones."""
+    from harness.studies.runspread import widen_means
+
+    e = math.exp
+    s = pd.DataFrame({"benchmark": ["bindings.x", "tpch.q01"], "mean_s": [1.0, 1.0], "ci_low_s": [e(-0.2)] * 2,
+                      "ci_high_s": [e(0.2)] * 2, "df": [1e9, 1e9], "alt_mean_s": [e(0.25)] * 2,
+                      "alt_ci_low_s": [e(0.05)] * 2, "alt_ci_high_s": [e(0.45)] * 2, "disagree": [True, True]})
+    out = widen_means(s, {"bindings": 0.01}, 0.99)
+    h = 2.5758293 * math.sqrt((0.2 / 2.5758293) ** 2 + 0.01)
+    assert out.loc[0, "ci_low_s"] == pytest.approx(e(-h)) and out.loc[0, "ci_high_s"] == pytest.approx(e(h))
+    assert out.loc[0, "alt_ci_low_s"] == pytest.approx(e(0.25 - h), rel=1e-6)
+    assert out.loc[1, "ci_low_s"] == pytest.approx(e(-0.2)) and bool(out.loc[1, "disagree"])
+    assert not bool(out.loc[0, "disagree"])
+    assert s.loc[0, "ci_low_s"] == pytest.approx(e(-0.2))  # the run set's own summary is not touched
 
 
 def test_widened_tables_take_their_ratios_from_the_widened_cells_and_say_so():
@@ -358,3 +378,35 @@ def test_only_the_campaigns_installed_runs_of_a_replicated_study_carry_a_spread(
         assert (PROJECT_ROOT / folder_of(p.study)).resolve() == Path(p.runs[0]).resolve().parent
     assert not runspread.in_campaign(Dirs([tmp_path / "20260101-000000-abcdef"]))
     assert not runspread.in_campaign(Dirs([]))
+
+
+@pytest.mark.parametrize("k, tau2", [(40, 0.002), (6, 0.01), (40, 0.0), (4, 0.005)])
+def test_the_between_run_components_q_profile_interval_covers_a_known_tau(k, tau2):
+    """One pair of runs gives one estimate of tau (reviews 71-73 asked how far off it could be): the Q-profile
+    interval holds the true tau^2 about as often as its confidence says, with many cells or few, and with no
+    between-run component at all (a lower bound of 0 then)."""
+    from harness.studies.runspread import between_run_variance_interval
+
+    rng = np.random.default_rng(7)
+    sims, covered = 400, 0
+    for _ in range(sims):
+        v = rng.uniform(5e-4, 4e-3, k)
+        d = rng.normal(0.0, np.sqrt(v + 2 * tau2))
+        lo, hi = between_run_variance_interval(d, v, 0.99)
+        assert 0.0 <= lo <= hi
+        covered += lo <= tau2 <= hi
+    assert covered / sims >= 0.97
+
+
+def test_the_between_run_components_bounds_follow_the_moves():
+    """Known values: moves no larger than their own intervals allow give an upper bound near 0 and a lower bound of
+    0; moves far beyond them give a positive lower bound; no move, no interval."""
+    from harness.studies.runspread import between_run_variance, between_run_variance_interval
+
+    v = np.full(10, 1e-3)
+    lo, hi = between_run_variance_interval(np.full(10, 0.01), v)
+    assert lo == 0.0 and hi < 1e-3
+    d = np.full(10, 0.3)
+    lo, hi = between_run_variance_interval(d, v)
+    assert 0 < lo < between_run_variance(d, v) < hi
+    assert all(math.isnan(x) for x in between_run_variance_interval([], []))
