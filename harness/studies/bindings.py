@@ -59,11 +59,12 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                     if between is not None and between.swapped else {})
     tau2 = sensitivity.with_claims(tau2, claims_moved)
     readings = sensitivity.rows(one, verdicts, tau2)  # each decided verdict under the alternative readings
-    robust = None
+    robust = held = None
     if between is not None and between.found:
         # the readings on the replicate runs too: a verdict counts as robust only if it holds there under each
         there = sensitivity.rows(between.swapped[1], between.swapped[2]) if between.swapped else None
         robust = sensitivity.robust(readings, between.changed_quotes(), there)
+        held = sensitivity.holds(readings, between.changed_quotes(), there)
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "
@@ -95,7 +96,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "reproduce": runfacts.reproduce_block(campaign_dirs(runs)),
                "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),
                "abstract-precision": runfacts.abstract_precision(one, aa[1]),
-               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method),
+               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
                "verdict-sensitivity": sensitivity.markdown(readings)

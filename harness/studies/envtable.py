@@ -224,9 +224,9 @@ def hosts_sentence(manifests: Iterable[Manifest], studies: dict[str, str] | None
     listed = "; ".join(f"{cpu} (kernel {kernel}): {', '.join(sorted(names, key=order))}"
                        for (cpu, kernel), names in hosts.items())
     return (f"The runs were measured on {len(hosts)} virtual machines{each}: {listed}. A ratio is always taken "
-            "on one machine, and within one run except seed 002's scrypt claim, whose hashed insertions (a step's "
-            "run) are set over the unhashed ones of the same sitting's main runs; a comparison of two runs on "
-            "different machines is said to be one.")
+            "on one machine, and within one run except in two of seed 002's claims, which set a step's run over the "
+            "same sitting's main runs: the scrypt claim's hashed insertions over the unhashed ones, and the corpus "
+            "claim's LG2 cells over SM's; a comparison of two runs on different machines is said to be one.")
 
 
 # --- versions for the like-for-like rule of the seeds' verdicts (verdicts.like_for_like) ---

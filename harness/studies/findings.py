@@ -297,7 +297,7 @@ def extreme_phrase(items: list[tuple[str, float, float, float]], word: str = "fa
     if not ties:
         return f"{best[0]} is {word}"
     if len(ties) > 3:  # a long list says less than the count
-        return (f"{best[0]} has the best estimate, but {len(ties)} others' intervals overlap its, so none can be "
+        return (f"{best[0]} is {word} by its estimate, but {len(ties)} others' intervals overlap its, so none can be "
                 f"called {word}")
     names = ", ".join(r[0] for r in [best, *ties])
     return f"{names} are among the {word} and cannot be told apart (their intervals overlap)"

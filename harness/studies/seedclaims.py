@@ -38,6 +38,9 @@ CITE = {
 #: holds Joe's earlier posts, among them versions of "Fast Bulk Inserts into SQLite" (posted 10 August
 #: 2010), whose drafts alone say prepared statements "are not only faster on inserts, but across the board"
 CITE_003_BULK = "Joe, \"Fast Bulk Inserts into SQLite\" (August 2010, its drafts in seed 003)"
+#: the verdict table's seed column: the seed's number and author, its full title once in the references
+SHORT_CITE = {"000": "000, Hellsten 2013", "001": "001, Bolz et al. 2016", "002": "002, AcidState post 2013",
+              "003": "003, Joe 2010", "004": "004, Roullon 2023"}
 
 Interval = tuple[float, float, float]
 NONE: Interval = (math.nan, math.nan, math.nan)
@@ -62,6 +65,11 @@ class Claim:
     @property
     def cite(self) -> str:
         return self.source or CITE[self.seed]
+
+    @property
+    def short_cite(self) -> str:
+        """The verdict table's seed column (`SHORT_CITE`); a claim from another post of the seed's copy says so."""
+        return SHORT_CITE[self.seed] + (": drafts of another post" if self.source else "")
 
 
 def show(r: Interval, unit: str = "x") -> str:
@@ -1014,9 +1022,9 @@ def strict_sentence(items: list[Claim]) -> str:
         return ""
     c = v.counts(v.Verdict(x.verdict.as_seed) for x in read)
     if c[v.UNTESTABLE] == len(read):
-        return (f"Read strictly, as the seed measured it (the same engine, driver, runtime and operation, each at the "
-                f"seed's release, by `verdicts.like_for_like`), all {len(read)} claims are untestable here: every "
-                f"seed ({years(items)}) ran releases these runs do not reproduce, or does not name them.")
+        return (f"Read strictly (each engine, driver, runtime and operation at the seed's own release, by "
+                f"`verdicts.like_for_like`), all {len(read)} claims are untestable here: no seed's releases "
+                f"({years(items)}) are reproduced.")
     tally = ", ".join(f"{n} {w}" for w, n in c.items() if n)
     return f"Read strictly, as the seed measured it (`verdicts.like_for_like`), the {len(read)} claims give: {tally}."
 
@@ -1039,11 +1047,13 @@ def split_evidence(text: str) -> tuple[str, str]:
     return text, ""
 
 
-def _rows_and_notes(items: list[Claim]) -> tuple[list[str], str]:
+def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None) -> tuple[list[str], str]:
     """The verdict table's rows, and its notes: what no substitution covers (the cells' "difference
-    N") and the rest of long readings (the cells' "note NN"), numbered as the rows name them."""
-    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict (rules) |",
-             "|---|---|---|---|---|---|"]
+    N") and the rest of long readings (the cells' "note NN"), numbered as the rows name them. `holds`
+    (`sensitivity.holds`): a last column, whether each decided verdict keeps its word everywhere it was read."""
+    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict (rules) |"
+             + (" holds? |" if holds is not None else ""),
+             "|---|---|---|---|---|---|" + ("---|" if holds is not None else "")]
     notes: dict[str, int] = {}  # the differences of untestable claims, said once each
     evidence: list[str] = []  # long readings: the cell keeps their first clause
     for c in items:
@@ -1056,7 +1066,8 @@ def _rows_and_notes(items: list[Claim]) -> tuple[list[str], str]:
             evidence.append(f"N{len(evidence) + 1}. {rest.replace('|', '/')}")
             head += f" (note N{len(evidence)})"
         ours, context = (("—", head) if c.verdict.word == v.UNTESTABLE else (head, "—"))
-        lines.append(f"| {c.cite} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} |")
+        lines.append(f"| {c.short_cite} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} |"
+                     + (f" {holds.get(c.key, '—')} |" if holds is not None else ""))
     said = "".join(f"\n{k}. {why.replace('|', '/')}" for why, k in notes.items())
     parts = []
     if evidence:
@@ -1068,25 +1079,27 @@ def _rows_and_notes(items: list[Claim]) -> tuple[list[str], str]:
     return lines, "\n\n".join(parts)
 
 
-def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap") -> str:
-    """The verdict table (6 columns) and its caption. What we measured goes under "ours [CI]" only when
-    it decided the verdict; for a claim untestable here it goes under "context", where it decides nothing.
+def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap",
+             holds: dict[str, str] | None = None) -> str:
+    """The verdict table (6 columns, 7 with `holds`) and its caption. What we measured goes under "ours [CI]" only
+    when it decided the verdict; for a claim untestable here it goes under "context", where it decides nothing.
     Its notes are `notes_markdown`'s, for the appendix."""
-    lines, notes = _rows_and_notes(items)
+    lines, notes = _rows_and_notes(items, holds)
     counts = v.counts(c.verdict for c in items)
     tally = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
     strict = strict_sentence(items)
     return ("\n".join(lines) + f"\n\nTable: The seeds' claims against these runs ({tally}). Seed columns quote the "
-            f"seeds; ours are one run's {confidence:.0%} intervals ({method} method, t on the log scale for ratios), "
-            "as the rules were fixed (B.9 widens them). Each "
+            f"seeds (titles: References); ours are one run's {confidence:.0%} intervals ({method}), as the rules were fixed"
+            + (" (\"holds?\": the same word on the replicate, under every reading of Appendix B.9 and widened)"
+               if holds is not None else " (B.9 widens them)") + ". Each "
             "verdict is on today's stack: a claim is read there when every way our setting differs from the seed's "
             "is covered by a substitution rule above (named in the verdict cell), and an absolute "
-            "number (rows/s, µs) never decides; otherwise it is untestable here, what no rule covers is said, and "
-            "ours is context. A claim so read is supported or refuted only when the whole "
+            "number (rows/s, µs) never decides; otherwise it is untestable here, what no rule covers said, "
+            "ours context. A claim so read is supported or refuted only when the whole "
             "interval lies on one side of the claim's line, inconclusive when it straddles (with the smallest "
             f"effect the interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim "
             "about every cell is refuted by one refuting cell." + (f" {strict}" if strict else "")
-            + (" The notes the table names are in Appendix B.9." if notes else ""))
+            + (" Its notes are in Appendix B.9." if notes else ""))
 
 
 def cells_markdown(items: list[Claim]) -> str:

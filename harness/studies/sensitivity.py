@@ -393,6 +393,29 @@ def robust(table: list[Row], changed_on_replicate: set[tuple[str, str]],
             and (r.claim.seed, r.claim.quote) not in changed_on_replicate and holds_there(r)]
 
 
+def holds(table: list[Row], changed_on_replicate: set[tuple[str, str]],
+          on_replicate: list[Row] | None = None) -> dict[str, str]:
+    """For the verdict table's last column, per decided claim: "yes" when its word is the same on the replicate,
+    under every reading (the widened one included) and under every reading on the replicate's runs; else what
+    changes it ("no: the replicate, widened, 2 readings"). `robust` counts the supported and refuted "yes"."""
+    there = {r.claim.key: r for r in on_replicate or []}
+    out = {}
+    for r in table:
+        why = []
+        if (r.claim.seed, r.claim.quote) in changed_on_replicate:
+            why.append("the replicate")
+        moved = [x for x in r.readings if x.verdict.word != r.claim.verdict.word]
+        if any(x.reading == WIDENED for x in moved):
+            why.append("widened")
+        if k := sum(x.reading != WIDENED for x in moved):
+            why.append(f"{k} reading{'s' if k > 1 else ''}")
+        other = there.get(r.claim.key)
+        if other is not None and any(x.verdict.word != r.claim.verdict.word for x in other.readings):
+            why.append("a reading on the replicate")
+        out[r.claim.key] = "no: " + ", ".join(why) if why else "yes"
+    return out
+
+
 def _esc(text: str) -> str:
     return text.replace("|", "\\|")
 

@@ -207,7 +207,7 @@ def test_captions_word_fastest_from_intervals():
 def test_a_long_tie_is_counted_not_listed():
     many = [(f"s{i}", 1.0 + i / 100, 0.8, 1.5) for i in range(6)]
     out = findings.extreme_phrase(many, "fastest")
-    assert out == "s0 has the best estimate, but 5 others' intervals overlap its, so none can be called fastest"
+    assert out == "s0 is fastest by its estimate, but 5 others' intervals overlap its, so none can be called fastest"
 
 
 def test_every_e3_geomean_is_over_the_queries_every_engine_ran(monkeypatch):

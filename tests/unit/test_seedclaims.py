@@ -357,7 +357,7 @@ def test_the_table_names_the_rules_a_verdict_rests_on_and_says_the_strict_tier_o
     other = sc.Claim("000", "q", "x", "—", v.Verdict(v.UNTESTABLE, "engine: the seed's SQPyte", as_seed=v.UNTESTABLE))
     md = sc.markdown([decided, other])
     assert "**refuted** (S1, S2)" in md
-    assert md.count("untestable here: every seed") == 1 and "all 2 claims" in md
+    assert md.count("untestable here: no seed's releases") == 1 and "all 2 claims" in md
     assert "on today's stack" not in md.splitlines()[0]
     sentence = sc.abstract_sentence([decided, other])
     assert "1 could be read on today's stack" in sentence and "decided" not in sentence
@@ -408,7 +408,7 @@ def test_prepared_inserts_are_read_from_the_c_workers_exec_and_prepared_cells_at
     assert claim.cite == sc.CITE_003_BULK and "Fast Bulk Inserts into SQLite" in claim.cite
     assert "August 2010" in claim.cite and sc.seed003_versions(None).cite == sc.CITE["003"]
     rows, _ = sc._rows_and_notes([claim])
-    assert rows[2].startswith(f"| {sc.CITE_003_BULK} | Prepared statements")
+    assert rows[2].startswith("| 003, Joe 2010: drafts of another post | Prepared statements")  # full title: its cite
 
 
 def test_prepared_inserts_leave_out_the_n_where_one_synced_commit_is_most_of_a_transaction(tmp_path):
@@ -733,3 +733,16 @@ def test_seed_001s_crossings_claim_is_set_beside_its_own_numbers_by_the_exact_te
     assert "which its own numbers establish at 5% but not at 1%" in text
     claim = sc.seed001_crossings(None)
     assert claim.verdict.word == v.UNTESTABLE and text in claim.ours + claim.seed_number + str(claim)
+
+
+def test_the_strict_tier_is_said_once_under_the_verdict_table():
+    """Every claim untestable as the seed measured it: one sentence with the count and the seeds' years; a strict
+    tier that reads some claims gives its tally instead; none read strictly, nothing said."""
+    strict = v.Verdict(v.SUPPORTED, as_seed=v.UNTESTABLE)
+    items = [sc.Claim("000", "a", "", "", strict, "a"), sc.Claim("004", "b", "", "", strict, "b")]
+    said = sc.strict_sentence(items)
+    assert said.startswith("Read strictly (each engine, driver, runtime and operation at the seed's own release")
+    assert "all 2 claims are untestable here: no seed's releases (2013–2023) are reproduced." in said
+    mixed = [items[0], sc.Claim("001", "c", "", "", v.Verdict(v.SUPPORTED, as_seed=v.SUPPORTED), "c")]
+    assert sc.strict_sentence(mixed).endswith("the 2 claims give: 1 supported, 1 untestable here.")
+    assert sc.strict_sentence([sc.Claim("000", "a", "", "", v.Verdict(v.SUPPORTED), "a")]) == ""

@@ -317,3 +317,21 @@ def test_the_tally_under_the_rules_added_after_review_is_said_when_it_differs(mo
     monkeypatch.setattr(sc, "claims", lambda runs, family_wise=False: table)
     monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_rule=False: table[1])
     assert sens.later_rules(None, table) == ""  # the same tally: nothing to say
+
+
+def test_the_verdict_tables_holds_column_says_what_changes_a_verdict():
+    """Per decided claim: "yes" when nothing changes its word; else what does (the replicate, the widened
+    intervals, other readings, a reading on the replicate's runs), in that order."""
+    w = v.Verdict
+    a = sens.Row(_claim("a", v.SUPPORTED, "claim A"), "claim A",
+                 (sens.Reading(sens.WIDENED, w(v.SUPPORTED), "x"), sens.Reading("r1", w(v.SUPPORTED), "x")))
+    b = sens.Row(_claim("b", v.REFUTED, "claim B"), "claim B",
+                 (sens.Reading(sens.WIDENED, w(v.INCONCLUSIVE), "x"), sens.Reading("r1", w(v.INCONCLUSIVE), "x"),
+                  sens.Reading("r2", w(v.SUPPORTED), "x")))
+    c = sens.Row(_claim("c", v.INCONCLUSIVE, "claim C"), "claim C", (sens.Reading("r1", w(v.INCONCLUSIVE), "x"),))
+    there = [sens.Row(_claim("c", v.INCONCLUSIVE, "claim C"), "claim C", (sens.Reading("r1", w(v.REFUTED), "x"),))]
+    got = sens.holds([a, b, c], {("002", "claim B")}, there)
+    assert got == {"a": "yes", "b": "no: the replicate, widened, 2 readings", "c": "no: a reading on the replicate"}
+    table = sc.markdown([a.claim, b.claim, c.claim], holds=got)
+    assert "| holds? |" in table and "| no: the replicate, widened, 2 readings |" in table
+    assert "holds?" not in sc.markdown([a.claim])
