@@ -32,7 +32,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         r = claim_result(runs)
         rho = ("" if r is None else f"Spearman's rho, crossings vs the speedup of {FAST} over {SLOW}: "
                f"{r.rho:.2f} (exact permutation p = {spearman_p(r.rho, r.points):.2f})")
-        fig = plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline, rho)
+        fig = plot_ratio_vs_crossings(table, summary, figures_dir / "e2_ratio_vs_crossings.png", baseline, rho,
+                                      findings.spread_of(runs))
 
     claim = claim_text(runs)
     found = findings_text(runs)

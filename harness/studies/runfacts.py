@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from harness.analysis.aa import POWER, detectable_effect
 from harness.analysis.runset import manifest_of, process_frame, runtime_family
@@ -255,7 +256,8 @@ def precision_block(runs: RunSet) -> str:
         notes.append("A fixed run used a set number of processes and iterations per cell; its half-widths are "
                      "what that protocol achieved.")
     caption = (f"Table: precision achieved per study: relative half-width (high - low) / (2 mean) of each cell's "
-               f"{conf} confidence interval ({runs.method} method, steady-state iterations, A/A twins left out), "
+               f"one-run {conf} confidence interval ({runs.method} method, steady-state iterations, A/A twins left "
+               "out), "
                "median over the cells with an interval; and the geometric means of time / the study's baseline "
                "over its benchmarks, one per engine and runtime, with their relative half-widths.")
     return "\n".join(lines) + "\n\n" + " ".join(notes) + "\n\n" + caption
@@ -331,8 +333,10 @@ def aa_block(runs: RunSet, aa: tuple[RunSet, pd.DataFrame] | None = None) -> str
                if math.isfinite(r["low"]) and math.isfinite(r["high"]) and not r["low"] <= 1.0 <= r["high"]]
     pairs, differs = int(t["pairs"].sum()), int(t["differs"].sum())
     share = differs / pairs if pairs else math.nan
+    # how likely this count is by chance alone (independent pairs, each a false alarm with 1 - confidence)
+    chance = float(sps.binom.pmf(differs, pairs, 1 - runs.confidence)) if pairs else math.nan
     total = (f"Across the studies, {differs} of {pairs} A/A pairs ({share:.1%}) were called different at {conf}; "
-             f"by chance alone about {1 - runs.confidence:.0%} would be.")
+             f"by chance alone about {1 - runs.confidence:.0%} would be ({differs} of {pairs}: probability {chance:.2f}).")
     pooled = [detectable_effect(r["low"], r["high"], runs.confidence) for r in t.to_dict("records")]
     pooled = [d for d in pooled if math.isfinite(d)]
     if pooled:

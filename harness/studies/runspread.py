@@ -1,6 +1,7 @@
 """The run-to-run spread: how far each cell's mean and each within-run ratio moved between a study's run and
 its replicate (the study run again in another sitting), the between-run component tau^2 that one run's intervals
-leave out, and a run set whose ratios carry it (`Widened`, `with_spread`): every ratio and geometric mean the paper shows.
+leave out, and a run set whose ratios and cell means carry it (`Widened`, `with_spread`), which every study
+notebook opens for the campaign's runs.
 
 Why a module of its own: the studies read the spread for their headline sentences, while `replicate.py`, which
 reports the replicates, also decides the seeds' verdicts again on them and so reads every study.
@@ -215,9 +216,8 @@ class Widened:
     benchmark family's study (`tau2_by_family`) as its `between_var`, so a ratio of two cells of one run gains the
     tau^2 its replicate measured, the interval one run would need to cover a second run too (a geometric mean
     over K benchmarks gains tau^2 / K: the replicates' geometric means moved within their one-run intervals,
-    Appendix B.10). A cell's own interval (its mean, time or rate) stays one run's: cell means moved further
-    between runs than ratios (`means_note`). Both choices of iterations are widened alike; everything else is
-    `runs`' own, and a cell of a family no replicate measured is left as it is.
+    Appendix B.10). Both choices of iterations are widened alike; everything else is `runs`' own, and a cell of a
+    family no replicate measured is left as it is.
 
     A cell's own mean, time or rate (the `summary`'s intervals) gains instead the between-run variance of a cell
     mean (`mean_tau2`, from the same replicates): a sitting moves every cell by the host's speed, which a ratio
@@ -254,7 +254,9 @@ class Widened:
         return self._wide(self._runs.boots(keys), False)
 
     def ratio_rows(self, keys, baseline: str):
-        return self._runs.ratio_rows(keys, baseline, self.boots, self.alt_boots)
+        """The ratio table from the widened cells, its cell means widened as the `summary`'s are."""
+        rows = self._runs.ratio_rows(keys, baseline, self.boots, self.alt_boots)
+        return widen_means(rows, self._mean_tau2, self._runs.confidence) if self.widens_means() else rows
 
     def widens_means(self) -> bool:
         """Whether a cell's own interval carries the spread too (a measured `mean_tau2`, log-symmetric intervals)."""

@@ -24,7 +24,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     found = findings_text(runs, baseline)
     fig = None
     if figures_dir is not None and table is not None:
-        fig = plot_family(table, Path(figures_dir) / "e3_tpch.png", baseline, "E3, TPC-H", runs.method)
+        fig = plot_family(table, Path(figures_dir) / "e3_tpch.png", baseline, "E3, TPC-H",
+                          runs.method + (f", {sp}" if (sp := findings.spread_of(runs)) else ""))
 
     def blocks(paper_path: Path | str) -> dict[str, str]:
         out = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),

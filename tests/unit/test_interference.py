@@ -297,6 +297,8 @@ def test_a_study_leaves_the_twins_out_and_the_aa_table_counts_them_per_family(tm
     assert fam["low"].iloc[0] <= 1 <= fam["high"].iloc[0]  # the same distribution twice: the interval holds 1
     block = runfacts.aa_block(study)  # a study's RunSet without twins still finds them in its runs
     assert "| 2 | 0 |" in block and "0 of 2 A/A pairs (0.0%) were called different" in block
+    # how likely that count is by chance alone: 0.99^2 = 0.98 (reviews 75, 76: zero is the likeliest count)
+    assert "by chance alone about 1% would be (0 of 2: probability 0.98)." in block
     assert "left out of every other table" in block
     assert "80% power" in block and math.isfinite(float(fam["detectable"].iloc[0]))
 

@@ -24,10 +24,10 @@ def _benchmark_ticks(t: pd.DataFrame) -> pd.Series:
 
 
 def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Path | str, baseline: str,
-                            rho: str = "") -> Path:
+                            rho: str = "", spread: str = "") -> Path:
     """Ratio to the baseline with its (asymmetric) CI against crossings per operation, markers only;
     `rho` is no longer drawn: the rank correlation and its interval are in the caption (a title that
-    long ran past the frame)."""
+    long ran past the frame). `spread`: what the bars hold beyond one run ("with the run-to-run spread")."""
     from harness.analysis.stats import is_baseline
 
     base = [is_baseline(e, r, baseline) for e, r in zip(table["engine"], table["runtime"])]
@@ -63,6 +63,6 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
     conf = float(t["confidence"].iloc[0]) if len(t) and "confidence" in t else 0.99
     # short: the test (rho with its interval) and the method are in the caption, not over the frame
     ax.set_title(f"E2: time relative to the baseline against crossings\n"
-                 f"one point per benchmark and engine; bars {conf:.0%} CI ({method})",
+                 f"one point per benchmark and engine; bars {conf:.0%} CI ({method}{', ' + spread if spread else ''})",
                  loc="left", pad=8)
     return save(fig, path)
