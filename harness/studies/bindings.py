@@ -85,7 +85,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             # the sentence names its interval; the bars' are the rates' of the caption below (one label each)
             figs.insert(0, figure_link("E1 native C against the bindings, rows/s"
                                        + (f": {native_says}" if native_says else
-                                          f", 99% CI ({method}{runspread.means_spread(runs)})"), native_fig, paper_path))
+                                          f", 99% CI ({drawn})"), native_fig, paper_path))
         aa = runfacts.aa_of(one)  # the twins' run set and A/A table, for the A/A block and the abstract
         environment = campaign_manifests(runs)
         out = {"protocol": protocol, "e1-table": to_markdown(table) + "\n\n" + caption,

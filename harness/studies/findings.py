@@ -208,6 +208,11 @@ def spread_of(runs: RunSet) -> str:
     return str(getattr(type(runs), "spread", "") or "")
 
 
+def spread_words(runs: RunSet, lead: str = " ") -> str:
+    """`spread_of` for a label, after `lead` ("99% CI with the run-to-run spread"); "" for one run's intervals."""
+    return f"{lead}{spread}" if (spread := spread_of(runs)) else ""
+
+
 def interval_side(lo: float, hi: float) -> int:
     """Which way an interval of a time ratio says: 1 above 1, -1 below, 0 straddling (or none)."""
     return (lo > 1) - (hi < 1) if math.isfinite(lo) and math.isfinite(hi) else 0

@@ -118,6 +118,7 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
                                       leave_out=seed001_h2.LEAVE_OUT)
         steady_all, _ = family_table(steady, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines)
         # the same run with every iteration counted, as the seed counted its 5 x 50
+        # widened by the spread its replicate shows with every iteration counted too (its own moves, not E3h's)
         every = runspread.with_spread(RunSet(steady.run_dirs, method=steady.method, confidence=steady.confidence,
                                              resamples=steady.resamples, steady_state=False, aa_twins=False))
         like_every, _ = family_table(every, "tpch.", seed001_h2.LIKE_FOR_LIKE, engines=engines,
@@ -205,7 +206,7 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
             f"iterations each; {reached(h2)} H2 processes and "
             f"{reached(pypy)} of SQLite's reached a steady state, whose iterations alone count (the others count "
             f"all). There H2 / SQLite over the {mine['k']} queries both ran{_but_reused(like, reused)} is {interval} "
-            f"(geometric mean, {steady.confidence:.0%} CI{' ' + sp if (sp := findings.spread_of(steady)) else ''}, "
+            f"(geometric mean, {steady.confidence:.0%} CI{findings.spread_words(steady)}, "
             f"{steady.method})")
     whole = seed001_h2.ours(every)
     if whole is not None and whole["low"] == whole["low"]:

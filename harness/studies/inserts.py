@@ -28,7 +28,7 @@ from harness.analysis.runset import RunSet
 from harness.analysis.stats.intervals import combine_log_ratios
 from harness.analysis.stats.resample import CELL_KEYS
 from harness.studies import runspread, verdicts
-from harness.studies.findings import spread_of
+from harness.studies.findings import spread_of, spread_words
 from harness.studies.common import BASELINE, StudyResult, figure_link, iterations_per_process
 
 PREFIX = "inserts."
@@ -846,15 +846,15 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     spread_runs = runspread.with_spread(runs)  # the abstract's gain carries the run-to-run spread
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        figs = [figure_link(f"E4 {w} against N per strategy (both axes log scale), 99% CI ({method}"
-                            f"{runspread.means_spread(runs)}){says}", f, paper_path)
+        figs = [figure_link(f"E4 {w} against N per strategy (both axes log scale), 99% CI ({drawn}){says}", f,
+                            paper_path)
                 for w, f, says in (("time", time_fig, time_takeaway(df)), ("inserts/s", rate_fig, gain_takeaway(gain)))
                 if f is not None]
         return {
             "abstract-e4": abstract(gains(spread_runs, df), substitute, headline_basis(gain, df),
                                     spread_of(spread_runs)),
             "e4-scaling": (to_markdown(scaling) if len(scaling) else "_No cell with SQLite's own journal settings._")
-            + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({method}{runspread.means_spread(runs)}; "
+            + f"\n\nTable: E4, inserts/s per strategy and N, mean [99% CI] ({drawn}; "
               "bounds are N divided by the "
               "time bounds), SQLite's own journal_mode and synchronous.\n\n" + coverage + "\n\n" + excluded,
             "e4-figures": "\n\n".join(figs) or "_No figure: nothing measured._",
@@ -862,11 +862,11 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
               "prepared statement (`prepared` over `transaction`), "
             + gains_at_text(gain)
-            + f", ratio [99% CI{' ' + sp if (sp := spread_of(runs)) else ''}] (t on the log scale, each cell's variance "
+            + f", ratio [99% CI{spread_words(runs)}] (t on the log scale, each cell's variance "
               "from its process bootstrap)."
             + iterations_note(runs) + (" " + basis if (basis := headline_basis(gain, df, rule=False)) else ""),
             "e4-grid": ((to_markdown(gtable) + "\n\nTable: E4, inserts.prepared under each journal_mode x "
-                         f"synchronous, inserts/s mean [99% CI] ({method}{runspread.means_spread(runs)}).")
+                         f"synchronous, inserts/s mean [99% CI] ({drawn}).")
                         if len(gtable) else "_No journal_mode x synchronous grid in these runs._")
             + ("\n\n" + figure_link("E4 journal_mode x synchronous heat maps, each square's mean inserts/s with the "
                                      "half-width of its 99% CI" + grid_takeaway(df), grid_fig, paper_path)

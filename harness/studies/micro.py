@@ -51,7 +51,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             out["e2-figure"] = figure_link(f"E2: time relative to {findings.plain_name(baseline)} against crossings, one point per "
                                            "benchmark and "
                                            f"engine, both axes log scale, error bars {runs.confidence:.0%} CI ({runs.method} method"
-                                           + (f", {sp}" if (sp := findings.spread_of(runs)) else "") + ")"
+                                           + findings.spread_words(runs, ", ") + ")"
                                            + figure_takeaway(r), fig, paper_path)
         return out
 

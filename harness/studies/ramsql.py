@@ -97,17 +97,15 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     bench = benchstat_remake(runs)
     findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs),
                              engine_ratios(runs, CGO, SQLITE), harness_ratios(runs), runs.confidence, spread_of(runs))
-    fig = (plot_per_op(side, figures_dir / "e6_per_op.png", method=runs.method + runspread.means_spread(runs))
-           if len(side) else None)
-    method = runs.method
+    drawn = runs.method + runspread.means_spread(runs)  # what the cells' intervals are, for the figure and captions
+    fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=drawn) if len(side) else None
     excluded = excluded_cells(summary, PREFIX)
     order = order_text(runs)  # the diagnosis of go test's process history (committed reference runs only)
     if order:
         findings += " Appendix B.7 tests one cause: the benchmarks that run before it in go test's process."
 
     def blocks(paper_path: Path) -> dict[str, str]:
-        caption = (f"Table: E6, time per operation (one iteration's time / ops), mean with 99% CI ({method}"
-                   f"{runspread.means_spread(runs)}); "
+        caption = (f"Table: E6, time per operation (one iteration's time / ops), mean with 99% CI ({drawn}); "
                    "worker: runtime go, fresh processes; go test: each `go test -bench` result line one sample "
                    "(sessions bench.txt and newbench.txt); rows/op: rows each operation read (crossings / ops "
                    "- statements). ")
@@ -117,8 +115,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
                "e6-findings": findings, "e6-ratios": ratio_md, "e6-seed": seed_markdown(seed, spread_of(runs)),
                "e6-benchstat": bench["markdown"], "abstract-e6": abstract(runs),
                "e6-gotest-env": gotest_env(runs), "e6-gotest-intro": gotest_intro(runs, side)}
-        out["e6-figure"] = (figure_link(f"E6 time per operation (log scale), worker vs go test, 99% CI ({method}"
-                                        f"{runspread.means_spread(runs)}). "
+        out["e6-figure"] = (figure_link(f"E6 time per operation (log scale), worker vs go test, 99% CI ({drawn}). "
                                         f"{agree_text.strip()}" + (figure_host_note(runs) if why_text else ""), fig,
                                         paper_path) if fig is not None else "_no E6 cells in these runs_")
         return out

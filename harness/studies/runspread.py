@@ -176,7 +176,9 @@ def all_moves(found: list[Pair], like: RunSet) -> pd.DataFrame:
 def moves_of(runs: RunSet, root: Path = PROJECT_ROOT) -> tuple[list[Pair], pd.DataFrame]:
     """The replicated studies beside `runs` and every move (`all_moves`), read once per run set: the studies
     of one paper share it (the verdicts' replicate, the ratios' run-to-run spread). Empty for any runs but the
-    campaign's installed runs of a replicated study (`in_campaign`: a run's own report has no replicate)."""
+    campaign's installed runs of a replicated study (`in_campaign`: a run's own report has no replicate). Kept on
+    the run set under any `Widened` wrapper, so the wrapper and the verdicts' one-run set share one reading."""
+    runs = one_run(runs)
     if not in_campaign(runs, root):
         return [], pd.DataFrame(columns=MOVE_COLUMNS)
     cache = runs.__dict__.setdefault("_replicate_moves", {})

@@ -1159,8 +1159,10 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
         # run's tally by the rules fixed before the data (the strict tier is Section 10's)
         words = v.counts(r.claim.verdict for r in robust)
         kinds = [w for w in (v.SUPPORTED, v.REFUTED) if words[w]]
-        which = [f"{n}, {r.claim.verdict.word}" for n, r in zip(names, robust)] if names and len(names) == len(
-            robust) else [", ".join(f"{words[w]} {w}" for w in kinds)] if robust else []
+        if names and len(names) == len(robust):
+            which = [f"{n}, {r.claim.verdict.word}" for n, r in zip(names, robust)]
+        else:
+            which = [", ".join(f"{words[w]} {w}" for w in kinds)] if robust else []
         holds = "hold" if len(robust) > 1 else "holds"
         firm = counts[v.SUPPORTED] + counts[v.REFUTED]
         return (f"{read}; {counts[v.UNTESTABLE]} are untestable here (Section 10). "

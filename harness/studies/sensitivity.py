@@ -383,14 +383,8 @@ def robust(table: list[Row], changed_on_replicate: set[tuple[str, str]],
     on the replicates (`changed_on_replicate`: (seed, quote) of those a replicate changed) and, given
     `on_replicate` (the same table computed on the replicate runs), under every reading there too. An
     inconclusive verdict is never counted: that it stays inconclusive says nothing about the claim."""
-    there = {r.claim.key: r for r in on_replicate or []}
-
-    def holds_there(r: Row) -> bool:
-        other = there.get(r.claim.key)
-        return other is None or all(x.verdict.word == r.claim.verdict.word for x in other.readings)
-
-    return [r for r in table if r.claim.verdict.word in (v.SUPPORTED, v.REFUTED) and not r.changed
-            and (r.claim.seed, r.claim.quote) not in changed_on_replicate and holds_there(r)]
+    held = holds(table, changed_on_replicate, on_replicate)
+    return [r for r in table if r.claim.verdict.word in (v.SUPPORTED, v.REFUTED) and held[r.claim.key] == "yes"]
 
 
 def holds(table: list[Row], changed_on_replicate: set[tuple[str, str]],

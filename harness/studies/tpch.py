@@ -25,12 +25,12 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
     fig = None
     if figures_dir is not None and table is not None:
         fig = plot_family(table, Path(figures_dir) / "e3_tpch.png", baseline, "E3, TPC-H",
-                          runs.method + (f", {sp}" if (sp := findings.spread_of(runs)) else ""))
+                          runs.method + findings.spread_words(runs, ", "))
 
     def blocks(paper_path: Path | str) -> dict[str, str]:
         out = {"e3-table": table_md, "e3-findings": found, "e3-answers": answers_text(runs),
                "abstract-e3": abstract(runspread.with_spread(runs)), "conclusion-e3": conclusion(runspread.with_spread(runs))}
-        out["e3-figure"] = (figure_link(f"E3, TPC-H (time ratios, log scale; 99% CI{' ' + sp if (sp := findings.spread_of(runs)) else ''}): "
+        out["e3-figure"] = (figure_link(f"E3, TPC-H (time ratios, log scale; 99% CI{findings.spread_words(runs)}): "
                                         f"{figure_takeaway(table, baseline)}", fig, paper_path)
                             if fig is not None else "_No TPC-H figure: no comparable cells in these runs._")
         return out
@@ -96,7 +96,7 @@ def conclusion(runs: RunSet, baseline: str = BASELINE) -> str:
             f"completed, the other engines' geometric-mean time ranged from {show(others[lo])} "
             f"({findings.plain_name(lo)}) to {show(others[hi])} ({findings.plain_name(hi)}) that of "
             f"{findings.plain_name(baseline)} ({runs.confidence:.0%} CI"
-            + (f" {findings.spread_of(runs)}" if findings.spread_of(runs) else "")
+            + findings.spread_words(runs)
             + ("; H2 aside, Section 5.1" if engine(seed001_h2.ENGINE) in {engine(s) for s in specs} else "") + ")")
     drivers, builds = [], ""
     fam = lambda s: (engine(s), s.split("@", 1)[1])  # noqa: E731
