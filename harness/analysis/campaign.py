@@ -37,3 +37,19 @@ def run_code_changes(first: str, second: str, root: Path = PROJECT_ROOT) -> list
     """The files of the code a run executes that differ between two runs' commits ([] none; None: git
     cannot tell), so a replicate made at another commit can say whether it measured the same code."""
     return manifest.run_code_changes(first, second, root)
+
+
+def run_code_lines(first: str, second: str, root: Path = PROJECT_ROOT) -> int | None:
+    """How many lines of the code a run executes (`manifest.RUN_CODE`) differ between two runs' commits, added
+    plus removed (`git diff --numstat`), so a reader sees how small a difference `run_code_changes` names is;
+    None when git cannot tell."""
+    if not first or not second:
+        return None
+    if first == second:
+        return 0
+    out = manifest._git("diff", "--numstat", first, second, "--", *manifest.RUN_CODE,
+                        *(f":(exclude){p}" for p in manifest.NOT_RUN_CODE), root=root)
+    if out is None:
+        return None
+    # a binary file's counts are "-": it counts as no line
+    return sum(int(x) for line in out.splitlines() for x in line.split("\t")[:2] if x.isdigit())

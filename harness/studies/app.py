@@ -972,8 +972,7 @@ def figure_caption(cells: pd.DataFrame, ratio: Ratio | None, title: str, members
     E5 figures, the others point to it), the corpora not drawn and those drawn for some of its stores only."""
     mine = cells[cells["series"].isin(members)] if len(cells) else cells
     have, missing = corpora_of(mine)
-    not_drawn = ("" if not missing else f" Corpus {missing[0]} was not measured and is not drawn." if len(missing) == 1
-                 else f" Corpora {', '.join(missing)} were not measured and are not drawn.")
+    not_drawn = f" Not drawn (not measured): {', '.join(missing)}." if missing else ""
     names = series_labels(cells)
     own_first = build_groups(title, members)[0][1]  # the takeaway compares one build's stores
     own = mine[mine["series"].isin(own_first)] if len(mine) else mine

@@ -58,7 +58,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     claims_moved = (runspread.claims_tau2(verdicts, between.swapped[2], one.confidence)
                     if between is not None and between.swapped else {})
     tau2 = sensitivity.with_claims(tau2, claims_moved)
-    readings = sensitivity.rows(one, verdicts, tau2)  # each decided verdict under the alternative readings
+    wide = sensitivity.widened_claims(one, tau2)  # the verdicts' evidence with the run-to-run spread (or None)
+    readings = sensitivity.rows(one, verdicts, tau2, wide)  # each decided verdict under the alternative readings
     robust = held = None
     if between is not None and between.found:
         # the readings on the replicate runs too: a verdict counts as robust only if it holds there under each
@@ -99,18 +100,19 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "reproduce": runfacts.reproduce_block(campaign_dirs(runs)),
                "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),
                "abstract-precision": runfacts.abstract_precision(one, aa[1]),
-               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held),
-               "seed-verdict-notes": seedclaims.notes_markdown(verdicts),
+               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held, wide),
+               "seed-verdict-notes": seedclaims.notes_markdown(verdicts, wide),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
                "verdict-sensitivity": sensitivity.markdown(readings)
                + (f"\n\n{moved}" if (moved := sensitivity.claims_sentence(claims_moved)) else ""),
                "verdict-sensitivity-summary": " ".join(
-                   x for x in (sensitivity.sentence(readings), sensitivity.later_rules(one, verdicts)) if x),
+                   x for x in (sensitivity.sentence(readings), sensitivity.later_rules(one, verdicts),
+                               seedclaims.strict_sentence(verdicts)) if x),
                "verdict-rules": substitutions_markdown(),
                "verdict-rules-full": verdict_rules(),
                "verdict-rules-summary": rules_summary(),
                "abstract-verdicts": seedclaims.abstract_sentence(
-                   verdicts, robust, [sensitivity.SHORT.get(r.claim.key, r.short) for r in robust or []]),
+                   verdicts, robust, sensitivity.short_names(one, robust or [])),
                "environment": envtable.markdown(*environment, with_history=committed_reference(runs)),
                "environment-hosts": envtable.hosts_sentence(*with_history(environment, runs)),
                "method-interference": methodfacts.interference_constants(),

@@ -236,33 +236,45 @@ def dagger(runs: RunSet, benchmark: str, a: str, b: str, r: tuple[float, float, 
     return said_dagger(runs, r, alt)
 
 
-def said_dagger(runs: RunSet, r: tuple[float, float, float], alt: tuple[float, float, float] | None) -> str:
-    """The † sentence for a ratio `r` and its estimate from the other choice of iterations `alt`."""
+def _g3(x: float) -> str:
+    """Three significant digits, trailing zeros kept (`1.00`, `2.00`, `137`), as the intervals beside them."""
+    return f"{x:#.3g}".rstrip(".")
+
+
+def said_dagger(runs: RunSet, r: tuple[float, float, float], alt: tuple[float, float, float] | None,
+                always: bool = False) -> str:
+    """The † sentence for a ratio `r` and its estimate from the other choice of iterations `alt`; `always`: the
+    other estimate said even where it gives the same answer (a JIT's ratio, whose reader wants both)."""
+    other = "every iteration" if getattr(runs, "steady_state", True) else "steady states only"
+    if alt and always and all(map(math.isfinite, alt[:3])) and not disagrees(r, alt[:3]):
+        return f" Counting {other}, the same answer: {_g3(alt[0])} [{_g3(alt[1])}, {_g3(alt[2])}]."
     if not alt or not disagrees(r, alt[:3]):
         return ""
-    other = "every iteration" if getattr(runs, "steady_state", True) else "steady states only"
     side = interval_side(*alt[1:])
-    said = (f"{alt[0]:.3g} [{alt[1]:.3g}, {alt[2]:.3g}] times slower" if side > 0 else
-            f"{1 / alt[0]:.3g} [{1 / alt[2]:.3g}, {1 / alt[1]:.3g}] times faster" if side < 0 else
-            f"the two cannot be told apart, {alt[0]:.3g} [{alt[1]:.3g}, {alt[2]:.3g}]")
+    said = (f"{_g3(alt[0])} [{_g3(alt[1])}, {_g3(alt[2])}] times slower" if side > 0 else
+            f"{_g3(1 / alt[0])} [{_g3(1 / alt[2])}, {_g3(1 / alt[1])}] times faster" if side < 0 else
+            f"the two cannot be told apart, {_g3(alt[0])} [{_g3(alt[1])}, {_g3(alt[2])}]")
     return f" †: counting {other}, {said}."
 
 
 def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,
-                   only: set[tuple[str, str]] | None = None, plain: bool = False) -> str:
+                   only: set[tuple[str, str]] | None = None, plain: bool = False, both: bool = False) -> str:
     """The sentence for a family's geometric mean (over `only` when given), or '' when there is
-    nothing to compare (`plain`: the configurations in words, as in `compare`)."""
+    nothing to compare (`plain`: the configurations in words, as in `compare`; `both`: the estimate from the
+    other choice of iterations said even where it agrees, `said_dagger`'s `always`)."""
     r, lo, hi, n = geomean_ratio(runs, prefix, a, b, only)
     if not n:
         return ""
     # the tables' †: the geometric mean from the other choice of iterations, where it changes the answer
-    mark = said_dagger(runs, (r, lo, hi), geomean_ratio(runs, prefix, a, b, only, alt=True)[:3]) \
+    mark = said_dagger(runs, (r, lo, hi), geomean_ratio(runs, prefix, a, b, only, alt=True)[:3], both) \
         if hasattr(runs, "alt_boots") else ""
+    # with both estimates said, the first names its choice of iterations too
+    what = f"over the {n} {label}" + (", each process's warm-up left out" if both and mark else "")
     if plain:
         return _sentence_case(ratio_sentence(plain_name(a), plain_name(b), r, lo, hi, runs.confidence,
-                                             what=f"over the {n} {label}", note="geometric mean of the time ratios",
+                                             what=what, note="geometric mean of the time ratios",
                                              spread=spread_of(runs))) + mark
-    return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=f"over the {n} {label}",
+    return ratio_sentence(a, b, r, lo, hi, runs.confidence, what=what,
                           note="geometric mean of the time ratios", spread=spread_of(runs)) + mark
 
 

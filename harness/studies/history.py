@@ -66,7 +66,7 @@ def compute(run_dirs: Iterable[Path | str], figures_dir: Path | str, benchmarks:
         pair = same_commit_pair(table)
         pairs = same_commit_pairs(table, tags)
         # the pairs' range is Section 1.1's (abstract-e7) and Section 9's: the methods give the campaign's own pair
-        out["between-run-method"] = between_run_sentence(pair, "Each cell a verdict rests on keeps one run's interval")
+        out["between-run-method"] = between_run_sentence(pair, "One run's verdicts rest on one run's intervals")
         where = section_of(paper_path, "between-run-method") or "the methods"
         out.update({name: between_run_pointer(pair, subject, where) for name, subject in CROSS_RUN_TABLES.items()})
         out["abstract-e7"] = abstract(pair, same_commit_all(table), pairs)

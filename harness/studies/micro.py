@@ -302,7 +302,7 @@ def both_ways(runs: RunSet) -> str:
 def abstract(runs: RunSet, claim) -> str:
     """The abstract's E2 sentence: the family's geometric mean (the rank correlation with crossings is
     a contrast, not a finding of the seed's claim, and stays in Section 4)."""
-    s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks both ran", plain=True).strip()
+    s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks both ran", plain=True, both=True).strip()
     if not s:
         return "_No E2 cells in these runs._"
     s += both_ways(runs)

@@ -89,7 +89,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     ours = per_op(runs)
     gotest = gotest_per_op(runs)
     side = side_by_side(ours, gotest)
-    agree_text = agreement_text(side)
+    agree_text = agreement_text(side, harnesses_apart(runs, sorted(set(side["benchmark"]))) if len(side) else None)
     why_text = harness_difference(runs)
     ratio_table, ratio_md = family_table(runs, PREFIX, baseline)
     ratios = engine_ratios(runs)
@@ -242,8 +242,10 @@ def side_table(side: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def agreement_text(side: pd.DataFrame) -> str:
-    """How many cells' worker intervals overlap the go test sessions' intervals, and which do not."""
+def agreement_text(side: pd.DataFrame, apart: dict[str, tuple[int, int]] | None = None) -> str:
+    """How many cells' worker intervals overlap the go test sessions' intervals, and which do not; with `apart`
+    (`harnesses_apart`), in how many cells the direct test, go test / worker, tells the two apart, since two
+    intervals can overlap while their ratio's excludes 1."""
     if side.empty or "bench.txt_overlap" not in side or side["bench.txt_overlap"].isna().all():
         return "No `go test -bench` run is in these runs, so the two ways in are not compared here."
     parts = []
@@ -253,9 +255,22 @@ def agreement_text(side: pd.DataFrame) -> str:
             continue
         bad = side[side[f"{sess}_overlap"] == False]
         names = ", ".join(f"{b.replace(PREFIX, '')} on {e}" for b, e in zip(bad["benchmark"], bad["engine"]))
+        k, n = (apart or {}).get(sess, (0, 0))
         parts.append(f"against {sess}, {int(col.sum())} of {len(col)} worker intervals overlap go test's"
-                     + (f" (not: {names})" if names and len(bad) <= 4 else ""))
-    return "Agreement of the two ways in: " + "; ".join(parts) + "."
+                     + (f" (not: {names})" if names and len(bad) <= 4 else "")
+                     + (f", yet go test / worker excludes 1 in {k} of {n}" if n else ""))
+    return "The two ways in: " + "; ".join(parts) + "."
+
+
+def harnesses_apart(runs: RunSet, benches: list[str]) -> dict[str, tuple[int, int]]:
+    """Per go test session file: (cells whose go test / worker interval excludes 1, cells compared), over
+    `benches` and both engines (`harness_ratios`)."""
+    out: dict[str, tuple[int, int]] = {}
+    for bench in benches:
+        for _, sess, _, lo, hi in harness_ratios(runs, bench):
+            k, n = out.get(sess, (0, 0))
+            out[sess] = (k + (lo > 1 or hi < 1), n + 1)
+    return out
 
 
 def _hosts(runs: RunSet) -> tuple[list, list]:

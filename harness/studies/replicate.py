@@ -108,13 +108,21 @@ def code_changes(pair: Pair) -> list[str] | None:
     return run_code_changes(_full_commit(pair.runs[0]), _full_commit(pair.replicates[0]), pair.root)
 
 
-def _code_said(changes: list[str] | None) -> str:
+def code_lines(pair: Pair) -> int | None:
+    """How many lines of the code a run executes differ between the run's commit and the replicate's."""
+    from harness.analysis.campaign import run_code_lines
+
+    return run_code_lines(_full_commit(pair.runs[0]), _full_commit(pair.replicates[0]), pair.root)
+
+
+def _code_said(changes: list[str] | None, lines: int | None = None) -> str:
     if changes is None:
         return "whether the code a run executes differs is not known here (no git history of the two commits)"
     if not changes:
         return "the code a run executes is the same at both"
     shown = ", ".join(changes[:3]) + (f" and {len(changes) - 3} more" if len(changes) > 3 else "")
-    return f"the code a run executes differs in {len(changes)} file{'s' if len(changes) > 1 else ''}: {shown}"
+    size = f", {lines} line{'s' if lines != 1 else ''} in all" if lines else ""
+    return f"the code a run executes differs in {len(changes)} file{'s' if len(changes) > 1 else ''}{size}: {shown}"
 
 
 def sitting(pair: Pair) -> str:
@@ -129,7 +137,8 @@ def sitting(pair: Pair) -> str:
     host = f"on the other machine ({h2}; the run: {h1})" if h1 and h2 and h1 != h2 else \
         (f"on the same machine ({h1})" if h1 else "")
     c1, c2 = _commit(first), _commit(second)
-    code = f"at commit {c2} (the run: {c1}; {_code_said(code_changes(pair))})" if c1 != c2 else f"at commit {c1}"
+    code = (f"at commit {c2} (the run: {c1}; {_code_said(code_changes(pair), code_lines(pair))})" if c1 != c2
+            else f"at commit {c1}")
     return f"{pair.study}: {when}, {host}, {code}".replace(", ,", ",")
 
 

@@ -476,15 +476,37 @@ def scrypt_cost_text(cells, ratio, setting: v.Setting, verdict: v.Verdict) -> st
     """How the scrypt verdict depends on the hash's cost, which the seed does not name: the first halving of
     scrypt's N (from our 2^14) at which the claim, its hash's time scaled by N (`app.at_cost`), gets another
     verdict, and down to which N it holds ("" when no halving down to N = 2 changes it)."""
-    if verdict.word not in (v.SUPPORTED, v.REFUTED, v.INCONCLUSIVE):
+    found = scrypt_lowest_cost(cells, ratio, setting, verdict)
+    if found is None:
         return ""
+    lowest, other = found
+    return (f"; it depends on scrypt's cost, which the seed does not name: with the hash's time scaled by "
+            f"its N, it stays {verdict.word} down to N = 2^{lowest} and is {other} at 2^{lowest - 1}")
+
+
+def scrypt_lowest_cost(cells, ratio, setting: v.Setting, verdict: v.Verdict) -> tuple[int, str] | None:
+    """(log2 of the smallest scrypt N at which the verdict keeps its word, the word at half that N), halving from
+    our N; None when the verdict is not decided or no halving down to N = 2 changes it."""
+    if verdict.word not in (v.SUPPORTED, v.REFUTED, v.INCONCLUSIVE):
+        return None
     n = app.SCRYPT_LOG2_N
     for k in range(1, n):
         other = app.on_stack(app.claim_scrypt, cells, ratio, setting, cost=2.0 ** -k)["verdict"]
         if other.word != verdict.word:
-            return (f"; it depends on scrypt's cost, which the seed does not name: with the hash's time scaled by "
-                    f"its N, it stays {verdict.word} down to N = 2^{n - k + 1} and is {other.word} at 2^{n - k}")
-    return ""
+            return n - k + 1, other.word
+    return None
+
+
+def scrypt_holds_down_to(runs: RunSet) -> int | None:
+    """log2 of the smallest scrypt N at which seed 002's scrypt verdict on `runs` keeps its word (None: every N
+    down to 2, or no verdict)."""
+    cells, ratio = _app(runs)
+    if ratio is None:
+        return None
+    setting = app.our_setting(cells, runs)
+    verdict = app.on_stack(app.claim_scrypt, cells, ratio, setting)["verdict"]
+    found = scrypt_lowest_cost(cells, ratio, setting, verdict)
+    return found[0] if found else None
 
 
 # --- seed 003 ---------------------------------------------------------------------------------
@@ -1047,13 +1069,17 @@ def split_evidence(text: str) -> tuple[str, str]:
     return text, ""
 
 
-def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None) -> tuple[list[str], str]:
+def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None,
+                    shown: list[Claim] | None = None) -> tuple[list[str], str]:
     """The verdict table's rows, and its notes: what no substitution covers (the cells' "difference
     N") and the rest of long readings (the cells' "note NN"), numbered as the rows name them. `holds`
-    (`sensitivity.holds`): a last column, whether each decided verdict keeps its word everywhere it was read."""
-    lines = ["| seed | claim (quoted) | seed's number | ours [CI] | context (decides nothing) | verdict (rules) |"
-             + (" holds? |" if holds is not None else ""),
-             "|---|---|---|---|---|---|" + ("---|" if holds is not None else "")]
+    (`sensitivity.holds`, given a replicate): the first verdict is the word on both runs, under every reading and
+    widened (`verdicts.overall`), what changes one run's said, and one run's verdict by the fixed rules follows.
+    `shown`: the same claims on the run set whose intervals the "ours" column shows (widened), by key."""
+    by_key = {c.key: c for c in shown or []}
+    lines = (["| seed | claim (quoted) | seed's number | ours [CI] | verdict | one run's verdict (rules) |",
+              "|---|---|---|---|---|---|"] if holds is not None else
+             ["| seed | claim (quoted) | seed's number | ours [CI] | verdict (rules) |", "|---|---|---|---|---|"])
     notes: dict[str, int] = {}  # the differences of untestable claims, said once each
     evidence: list[str] = []  # long readings: the cell keeps their first clause
     for c in items:
@@ -1061,13 +1087,21 @@ def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None) -> 
         if c.verdict.word == v.UNTESTABLE and c.verdict.why:
             k = notes.setdefault(c.verdict.why, len(notes) + 1)
             cell = f"**{v.UNTESTABLE}** (difference {k})"
-        head, rest = split_evidence(c.ours)
+        head, rest = split_evidence(by_key.get(c.key, c).ours)
         if rest:
             evidence.append(f"N{len(evidence) + 1}. {rest.replace('|', '/')}")
             head += f" (note N{len(evidence)})"
-        ours, context = (("—", head) if c.verdict.word == v.UNTESTABLE else (head, "—"))
-        lines.append(f"| {c.short_cite} | {c.quote} | {c.seed_number} | {ours} | {context} | {cell} |"
-                     + (f" {holds.get(c.key, '—')} |" if holds is not None else ""))
+        ours = ("—" if head in ("", "—") else f"context: {head}") if c.verdict.word == v.UNTESTABLE else head
+        row = f"| {c.short_cite} | {c.quote} | {c.seed_number} | {ours} |"
+        if holds is None:
+            lines.append(f"{row} {cell} |")
+        elif c.verdict.word == v.UNTESTABLE:
+            lines.append(f"{row} {cell} | — |")
+        else:
+            held = holds.get(c.key)
+            word = v.overall(c.verdict.word, held)
+            why = f" (changed by: {held[len('no: '):]})" if held and held.startswith("no: ") else ""
+            lines.append(f"{row} **{word}**{why} | {cell.replace('**', '')} |")
     said = "".join(f"\n{k}. {why.replace('|', '/')}" for why, k in notes.items())
     parts = []
     if evidence:
@@ -1079,27 +1113,38 @@ def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None) -> 
     return lines, "\n\n".join(parts)
 
 
+def _tally(words) -> str:
+    counts = v.counts(words)
+    return ", ".join(f"{n} {w}" for w, n in counts.items() if n)
+
+
 def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap",
-             holds: dict[str, str] | None = None) -> str:
-    """The verdict table (6 columns, 7 with `holds`) and its caption. What we measured goes under "ours [CI]" only
-    when it decided the verdict; for a claim untestable here it goes under "context", where it decides nothing.
-    Its notes are `notes_markdown`'s, for the appendix."""
-    lines, notes = _rows_and_notes(items, holds)
-    counts = v.counts(c.verdict for c in items)
-    tally = ", ".join(f"{n} {w}" for w, n in counts.items() if n)
-    strict = strict_sentence(items)
-    return ("\n".join(lines) + f"\n\nTable: The seeds' claims against these runs ({tally}). Seed columns quote the "
-            f"seeds (titles: References); ours are one run's {confidence:.0%} intervals ({method}), as the rules were fixed"
-            + (" (\"holds?\": the same word on the replicate, under every reading of Appendix B.9 and widened)"
-               if holds is not None else " (B.9 widens them)") + ". Each "
-            "verdict is on today's stack: a claim is read there when every way our setting differs from the seed's "
-            "is covered by a substitution rule above (named in the verdict cell), and an absolute "
-            "number (rows/s, µs) never decides; otherwise it is untestable here, what no rule covers said, "
-            "ours context. A claim so read is supported or refuted only when the whole "
-            "interval lies on one side of the claim's line, inconclusive when it straddles (with the smallest "
-            f"effect the interval could have detected), \"about X\" read as within {v.ABOUT:g}x of X; a claim "
-            "about every cell is refuted by one refuting cell." + (f" {strict}" if strict else "")
-            + (" Its notes are in Appendix B.9." if notes else ""))
+             holds: dict[str, str] | None = None, shown: list[Claim] | None = None) -> str:
+    """The verdict table and its caption: 5 columns, or 6 with `holds` (given a replicate), where the first
+    verdict is the word on both runs, under every reading and widened, and one run's by the fixed rules follows.
+    What we measured goes under "ours [CI]", marked context where the claim is untestable here (it decides
+    nothing); from `shown` (the claims on widened intervals) where given. Its notes are `notes_markdown`'s."""
+    lines, notes = _rows_and_notes(items, holds, shown)
+    one_run = _tally(c.verdict for c in items)
+    if holds is not None:
+        both = _tally(v.Verdict(v.overall(c.verdict.word, holds.get(c.key))) for c in items)
+        decided = _tally(c.verdict for c in items if c.verdict.word != v.UNTESTABLE)
+        head = (f"The seeds' claims against these runs. A \"verdict\" keeps one run's word only if the replicate, "
+                "every reading of Appendix B.9 and the run-to-run spread leave it (else inconclusive, what changes "
+                f"it named): {both}. One run's verdict, by the rules fixed before the data on its own intervals "
+                f"(B.9): {decided}. Ours: {confidence:.0%} intervals ({method})"
+                + (" with the run-to-run spread" if shown is not None else "") + ".")
+    else:
+        head = (f"The seeds' claims against these runs ({one_run}). Ours are "
+                + (f"{confidence:.0%} intervals ({method}) with the run-to-run spread; the verdicts are one run's, on "
+                   "its own intervals (Appendix B.9)." if shown is not None else
+                   f"one run's {confidence:.0%} intervals ({method})."))
+    # the reading rules ("about X", every cell, ...) are said once, in the summary above the table
+    return ("\n".join(lines) + f"\n\nTable: {head} A claim is read on today's stack when every way our setting "
+            "differs from the seed's is covered by a substitution rule above (named beside the verdict), and an "
+            "absolute number (rows/s, µs) never decides; otherwise it is untestable here, ours only context. Supported "
+            "or refuted means the whole interval lies on one side of the claim's line; inconclusive, that it "
+            "straddles (with the smallest effect it could have detected)." + (" Notes: Appendix B.9." if notes else ""))
 
 
 def cells_markdown(items: list[Claim]) -> str:
@@ -1118,9 +1163,9 @@ def cells_markdown(items: list[Claim]) -> str:
             "verdict is the rule over these calls.")
 
 
-def notes_markdown(items: list[Claim]) -> str:
-    """The verdict table's notes, numbered as `markdown(items)`'s cells name them (for an appendix)."""
-    return _rows_and_notes(items)[1] or "_The verdict table has no notes._"
+def notes_markdown(items: list[Claim], shown: list[Claim] | None = None) -> str:
+    """The verdict table's notes, numbered as `markdown(items, shown=shown)`'s cells name them (for an appendix)."""
+    return _rows_and_notes(items, shown=shown)[1] or "_The verdict table has no notes._"
 
 
 def _rule_span(rules: list[str]) -> str:
@@ -1155,21 +1200,20 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
     read = (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "
             "substitution rules declared in code")
     if robust is not None:
-        # the robust count leads: what holds on a replicate, under every reading and widened, before the one
-        # run's tally by the rules fixed before the data (the strict tier is Section 10's)
-        words = v.counts(r.claim.verdict for r in robust)
-        kinds = [w for w in (v.SUPPORTED, v.REFUTED) if words[w]]
-        if names and len(names) == len(robust):
-            which = [f"{n}, {r.claim.verdict.word}" for n, r in zip(names, robust)]
-        else:
-            which = [", ".join(f"{words[w]} {w}" for w in kinds)] if robust else []
-        holds = "hold" if len(robust) > 1 else "holds"
-        firm = counts[v.SUPPORTED] + counts[v.REFUTED]
-        return (f"{read}; {counts[v.UNTESTABLE]} are untestable here (Section 10). "
-                + ("Only " if 0 < len(robust) < firm else "") + f"{len(robust) or 'None'} of the {firm} "
-                + " or ".join(w for w in (v.SUPPORTED, v.REFUTED) if counts[w])
-                + (f" ({'; '.join(which)})" if which else "")
-                + f" {holds} on a replicate under every reading with widened intervals; the rules fixed before the "
-                f"data give {listed} on one run.")
+        # what holds on a replicate, under every reading and widened leads; one run's tally by the rules fixed
+        # before the data follows (the strict tier is Section 10's)
+        named = dict(zip(map(id, robust), names)) if names and len(names) == len(robust) else {}
+        kept = []
+        for w in (v.SUPPORTED, v.REFUTED):
+            rs = [r for r in robust if r.claim.verdict.word == w]
+            which = "; ".join(named[id(r)] for r in rs if id(r) in named)
+            if rs:
+                kept.append(f"{len(rs)} {'is' if len(rs) == 1 else 'are'} {w}" + (f" ({which})" if which else ""))
+        if rest := n_decided - len(robust):
+            kept.append(f"{rest} {'is' if rest == 1 else 'are'} {v.INCONCLUSIVE}")
+        said = ", ".join(kept[:-1]) + f" and {kept[-1]}" if len(kept) > 1 else kept[0]
+        return (f"{read}; {counts[v.UNTESTABLE]} are untestable here (Section 10). Held to a replicate, every "
+                f"alternative reading and widened intervals, {said}; one run by the rules fixed before the data "
+                f"gives {listed}.")
     return (f"{read} ({_rule_span(rules)}): {listed}; the other {counts[v.UNTESTABLE]} are untestable here "
             f"(Section 10).{tail}")

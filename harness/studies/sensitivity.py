@@ -30,6 +30,12 @@ class Reading:
     reading: str
     verdict: v.Verdict
     changes: str
+    label: str = ""  # a few words for the verdict table's "what changes it" (`holds`)
+
+    @property
+    def name(self) -> str:
+        """The reading's short name, else its text."""
+        return self.label or ("widened" if self.reading == WIDENED else self.reading)
 
 
 @dataclass(frozen=True)
@@ -79,8 +85,9 @@ def changes(base: sc.Claim, alt: sc.Claim) -> str:
     return f"{moved}; {tally(alt.cells)}" if moved else (alt.verdict.why or "—")
 
 
-def _readings(base: sc.Claim, alts: list[tuple[str, sc.Claim]]) -> tuple[Reading, ...]:
-    return tuple(Reading(text, alt.verdict, changes(base, alt)) for text, alt in alts)
+def _readings(base: sc.Claim, alts: list[tuple[str, str, sc.Claim]]) -> tuple[Reading, ...]:
+    """(short name, reading, the claim decided under it) as readings of `base`."""
+    return tuple(Reading(text, alt.verdict, changes(base, alt), label) for label, text, alt in alts)
 
 
 # --- the alternative readings, one function per decided claim --------------------------------------
@@ -91,11 +98,12 @@ def acid(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     line = app.SEED["acid_margin"]
     loose = line / v.ABOUT
     return _readings(base, [
-        (f"\"8x or larger\" with the tolerance of \"about\": line {line:g} / {v.ABOUT:g} = {loose:.3g}x",
+        ("\"about\" 8x", f"\"8x or larger\" with the tolerance of \"about\": line {line:g} / {v.ABOUT:g} = {loose:.3g}x",
          sc.seed002_reading(runs, app.claim_acid, line=loose)),
-        ("the optimised builds' cells (-O2, and -O1 where it ran) instead of the seed's `ghc --make` (-O0)",
+        ("optimised builds",
+         "the optimised builds' cells (-O2, and -O1 where it ran) instead of the seed's `ghc --make` (-O0)",
          sc.seed002_reading(runs, app.claim_acid, seed_build=False)),
-        (WITH_LISTING, sc.seed002_reading(runs, app.claim_acid, with_listing=True)),
+        (LISTING_LABEL, WITH_LISTING, sc.seed002_reading(runs, app.claim_acid, with_listing=True)),
     ])
 
 
@@ -105,12 +113,13 @@ def sqlite(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     have = {label.rsplit(" ", 1)[-1] for label, *_ in base.cells}
     corpora = ", ".join(c for c in app.CORPORA if c in have)
     return _readings(base, [
-        (f"only the measured corpora ({corpora})", sc.seed002_reading(runs, app.claim_sqlite, measured_corpora=True)),
-        ("only the measured contender (AcidState)",
+        ("measured corpora", f"only the measured corpora ({corpora})",
+         sc.seed002_reading(runs, app.claim_sqlite, measured_corpora=True)),
+        ("measured contender", "only the measured contender (AcidState)",
          sc.seed002_reading(runs, app.claim_sqlite, measured_contenders=True)),
-        ("only what is measured: both of the above",
+        ("only what is measured", "only what is measured: both of the above",
          sc.seed002_reading(runs, app.claim_sqlite, measured_corpora=True, measured_contenders=True)),
-        (WITH_LISTING, sc.seed002_reading(runs, app.claim_sqlite, with_listing=True)),
+        (LISTING_LABEL, WITH_LISTING, sc.seed002_reading(runs, app.claim_sqlite, with_listing=True)),
     ])
 
 
@@ -140,13 +149,13 @@ def prepared(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     out = []
     bound = sorted(set(ns) - set(inserts_ns(ruled)))
     if bound:
-        out.append((f"the commit-bound N = {', '.join(f'{n:,}' for n in bound)} left out, where one synced commit "
+        out.append(("commit-bound N left out", f"the commit-bound N = {', '.join(f'{n:,}' for n in bound)} left out, where one synced commit "
                     f"is most of a transaction's time{smallest_n_note(runs, bound[0])} (a rule added after review)",
                     ruled))
     elif len(ns) > 1:
-        out.append((f"only N ≥ {ns[1]:,} (not N = {ns[0]:,}{smallest_n_note(runs, ns[0])})",
+        out.append((f"N ≥ {ns[1]:,} only", f"only N ≥ {ns[1]:,} (not N = {ns[0]:,}{smallest_n_note(runs, ns[0])})",
                     sc.seed003_prepared(runs, min_rows=ns[1])))
-    out.append(("\"faster on inserts\" at most N, not every N", sc.seed003_prepared(runs, rule=v.most_cells)))
+    out.append(("most N", "\"faster on inserts\" at most N, not every N", sc.seed003_prepared(runs, rule=v.most_cells)))
     return _readings(base, out)
 
 
@@ -159,22 +168,27 @@ def ramsql_select(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 004's "RamSQL SELECT is 100x slower than SQLite (7479µs vs 11µs)": against 100x alone (not also the
     seed's own µs), and on the seed's own code (select_10k: SQLite reads no row), with and without its `go test`
     sessions (the harness rule)."""
-    def read(text: str, **kw) -> Reading:
+    def read(label: str, text: str, **kw) -> Reading:
         r, verdict = sc.seed004_select_verdict(runs, **kw)
-        return Reading(text, verdict, f"{sc.show(r)}; " + (verdict.why or verdict.word))
+        return Reading(text, verdict, f"{sc.show(r)}; " + (verdict.why or verdict.word), label)
 
     own = "the seed's own code (select_10k, where SQLite reads no row) as the claim's operation, not the fixed code"
-    return (read("against 100x as written only, not also its own µs", as_written_only=True),
-            read("decided only when each `go test` session's interval decides it alike, not only overlaps ours",
+    return (read("100x only", "against 100x as written only, not also its own µs", as_written_only=True),
+            read("each session alike",
+                 "decided only when each `go test` session's interval decides it alike, not only overlaps ours",
                  alike=True),
-            read(own, bench="ramsql.select_10k"),
-            read(own + ", without the `go test` sessions", bench="ramsql.select_10k", harnesses=False))
+            read(OWN_CODE, own, bench="ramsql.select_10k"),
+            read(OWN_CODE + ", worker only", own + ", without the `go test` sessions", bench="ramsql.select_10k",
+                 harnesses=False))
 
 
 #: the reading that counts the listing too (`app.LISTING`), for the claims decided over several operations
 WITH_LISTING = ("the listing counted too, though the seed's (tens of µs at 50,000 users) cannot have walked the "
                 "list and ours forces every user")
 
+
+#: the short names of readings several claims share
+LISTING_LABEL, OWN_CODE, DIRECT_LABEL, HALF_LABEL = "listing counted", "the seed's own code", "direct test", "half an order"
 
 #: the harness rule read by a direct test of the two harnesses' ratios (`verdicts.apart`), not by overlap
 DIRECT = ("the harness rule by a direct test: a `go test` session disagrees with our worker when the difference "
@@ -184,52 +198,52 @@ DIRECT = ("the harness rule by a direct test: a `go test` session disagrees with
 HALF_ORDER = 10 ** 0.5
 
 
-def _claim_reading(text: str, claim: sc.Claim) -> Reading:
+def _claim_reading(label: str, text: str, claim: sc.Claim) -> Reading:
     """A reading whose claim is shown whole: its evidence, then (a rule over cells) each cell's own word, a cell
     another harness disagrees with said so, else the verdict's why."""
     if claim.cells:
         each = "; ".join(f"{label} {x.word}" + (" (another harness disagrees)" if "disagree" in (x.why or "") else "")
                          for label, _, x in claim.cells)
-        return Reading(text, claim.verdict, f"{claim.ours}; {each}")
-    return Reading(text, claim.verdict, f"{claim.ours}; " + (claim.verdict.why or claim.verdict.word))
+        return Reading(text, claim.verdict, f"{claim.ours}; {each}", label)
+    return Reading(text, claim.verdict, f"{claim.ours}; " + (claim.verdict.why or claim.verdict.word), label)
 
 
 def ramsql_same_order(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 004's "INSERT, Setup have the same order of magnitude": on the seed's own code (insert10, setup)
     instead of the fixed one, within half an order of magnitude instead of one, and the harness rule by a direct
     test (`DIRECT`)."""
-    return (_claim_reading("the seed's own code (insert10, setup: values made inside the timed loop, a set-up "
+    return (_claim_reading(OWN_CODE, "the seed's own code (insert10, setup: values made inside the timed loop, a set-up "
                            "that connects to nothing)", sc.seed004_same_order(runs, ("ramsql.insert10", "ramsql.setup"))),
-            _claim_reading(f"\"the same order\" as within half an order of magnitude ({HALF_ORDER:.3g}x)",
+            _claim_reading(HALF_LABEL, f"\"the same order\" as within half an order of magnitude ({HALF_ORDER:.3g}x)",
                            sc.seed004_same_order(runs, factor=HALF_ORDER)),
-            _claim_reading(DIRECT, sc.seed004_same_order(runs, direct=True)))
+            _claim_reading(DIRECT_LABEL, DIRECT, sc.seed004_same_order(runs, direct=True)))
 
 
 def ramsql_hashmap(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 004's "SELECT works well when RamSQL can use a HashMap index": "works well" as about as fast as
     SQLite (the band of "about"), within half an order of magnitude, or against RamSQL's own B-tree select; and
     the harness rule by a direct test (`DIRECT`)."""
-    return (_claim_reading(f"\"works well\" as about as fast as SQLite (within {v.ABOUT:g}x)",
+    return (_claim_reading(f"within {v.ABOUT:g}x", f"\"works well\" as about as fast as SQLite (within {v.ABOUT:g}x)",
                            sc.seed004_hashmap(runs, factor=v.ABOUT)),
-            _claim_reading(f"\"works well\" as within half an order of magnitude ({HALF_ORDER:.3g}x)",
+            _claim_reading(HALF_LABEL, f"\"works well\" as within half an order of magnitude ({HALF_ORDER:.3g}x)",
                            sc.seed004_hashmap(runs, factor=HALF_ORDER)),
-            _claim_reading("\"works well\" against RamSQL's own B-tree select, the seed's next bullet: its gap to "
+            _claim_reading("against its B-tree", "\"works well\" against RamSQL's own B-tree select, the seed's next bullet: its gap to "
                            "SQLite on the point query smaller than on the range select over 10,000 rows",
                            sc.seed004_hashmap_vs_btree(runs)),
-            _claim_reading(DIRECT, sc.seed004_hashmap(runs, direct=True)))
+            _claim_reading(DIRECT_LABEL, DIRECT, sc.seed004_hashmap(runs, direct=True)))
 
 
 def ramsql_btree(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 004's "B-Tree indexes are clearly TODO": on the seed's own code (select_10k, where SQLite reads no
     row), "clearly" as more than half an order of magnitude slower instead of one, every table size, and the
     harness rule by a direct test (`DIRECT`)."""
-    return (_claim_reading("the seed's own code (select_10k: SQLite's side reads no row)",
+    return (_claim_reading(OWN_CODE, "the seed's own code (select_10k: SQLite's side reads no row)",
                            sc.seed004_btree(runs, bench="ramsql.select_10k")),
-            _claim_reading(f"\"clearly\" as more than half an order of magnitude slower ({HALF_ORDER:.3g}x)",
+            _claim_reading(HALF_LABEL, f"\"clearly\" as more than half an order of magnitude slower ({HALF_ORDER:.3g}x)",
                            sc.seed004_btree(runs, factor=HALF_ORDER)),
-            _claim_reading("every table size we ran, 100 rows too (the seed's own 100-row B-tree row is 4.77x)",
+            _claim_reading("every table size", "every table size we ran, 100 rows too (the seed's own 100-row B-tree row is 4.77x)",
                            sc.seed004_btree(runs, also=("ramsql.select_fixed",))),
-            _claim_reading(DIRECT, sc.seed004_btree(runs, direct=True)))
+            _claim_reading(DIRECT_LABEL, DIRECT, sc.seed004_btree(runs, direct=True)))
 
 
 def optimisation(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
@@ -238,21 +252,21 @@ def optimisation(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     insertion counted too, whose time is C code no GHC flag compiles."""
     acid = base.key.endswith("_acid")
     claim = sc.seed002_reading(runs, app.claim_optimisation, only_acid=acid, pooled=True)
-    out = (_claim_reading("the geometric mean over the cells, with its interval, not most cells one by one", claim),)
+    out = (_claim_reading("geometric mean", "the geometric mean over the cells, with its interval, not most cells one by one", claim),)
     if acid:
         return out
     hashed = sc.seed002_reading(runs, app.claim_optimisation, without_insertion=False)
     listed = sc.seed002_reading(runs, app.claim_optimisation, with_listing=True)
-    return out + (_claim_reading("user insertion with the scrypt hash counted too, though its time is the hash's "
+    return out + (_claim_reading("hashed insertion counted", "user insertion with the scrypt hash counted too, though its time is the hash's "
                                  "C code, which -O does not compile", hashed),
-                  _readings(base, [(WITH_LISTING, listed)])[0])
+                  _readings(base, [(LISTING_LABEL, WITH_LISTING, listed)])[0])
 
 
 def scrypt(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 002's "the vast majority of time ... goes to generating the scrypt hash": read as more than half of
     the time, and as more than 90%, instead of our 80% (how its verdict depends on scrypt's cost, which the
     seed does not name, is the claim's own evidence: `seedclaims.scrypt_cost_text`)."""
-    out = [(f"\"vast majority\" as more than {share:.0%} of the time (hashed / unhashed above {1 / (1 - share):.3g}x)",
+    out = [(f"over {share:.0%}", f"\"vast majority\" as more than {share:.0%} of the time (hashed / unhashed above {1 / (1 - share):.3g}x)",
             sc.seed002_reading(runs, app.claim_scrypt, share=share)) for share in (0.5, 0.9)]
     return _readings(base, out)
 
@@ -278,6 +292,18 @@ SHORT = {"claim_acid": "AcidState's 8x", "claim_sqlite": "SQLite losing everywhe
          "seed004_same_order": "RamSQL's INSERT and Setup order", "seed004_hashmap": "RamSQL's HashMap select",
          "claim_optimisation": "`ghc -O` halving times", "claim_optimisation_acid": "`ghc -O`'s 5x",
          "seed002_scrypt": "seed 002's scrypt share, at our scrypt cost", "seed004_btree": "RamSQL's B-tree select"}
+
+
+def short_names(runs: RunSet, table: list[Row]) -> list[str]:
+    """The main text's short name of each row's claim (`SHORT`); the scrypt share's says down to which scrypt
+    cost its verdict holds (`seedclaims.scrypt_holds_down_to`), since the seed names none and ours is a guess."""
+    out = []
+    for r in table:
+        name = SHORT.get(r.claim.key, r.short)
+        if r.claim.key == "seed002_scrypt" and (k := sc.scrypt_holds_down_to(runs)) is not None:
+            name = f"seed 002's scrypt share, at scrypt costs N ≥ 2^{k}"
+        out.append(name)
+    return out
 
 
 #: one run set with every cell widened by its study's between-run component (kept here for its readers)
@@ -332,7 +358,7 @@ def family_wise(runs: RunSet, items: list[sc.Claim]) -> dict[str, Reading]:
             conf = 1 - (1 - runs.confidence) / len(c.cells)
             text = (f"a refutation by one of its {len(c.cells)} cells counted at {100 * conf:.2f}%, Bonferroni's "
                     "confidence for them together (a rule added after review)")
-            out[c.key] = Reading(text, a.verdict, widened_changes(c, a))
+            out[c.key] = Reading(text, a.verdict, widened_changes(c, a), "Bonferroni")
     return out
 
 
@@ -347,32 +373,44 @@ def widened_changes(base: sc.Claim, alt: sc.Claim) -> str:
     return f"{each}; {tally(alt.cells)}"
 
 
-def widened_readings(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float]) -> dict[str, Reading]:
-    """Each decided claim of `items` decided again by the same code with every interval widened (`Widened`),
-    by the claim's key; empty when no replicate measured a between-run component."""
+def widened_claims(runs: RunSet, tau2: dict[str, float]) -> list[sc.Claim] | None:
+    """Every claim decided by the same code with every interval widened (`Widened`); None when no replicate
+    measured a between-run component."""
     if not any(t > 0 for t in tau2.values()):
+        return None
+    return sc.claims(Widened(runs, tau2))
+
+
+def widened_readings(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float],
+                     wide: list[sc.Claim] | None = None) -> dict[str, Reading]:
+    """Each decided claim of `items` decided again by the same code with every interval widened (`Widened`;
+    `wide`: those claims, already computed), by the claim's key; empty when no replicate measured a between-run
+    component."""
+    wide = wide if wide is not None else widened_claims(runs, tau2)
+    if wide is None:
         return {}
-    again = {c.key: c for c in sc.claims(Widened(runs, tau2))}
+    again = {c.key: c for c in wide}
     out = {}
     for c in items:
         alt = again.get(c.key)
         if c.verdict.word in DECIDED and alt is not None:
-            out[c.key] = Reading(WIDENED, alt.verdict, widened_changes(c, alt))
+            out[c.key] = Reading(WIDENED, alt.verdict, widened_changes(c, alt), "widened")
     return out
 
 
-def rows(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float] | None = None) -> list[Row]:
+def rows(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float] | None = None,
+         wide: list[sc.Claim] | None = None) -> list[Row]:
     """One row per decided claim of `items` (the verdict table's), with its alternative readings, and (`tau2`,
     the between-run variance of each benchmark family, from the replicates) the reading with every interval
     widened by it; a decided claim with none gets a row without readings (the table says so)."""
-    wide = widened_readings(runs, items, tau2 or {})
+    widened = widened_readings(runs, items, tau2 or {}, wide)
     adjusted = family_wise(runs, items)
     out = []
     for c in items:
         if c.verdict.word not in DECIDED:
             continue
         short, f = ALTERNATIVES.get(c.key, (c.quote, None))
-        extra = tuple(r[c.key] for r in (adjusted, wide) if c.key in r)
+        extra = tuple(r[c.key] for r in (adjusted, widened) if c.key in r)
         out.append(Row(c, short, (f(runs, c) if f else ()) + extra))
     return out
 
@@ -398,16 +436,20 @@ def holds(table: list[Row], changed_on_replicate: set[tuple[str, str]],
         why = []
         if (r.claim.seed, r.claim.quote) in changed_on_replicate:
             why.append("the replicate")
-        moved = [x for x in r.readings if x.verdict.word != r.claim.verdict.word]
-        if any(x.reading == WIDENED for x in moved):
-            why.append("widened")
-        if k := sum(x.reading != WIDENED for x in moved):
-            why.append(f"{k} reading{'s' if k > 1 else ''}")
+        # the widened reading first, then the others in the order Appendix B.9 lists them
+        moved = sorted((x for x in r.readings if x.verdict.word != r.claim.verdict.word),
+                       key=lambda x: x.reading != WIDENED)
+        if moved:
+            why.append(", ".join(x.name for x in moved))
         other = there.get(r.claim.key)
-        if other is not None and any(x.verdict.word != r.claim.verdict.word for x in other.readings):
-            why.append("a reading on the replicate")
-        out[r.claim.key] = "no: " + ", ".join(why) if why else "yes"
+        if other is not None and (names := [x.name for x in other.readings if x.verdict.word != r.claim.verdict.word]):
+            why.append("on the replicate: " + ", ".join(names))
+        out[r.claim.key] = "no: " + "; ".join(why) if why else "yes"
     return out
+
+
+#: the verdict table's first verdict from one run's word and what `holds` says (kept in `verdicts` for its table)
+overall = v.overall
 
 
 def _esc(text: str) -> str:
@@ -452,7 +494,7 @@ def later_rules(runs: RunSet, items: list[sc.Claim]) -> str:
         return ", ".join(f"{n[w]} {w}" for w in DECIDED if n[w])
 
     now, then = tally(items), tally(after)
-    return "" if now == then else f"With the two rules reviews proposed after the data were seen, it would read {then}."
+    return "" if now == then else f"With the two rules reviews proposed after the data were seen, one run would read {then}."
 
 
 def sentence(table: list[Row]) -> str:

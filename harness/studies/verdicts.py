@@ -396,6 +396,16 @@ def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], a
     return Verdict(UNTESTABLE, "; ".join(diffs), today=today)
 
 
+def overall(word: str, held: str | None) -> str:
+    """The verdict table's first verdict: one run's word where it holds (`held`, `sensitivity.holds`: "yes" when
+    the replicate, every reading and the widened intervals leave it; None when no replicate measured the study),
+    else inconclusive, since a word that some reading or run changes is not one the evidence settles. An
+    untestable claim stays untestable."""
+    if word not in (SUPPORTED, REFUTED, INCONCLUSIVE) or held is None or held == "yes":
+        return word
+    return INCONCLUSIVE
+
+
 def cell_text(verdict: Verdict) -> str:
     """A verdict as a table cell shows it: the word, the substitution rules it rests on, and its why."""
     rules = f" ({', '.join(verdict.rules)})" if verdict.rules else ""

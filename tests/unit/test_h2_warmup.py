@@ -117,6 +117,7 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     assert over_m == pytest.approx(math.sqrt(73.095 / 0.772 * 20.957 / 0.578))
     assert (f"The seed's own claim is over SQPyte, and there it {'holds' if over_m > over_t else 'fails'} over the "
             f"same benchmarks ({over_m:.2f}x against {over_t:.2f}x)") in both
+    assert "direction" not in both  # facts side by side, no inference from which queries are kept
     torn = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0),
                                        "micro.": _like(8.0, 7.5, 8.5).assign(benchmark=["micro.select",
                                                                                        "micro.innerjoin", "geomean"])},

@@ -426,3 +426,17 @@ def test_the_texts_dagger_follows_the_tables_rule():
     assert findings.disagrees((0.72, 0.62, 0.84), (1.69, 1.46, 1.96))  # the side flips
     assert not findings.disagrees((1.05, 1.02, 1.09), (1.06, 1.01, 1.11))
     assert not findings.disagrees((1.05, 1.02, 1.09), (math.nan, math.nan, math.nan))
+
+
+def test_a_jits_ratio_says_both_choices_of_iterations_even_when_they_agree():
+    """Reviews 78 and 79: PyPy's ratio in Section 1.1 gives the estimate counting every iteration beside the one
+    without warm-up, even where the tables' rule sees no difference; elsewhere only a difference is said."""
+    class Runs:
+        steady_state = True
+
+    same = findings.said_dagger(Runs(), (1.05, 1.02, 1.09), (1.06, 1.01, 1.11), always=True)
+    assert same == " Counting every iteration, the same answer: 1.06 [1.01, 1.11]."
+    assert findings.said_dagger(Runs(), (1.05, 1.02, 1.09), (1.06, 1.01, 1.11)) == ""
+    apart = findings.said_dagger(Runs(), (1.05, 1.02, 1.09), (1.69, 1.46, 1.96), always=True)
+    assert apart == " †: counting every iteration, 1.69 [1.46, 1.96] times slower."
+    assert findings.said_dagger(Runs(), (1.05, 1.02, 1.09), (math.nan,) * 3, always=True) == ""

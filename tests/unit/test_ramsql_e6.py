@@ -144,3 +144,22 @@ def test_the_headline_says_when_the_two_harnesses_disagree_on_an_engines_own_tim
                          "(Section 8).")
     monkeypatch.setattr(ramsql, "harness_ratios", lambda runs: rows[1:])
     assert "disagree" not in ramsql.abstract(None)
+
+
+def test_the_figures_caption_counts_the_direct_test_beside_the_overlap(monkeypatch):
+    """Review 78: two overlapping intervals are not agreement. The caption counts, per go test session, the cells
+    whose go test / worker interval excludes 1, beside the overlaps the figure shows."""
+    import pandas as pd
+
+    side = pd.DataFrame({"benchmark": ["ramsql.select", "ramsql.select"], "engine": ["ramsql/go", "sqlite/glebarez"],
+                         "bench.txt_overlap": [True, True], "newbench.txt_overlap": [True, False]})
+    found = {"ramsql.select": [("ramsql/go", "bench.txt", 2.0, 1.2, 3.6), ("sqlite/glebarez", "bench.txt", 1.1, 0.8, 1.5),
+                               ("ramsql/go", "newbench.txt", 1.0, 0.7, 1.4),
+                               ("sqlite/glebarez", "newbench.txt", 0.5, 0.3, 0.8)]}
+    monkeypatch.setattr(ramsql, "harness_ratios", lambda runs, bench: found.get(bench, []))
+    apart = ramsql.harnesses_apart(None, ["ramsql.select", "ramsql.insert10"])
+    assert apart == {"bench.txt": (1, 2), "newbench.txt": (1, 2)}
+    text = ramsql.agreement_text(side, apart)
+    assert "against bench.txt, 2 of 2 worker intervals overlap go test's, yet go test / worker excludes 1 in 1 of 2" in text
+    assert "against newbench.txt, 1 of 2 worker intervals overlap go test's (not: select on sqlite/glebarez)" in text
+    assert "excludes 1" not in ramsql.agreement_text(side)  # without the direct test, only the overlaps

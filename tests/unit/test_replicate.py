@@ -229,6 +229,10 @@ def test_the_code_a_run_executes_is_told_apart_by_git_between_two_commits(tmp_pa
     assert run_code_changes(first, analysis_only, tmp_path) == []  # the paper's side and docs: the same code
     worker_too = commit("harness/worker.py", "requirements.lock")
     assert run_code_changes(first, worker_too, tmp_path) == ["harness/worker.py", "requirements.lock"]
+    from harness.analysis.campaign import run_code_lines
+
+    assert run_code_lines(first, worker_too, tmp_path) == 2  # one line added to each, none counted from the docs
+    assert run_code_lines(first, analysis_only, tmp_path) == 0 and run_code_lines(first, "0" * 40, tmp_path) is None
     assert run_code_changes(first, first, tmp_path) == []
     assert run_code_changes(first, "0" * 40, tmp_path) is None  # a commit this checkout does not have
     assert run_code_changes("", worker_too, tmp_path) is None
@@ -250,7 +254,8 @@ def test_a_replicate_made_before_its_run_and_at_another_commit_says_so(monkeypat
     s = rp.Spread("E1", "ratio", 40, 1, 2.0, 9.0, 1.0, 1.1)
     assert "on the same machine, at another commit with the same benchmark code;" in rp.summary_sentence([s], [pair], None)
     monkeypatch.setattr(rp, "code_changes", lambda p: ["harness/worker.py"])
-    assert "the code a run executes differs in 1 file: harness/worker.py" in rp.sitting(pair)
+    monkeypatch.setattr(rp, "code_lines", lambda p: 3)
+    assert "the code a run executes differs in 1 file, 3 lines in all: harness/worker.py" in rp.sitting(pair)
     assert "on the same machine, at another commit whose benchmark code differs;" in rp.summary_sentence([s], [pair], None)
     monkeypatch.setattr(rp, "code_changes", lambda p: None)
     assert "is not known" in rp.sitting(pair) and "is not known" in rp.summary_sentence([s], [pair], None)

@@ -163,13 +163,17 @@ def test_ramsql_versions_are_said_when_they_differ():
     assert out.word == v.UNTESTABLE and "v0.1.5" in out.why and "before its v0.1.3 rewrite" in out.why
 
 
-def test_an_untestable_claims_numbers_go_to_context_not_ours():
+def test_an_untestable_claims_numbers_are_marked_context():
     c = sc.Claim("004", "q", "100x", "16.3x [10.5, 25.3]", v.untestable("engine: differs"))
     row = sc.markdown([c]).splitlines()[2].split(" | ")
-    assert row[3] == "—" and row[4] == "16.3x [10.5, 25.3]"
-    decided = sc.Claim("004", "q", "100x", "99x [90, 110]", v.Verdict(v.SUPPORTED))
+    assert row[3] == "context: 16.3x [10.5, 25.3]"
+    decided = sc.Claim("004", "q", "100x", "99x [90, 110]", v.Verdict(v.SUPPORTED), "k")
     row = sc.markdown([decided]).splitlines()[2].split(" | ")
-    assert row[3] == "99x [90, 110]" and row[4] == "—"
+    assert row[3] == "99x [90, 110]"
+    # the claims on widened intervals, given, are what "ours" shows; the verdict stays the one run's
+    wide = sc.Claim("004", "q", "100x", "99x [80, 120]", v.Verdict(v.INCONCLUSIVE), "k")
+    md = sc.markdown([decided], shown=[wide])
+    assert "| 99x [80, 120] | **supported** |" in md and "with the run-to-run spread" in md
 
 
 def test_the_8x_claim_is_decided_only_over_hdbc_sqlite3_on_every_corpus_measured():
@@ -357,7 +361,8 @@ def test_the_table_names_the_rules_a_verdict_rests_on_and_says_the_strict_tier_o
     other = sc.Claim("000", "q", "x", "—", v.Verdict(v.UNTESTABLE, "engine: the seed's SQPyte", as_seed=v.UNTESTABLE))
     md = sc.markdown([decided, other])
     assert "**refuted** (S1, S2)" in md
-    assert md.count("untestable here: no seed's releases") == 1 and "all 2 claims" in md
+    said = sc.strict_sentence([decided, other])  # said once, under the table (`bindings`), not in its caption
+    assert said.count("untestable here: no seed's releases") == 1 and "all 2 claims" in said
     assert "on today's stack" not in md.splitlines()[0]
     sentence = sc.abstract_sentence([decided, other])
     assert "1 could be read on today's stack" in sentence and "decided" not in sentence

@@ -143,9 +143,10 @@ def _block(text, name):
 def test_the_committed_block_lists_every_decided_claim_of_the_verdict_table():
     text = (PROJECT_ROOT / "paper.md").read_text()
     vocabulary = "|".join(v.WORDS)
-    table = [re.findall(rf"\*\*({vocabulary})\*\*", line) for line in _block(text, "seed-verdicts").splitlines()
-             if line.startswith("| ")]
-    words = [found[-1] for found in table if found and found[-1] != v.UNTESTABLE]
+    # one run's verdict, the table's last column, is what the readings start from
+    last = [line.rstrip(" |").rsplit(" | ", 1)[-1] for line in _block(text, "seed-verdicts").splitlines()
+            if line.startswith("| ") and not line.startswith("| seed |")]
+    words = [m.group(1) for cell in last if (m := re.match(rf"({vocabulary})\b", cell)) and m.group(1) != v.UNTESTABLE]
     rows = [line.split("|") for line in _block(text, "verdict-sensitivity").splitlines()
             if line.startswith("| ") and not line.startswith("| claim |")]
     named = [(r[1].strip(), r[2].strip()) for r in rows if r[1].strip()]
@@ -219,14 +220,15 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     kept = sens.robust(rows, {("002", "claim C")})
     assert [r.claim.key for r in kept] == ["b"]
     text = sc.abstract_sentence(items, kept)
-    # the robust count leads, then one run's tally by the fixed rules
-    assert "Only 1 of the 3 supported or refuted (1 refuted) holds on a replicate under every reading with widened" in text
-    assert text.endswith("the rules fixed before the data give 2 supported, 1 refuted on one run.")
-    assert "None of the 3 supported or refuted holds on a replicate" in sc.abstract_sentence(items, [])
-    assert "Only 1 of the 3 supported or refuted (claim B's name, refuted) holds" in sc.abstract_sentence(
-        items, kept, ["claim B's name"])
-    # none refuted: the count names only the side there is
-    assert "None of the 2 supported holds" in sc.abstract_sentence([c for c in items if c.key != "b"], [])
+    # what holds everywhere leads, the rest inconclusive, then one run's tally by the fixed rules
+    assert ("Held to a replicate, every alternative reading and widened intervals, 1 is refuted and 2 are "
+            "inconclusive;") in text
+    assert text.endswith("one run by the rules fixed before the data gives 2 supported, 1 refuted.")
+    assert "widened intervals, 3 are inconclusive;" in sc.abstract_sentence(items, [])
+    assert "1 is refuted (claim B's name) and 2 are inconclusive" in sc.abstract_sentence(items, kept, ["claim B's name"])
+    a_row = next(r for r in rows if r.claim.key == "a")
+    both = sc.abstract_sentence(items, [a_row, *kept], ["A", "B"])
+    assert "1 is supported (A), 1 is refuted (B) and 1 is inconclusive;" in both
     # a reading that gives another word on the replicate's runs takes the claim out too
     there = [sens.Row(_claim("b", v.REFUTED, "claim B"), "claim B",
                       (sens.Reading("another line", v.Verdict(v.INCONCLUSIVE), "x"),))]
@@ -312,7 +314,7 @@ def test_the_tally_under_the_rules_added_after_review_is_said_when_it_differs(mo
     later = [_claim("acid", v.INCONCLUSIVE), _claim("seed003_prepared", v.SUPPORTED), _claim("x", v.UNTESTABLE)]
     monkeypatch.setattr(sc, "claims", lambda runs, family_wise=False: later if family_wise else table)
     monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_rule=False: later[1])
-    assert sens.later_rules(None, table) == ("With the two rules reviews proposed after the data were seen, it would "
+    assert sens.later_rules(None, table) == ("With the two rules reviews proposed after the data were seen, one run would "
                                              "read 1 supported, 1 inconclusive.")
     monkeypatch.setattr(sc, "claims", lambda runs, family_wise=False: table)
     monkeypatch.setattr(sc, "seed003_prepared", lambda runs, commit_rule=False: table[1])
@@ -331,7 +333,30 @@ def test_the_verdict_tables_holds_column_says_what_changes_a_verdict():
     c = sens.Row(_claim("c", v.INCONCLUSIVE, "claim C"), "claim C", (sens.Reading("r1", w(v.INCONCLUSIVE), "x"),))
     there = [sens.Row(_claim("c", v.INCONCLUSIVE, "claim C"), "claim C", (sens.Reading("r1", w(v.REFUTED), "x"),))]
     got = sens.holds([a, b, c], {("002", "claim B")}, there)
-    assert got == {"a": "yes", "b": "no: the replicate, widened, 2 readings", "c": "no: a reading on the replicate"}
+    # each reading that changes a word is named (its short name, else its text), the widened one first
+    assert got == {"a": "yes", "b": "no: the replicate; widened, r1, r2", "c": "no: on the replicate: r1"}
+    labelled = sens.Row(b.claim, "claim B", (sens.Reading("the long text of r1", w(v.INCONCLUSIVE), "x", "r1 short"),
+                                             sens.Reading(sens.WIDENED, w(v.INCONCLUSIVE), "x", "widened")))
+    assert sens.holds([labelled], set()) == {"b": "no: widened, r1 short"}
+    # the first verdict is one run's word only where it holds everywhere; otherwise inconclusive, what changes it said
+    assert [sens.overall(r.claim.verdict.word, got[r.claim.key]) for r in (a, b, c)] == [
+        v.SUPPORTED, v.INCONCLUSIVE, v.INCONCLUSIVE]
+    assert sens.overall(v.REFUTED, None) == v.REFUTED  # no replicate: one run's word
+    assert sens.overall(v.UNTESTABLE, "no: the replicate") == v.UNTESTABLE
     table = sc.markdown([a.claim, b.claim, c.claim], holds=got)
-    assert "| holds? |" in table and "| no: the replicate, widened, 2 readings |" in table
-    assert "holds?" not in sc.markdown([a.claim])
+    assert "| verdict | one run's verdict (rules) |" in table
+    assert "| **inconclusive** (changed by: the replicate; widened, r1, r2) | refuted |" in table
+    assert "| **supported** | supported |" in table
+    assert "and the run-to-run spread leave it (else inconclusive, what changes it named): 1 supported, 2 inconclusive." in table
+    assert "by the rules fixed before the data on its own intervals (B.9): 1 supported, 1 refuted, 1 inconclusive." in table
+    assert "one run's verdict" not in sc.markdown([a.claim])
+
+
+def test_the_scrypt_claims_short_name_says_down_to_which_cost_it_holds(monkeypatch):
+    """Review 79: the one verdict that holds everywhere rests on a scrypt cost the seed never named, so the
+    abstract's name for it says the costs at which it holds (from the claim's own code), not "at our cost"."""
+    rows = [sens.Row(_claim("seed002_scrypt", v.SUPPORTED), "x", ()), sens.Row(_claim("claim_acid", v.REFUTED), "y", ())]
+    monkeypatch.setattr(sc, "scrypt_holds_down_to", lambda runs: 11)
+    assert sens.short_names(None, rows) == ["seed 002's scrypt share, at scrypt costs N ≥ 2^11", "AcidState's 8x"]
+    monkeypatch.setattr(sc, "scrypt_holds_down_to", lambda runs: None)
+    assert sens.short_names(None, rows)[0] == sens.SHORT["seed002_scrypt"]
