@@ -188,4 +188,4 @@ def test_studies_without_a_replicate_are_refused_by_name_and_left_out_otherwise(
     with pytest.raises(UserError, match="E3d has no replicate: a diagnosis.*studies with one: E1"):
         reference.replicates(reference.pick("E3d,E5"), named=True)
     names = [s.name for s in reference.replicates(reference.pick(None), named=False)]
-    assert names == ["E1", "E2", "E3", "E3h", "E4", "E5", "E6"]
+    assert names == ["E1", "E2", "E2s", "E3", "E3h", "E4", "E5", "E6"]
