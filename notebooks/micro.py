@@ -29,17 +29,20 @@ figures_dir = "../figures"
 method = "process-bootstrap"  # CI method: process-bootstrap | process-t | pooled-t
 baseline = "sqlite/sqlite3@cpython"  # ENGINE or ENGINE@RUNTIME
 resamples = 10000
+sweep_dirs = None        # study E2s (PyPy against CPython across scale factors); None: data/reference-e2s/; []: none
 
 # %%
 from pathlib import Path
 
 from IPython.display import Image, Markdown, display
 
-from harness.studies import micro
+from harness.studies import micro, sweep
 from harness.studies.opening import open_runs
 
 runs = open_runs(run_dirs, method=method, resamples=resamples)  # names the runs; warns when noisy
-result = micro.compute(runs, Path(figures_dir), baseline)
+steps = (open_runs(sweep_dirs or [], sweep.sweep_runs, method=method, resamples=resamples, label="E2s run")
+         if sweep_dirs is None or sweep_dirs else None)
+result = micro.compute(runs, Path(figures_dir), baseline, sweep=steps)
 result.tables["crossings"]
 
 # %% [markdown]
@@ -64,6 +67,17 @@ if result.figures["ratio_vs_crossings"] is not None:
 # %%
 display(Markdown(result.text["findings"]))
 display(Markdown(result.text["claim"]))
+
+# %% [markdown]
+# ## Within a benchmark: study E2s
+#
+# The same four benchmarks at three scale factors, PyPy against CPython, long enough processes for the JIT's
+# warm-up to be left out: does PyPy's speedup grow as one benchmark's crossings grow?
+
+# %%
+if result.figures.get("sweep") is not None:
+    display(Image(filename=str(result.figures["sweep"])))
+display(Markdown(result.blocks(paper_path or "paper.md")["e2s-sweep"]))
 
 # %%
 if paper_path:

@@ -105,6 +105,8 @@ def own_notebooks(runs: list[Path], names: list[str] | None, history: bool) -> t
         extra["h2_dirs"] = dirs
         extra["steady_dirs"] = []  # a run's own report never reads the committed steady-state run
         extra["diagnosis_dirs"] = []  # nor the committed diagnosis of q19 and q20
+    if chosen.get("micro"):
+        extra["sweep_dirs"] = []  # nor the committed E2s sweep
     if chosen["haskell"]:
         extra["haskell_dirs"] = dirs
     wanted = names if names is not None else available()

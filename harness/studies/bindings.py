@@ -132,27 +132,29 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
         make_blocks=blocks)
 
 
-def h2_studies(runs: RunSet) -> list[tuple[str, Path]]:
-    """(study, run directory) of the H2 runs that live apart, when `runs` are the committed reference runs: study
-    E3h's steady state (data/reference-h2/) and E3d's diagnosis of q19 and q20 (data/reference-h2-diagnosis/)."""
-    from harness.studies import h2
+def apart_studies(runs: RunSet) -> list[tuple[str, Path]]:
+    """(study, run directory) of the studies' runs that live apart, when `runs` are the committed reference runs:
+    E2s's scale-factor sweep (data/reference-e2s/), E3h's steady state (data/reference-h2/) and E3d's diagnosis
+    of q19 and q20 (data/reference-h2-diagnosis/)."""
+    from harness.studies import h2, sweep
 
     if not committed_reference(runs):
         return []
-    return [(study, d) for study, dirs in (("E3h", h2.steady_runs()), ("E3d", h2.diagnosis_runs())) for d in dirs]
+    return [(study, d) for study, dirs in (("E2s", sweep.sweep_runs()), ("E3h", h2.steady_runs()),
+                                           ("E3d", h2.diagnosis_runs())) for d in dirs]
 
 
 def replicate_studies(runs: RunSet) -> list[tuple[str, Path]]:
     """("E5 replicate", run directory) of each study's replicate (data/reference*-replicate/, Appendix B.10),
-    when `runs` are the committed reference runs (as `h2_studies`)."""
+    when `runs` are the committed reference runs (as `apart_studies`)."""
     if not committed_reference(runs):
         return []
     return [(f"{p.study} replicate", d) for p in replicate.pairs() for d in p.replicates]
 
 
 def campaign_dirs(runs: RunSet) -> list[Path]:
-    """Every run of the campaign: these runs, the H2 runs that live apart (`h2_studies`) and the replicates."""
-    return ([Path(d) for d in runs.run_dirs] + [d for _, d in h2_studies(runs)]
+    """Every run of the campaign: these runs, the studies' runs that live apart (`apart_studies`) and the replicates."""
+    return ([Path(d) for d in runs.run_dirs] + [d for _, d in apart_studies(runs)]
             + [d for _, d in replicate_studies(runs)])
 
 
@@ -174,12 +176,12 @@ def with_history(environment: tuple[list, dict[str, str]], runs: RunSet) -> tupl
 
 def campaign_manifests(runs: RunSet) -> tuple[list, dict[str, str]]:
     """The manifests of Appendix E and Section 2.6, with the studies each run measured: these runs, and, when
-    they are the committed reference runs, the H2 runs of studies E3h and E3d beside them (`h2_studies`) and
+    they are the committed reference runs, the runs of studies E2s, E3h and E3d beside them (`apart_studies`) and
     the replicates (`replicate_studies`)."""
     from harness.analysis.runset import manifest_of
 
     manifests, studies = list(runs.manifests()), envtable.run_studies(runs)
-    for study, d in h2_studies(runs) + replicate_studies(runs):
+    for study, d in apart_studies(runs) + replicate_studies(runs):
         m = manifest_of(d)
         manifests.append(m)
         studies[str(m.run_id)] = study

@@ -12,18 +12,26 @@ from pathlib import Path
 import pandas as pd
 
 from harness.analysis import wording
-from harness.analysis.figures.crossings import plot_ratio_vs_crossings
+from harness.analysis.figures.crossings import plot_ratio_vs_crossings, plot_sweep
 from harness.analysis.markdown import to_markdown
 from harness.analysis.runset import RunSet
 from harness.studies import findings, runspread, seeds
+from harness.studies import sweep as e2s
 from harness.studies.common import BASELINE, StudyResult, family_table, figure_link, left_out_sentence
 
 PREFIX = "micro."
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 
 
-def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> StudyResult:
+def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE, sweep: RunSet | None = None) -> StudyResult:
+    """E2's tables, figures and paper blocks; `sweep`: study E2s's run (PyPy against CPython across scale factors,
+    widened here by E2's run-to-run spread when `runs` are the campaign's), or None."""
     figures_dir = Path(figures_dir)
+    if sweep is not None:
+        sweep = runspread.borrowed_spread(sweep, runs, "E2")
+    sweep_fig = (plot_sweep(e2s.figure_rows(sweep), figures_dir / "e2s_sweep.png",
+                            f"{sweep.confidence:.0%} CI ({sweep.method}{findings.spread_words(sweep, ', ')})")
+                 if sweep is not None else None)
     summary = runs.summary
     counts = crossings_table(summary)
     table, table_md = family_table(runs, PREFIX, baseline)
@@ -46,7 +54,12 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "(1.5 GiB, 8.7 million rows, which we read as about SF 1).",
                "e2-table": table_md, "e2-claim": claim, "e2-findings": found,
                "e2-left-out": left_out_sentence(summary, PREFIX) or "No cell was left out of this run.",
-               "abstract-e2": abstract(runspread.with_spread(runs), claim_result(runs)), "seed-001": seeds.seed_table(runs, "001")}
+               "abstract-e2": abstract(runspread.with_spread(runs), claim_result(runs)), "seed-001": seeds.seed_table(runs, "001"),
+               "e2s-sweep": e2s.sentence(sweep),
+               "e2s-table": e2s.table_markdown(sweep, e2s.run_note(sweep) if sweep is not None else "")}
+        if sweep_fig is not None:
+            out["e2s-figure"] = figure_link("E2s: PyPy / CPython on sqlite3 against crossings as each benchmark's data "
+                                            f"grow: {e2s.figure_takeaway(sweep)}", sweep_fig, paper_path)
         if fig is not None:
             out["e2-figure"] = figure_link(f"E2: time relative to {findings.plain_name(baseline)} against crossings, one point per "
                                            "benchmark and "
@@ -57,7 +70,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
 
     return StudyResult(tables={"crossings": counts, "ratios": table},
                        text={"ratios": table_md, "claim": claim, "findings": found},
-                       figures={"ratio_vs_crossings": fig}, make_blocks=blocks)
+                       figures={"ratio_vs_crossings": fig, "sweep": sweep_fig}, make_blocks=blocks)
 
 
 def sqpyte_figure15() -> pd.DataFrame:
@@ -178,7 +191,7 @@ def figure_takeaway(r, fast: str = FAST, slow: str = SLOW) -> str:
     p = spearman_p(r.rho, r.points) if getattr(r, "points", 0) else math.nan
     if math.isfinite(p):  # the test across benchmarks, not the bootstrap interval, which holds their order fixed
         return (f"; {name} shows no trend with crossings that these benchmarks can establish (Spearman's rho "
-                f"{r.rho:.2f}, exact permutation p = {p:.2f} over {r.points} benchmarks, Section 4)")
+                f"{r.rho:.2f}, exact permutation p = {p:.2f} over {r.points} benchmarks, Appendix B.2)")
     why = "its interval includes 0" if r.verdict == "not supported" else "with the benchmarks' order held fixed"
     return f"; {name} shows no trend with crossings that these benchmarks can establish ({shown}, {why})"
 
@@ -301,7 +314,7 @@ def both_ways(runs: RunSet) -> str:
 
 def abstract(runs: RunSet, claim) -> str:
     """The abstract's E2 sentence: the family's geometric mean (the rank correlation with crossings is
-    a contrast, not a finding of the seed's claim, and stays in Section 4)."""
+    a contrast, not a finding of the seed's claim, and stays in Appendix B.2)."""
     s = findings.compare_family(runs, PREFIX, FAST, SLOW, "micro-benchmarks both ran", plain=True, both=True).strip()
     if not s:
         return "_No E2 cells in these runs._"

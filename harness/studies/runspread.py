@@ -323,6 +323,18 @@ def with_spread(runs: RunSet, root: Path = PROJECT_ROOT) -> RunSet:
     return Widened(runs, tau2, mean_tau2) if any(t > 0 for t in (*tau2.values(), *mean_tau2.values())) else runs
 
 
+def borrowed_spread(runs: RunSet, campaign: RunSet, study: str, root: Path = PROJECT_ROOT) -> RunSet:
+    """`runs`, a run with no replicate of its own (study E2s), widened by the run-to-run spread that `study`'s
+    replicate measured on the same benchmark family (E2's), read from the campaign's runs (`campaign`); `runs`
+    with one run's intervals where that study has no replicate."""
+    _, m = moves_of(campaign, root)
+    m = m[m["study"] == study] if len(m) else m
+    tau2 = tau2_by_family(m) if len(m) else {}
+    mean_tau2 = tau2_by_family(m, "mean") if len(m) else {}
+    runs = one_run(runs)
+    return Widened(runs, tau2, mean_tau2) if any(t > 0 for t in (*tau2.values(), *mean_tau2.values())) else runs
+
+
 def one_run(runs: RunSet) -> RunSet:
     """`runs` with one run's intervals only (`Widened` taken off): what the verdicts' rules, the A/A check, the
     precision each study achieved and the replicates' comparison are defined on."""

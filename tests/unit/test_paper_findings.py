@@ -309,7 +309,7 @@ def test_e2_figure_caption_says_which_way_the_speedup_goes_with_crossings():
     p = micro.spearman_p(0.31, 6)
     assert 0.5 < p < 0.6
     assert ("shows no trend with crossings that these benchmarks can establish (Spearman's rho 0.31, exact "
-            f"permutation p = {p:.2f} over 6 benchmarks, Section 4)") in micro.figure_takeaway(r)
+            f"permutation p = {p:.2f} over 6 benchmarks, Appendix B.2)") in micro.figure_takeaway(r)
     assert "rises" not in micro.figure_takeaway(r)
     assert "shows no trend" in micro.figure_takeaway(SimpleNamespace(**{**vars(r), "verdict": "not supported"}))
     assert micro.figure_takeaway(None) == ""

@@ -66,3 +66,26 @@ def plot_ratio_vs_crossings(table: pd.DataFrame, summary: pd.DataFrame, path: Pa
                  f"one point per benchmark and engine; bars {conf:.0%} CI ({method}{', ' + spread if spread else ''})",
                  loc="left", pad=8)
     return save(fig, path)
+
+
+def plot_sweep(rows: list[tuple[str, float, float, float, float]], path: Path | str, conf: str) -> Path | None:
+    """Study E2s: PyPy / CPython time against crossings per operation, one line per benchmark through the scale
+    factors it ran (the same program at more data: here a line joins measured points of one benchmark only),
+    bars the intervals (`conf` says which). `rows`: (benchmark, crossings, ratio, low, high)."""
+    if not rows:
+        return None
+    t = pd.DataFrame(rows, columns=["benchmark", "crossings", "ratio", "low", "high"])
+    fig, ax = subplots(figsize=(FIGURE_WIDTH_IN, 4.2), layout="constrained")
+    for i, (bench, g) in enumerate(t.groupby("benchmark", sort=True)):
+        g = g.sort_values("crossings")
+        err = np.nan_to_num(np.vstack([g["ratio"] - g["low"], g["high"] - g["ratio"]]), nan=0.0)
+        ax.errorbar(g["crossings"], g["ratio"], yerr=err, fmt=marker(i) + "-", color=colour(i), elinewidth=0.8,
+                    lw=1.0, label=bench.split(".", 1)[-1])
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    log_axis(ax, "both")
+    ax.set_xlabel("crossings per operation (counted; log scale)")
+    ax.set_ylabel("time on PyPy / time on CPython\n(log scale; < 1: PyPy faster)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=4, borderaxespad=0.0)
+    ax.set_title(f"E2s: PyPy / CPython on sqlite3 as each benchmark's data grow\nbars {conf}", loc="left", pad=8)
+    return save(fig, path)

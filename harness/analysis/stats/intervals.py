@@ -195,20 +195,31 @@ def combine_log_ratios(pairs: Sequence[tuple[CellBoot, CellBoot]], confidence: f
     if not pairs:
         return math.nan, math.nan, math.nan
     K = len(pairs)
+    return log_contrast([(cell, sign / K) for num, den in pairs for cell, sign in ((num, 1.0), (den, -1.0))],
+                        confidence)
+
+
+def log_contrast(terms: Sequence[tuple[CellBoot, float]], confidence: float = 0.99) -> tuple[float, float, float]:
+    """(estimate, low, high) of exp(sum_c a_c log(mean_c)) over (cell, a_c) `terms` (a cell given twice sums its
+    coefficients): a ratio is +1, -1; a geometric mean of K ratios +-1/K each; a ratio of two ratios (how a
+    speedup changes between two sizes) +1, -1, -1, +1. Its variance is sum_c a_c^2 (log_var_c + between_var_c),
+    Welch-Satterthwaite degrees of freedom, a t interval on the log scale; none when a contributing cell has none.
+    """
     coef: dict[int, list] = {}
-    for num, den in pairs:
-        for cell, sign in ((num, 1.0), (den, -1.0)):
-            coef.setdefault(id(cell), [cell, 0.0])[1] += sign / K
+    for cell, a in terms:
+        coef.setdefault(id(cell), [cell, 0.0])[1] += a
+    if not coef:
+        return math.nan, math.nan, math.nan
     if any(not c.mean > 0 for c, _ in coef.values()):
         return math.nan, math.nan, math.nan
     est = sum(a * math.log(c.mean) for c, a in coef.values())
-    terms = [(a * a * (c.log_var + c.between_var), c.df) for c, a in coef.values() if a != 0]
-    if any(not (np.isfinite(v) and np.isfinite(d)) for v, d in terms):
+    parts = [(a * a * (c.log_var + c.between_var), c.df) for c, a in coef.values() if a != 0]
+    if any(not (np.isfinite(v) and np.isfinite(d)) for v, d in parts):
         return math.exp(est), math.nan, math.nan
-    var = sum(v for v, _ in terms)
+    var = sum(v for v, _ in parts)
     if var <= 0:
         return math.exp(est), math.exp(est), math.exp(est)
-    df = var**2 / sum(v * v / d for v, d in terms if v > 0)
+    df = var**2 / sum(v * v / d for v, d in parts if v > 0)
     lo, hi = log_interval(math.exp(est), var, df, confidence)
     return math.exp(est), lo, hi
 
