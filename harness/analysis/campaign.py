@@ -53,3 +53,15 @@ def run_code_lines(first: str, second: str, root: Path = PROJECT_ROOT) -> int | 
         return None
     # a binary file's counts are "-": it counts as no line
     return sum(int(x) for line in out.splitlines() for x in line.split("\t")[:2] if x.isdigit())
+
+
+def commits_touching(paths: list[str], since: str, until: str, root: Path = PROJECT_ROOT) -> list[str] | None:
+    """The commits (short hashes) that changed any of `paths` with a committer date between `since` and `until`
+    (ISO 8601), so the paper can date its verdicts' rules against its runs; None when git cannot tell (no
+    checkout, a shallow clone)."""
+    shallow = manifest._git("rev-parse", "--is-shallow-repository", root=root)
+    if shallow is None or shallow.strip() == "true":
+        return None
+    out = manifest._git("log", "--format=%h", f"--since={since}", f"--until={until}", "--", *paths, root=root)
+    return None if out is None else [line for line in out.splitlines() if line.strip()]
+

@@ -99,6 +99,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "noise": noise, "precision": runfacts.precision_block(one), "aa": runfacts.aa_block(one, aa),
                "reproduce": runfacts.reproduce_block(campaign_dirs(runs)),
                "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),
+               "verdict-rules-dating": runfacts.rules_dating(campaign_dirs(runs)),
                "abstract-precision": runfacts.abstract_precision(one, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held, wide),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts, wide),

@@ -536,3 +536,35 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
                "             #   --executed data/reference-notebooks --history data/reference-history\n"
                "```")
     return "\n\n".join(out)
+
+
+#: the code that reads the seeds' claims and decides their verdicts, dated against the runs by `rules_dating`
+RULES_CODE = ("harness/studies/verdicts.py", "harness/studies/seedclaims.py", "harness/studies/sensitivity.py",
+              "harness/studies/app.py")
+
+
+def rules_dating(run_dirs: list[Path], root: Path | None = None) -> str:
+    """How many commits changed the verdicts' rules and readings (`RULES_CODE`) while the campaign's runs were
+    being made and after the first of them, from git: whether the rules were fixed before the data is a fact of
+    the history, said here rather than claimed."""
+    from harness.analysis.campaign import commits_touching
+    from harness.fsutil import PROJECT_ROOT
+
+    times = sorted(t for d in run_dirs if not (m := manifest_of(d)).imported for t in [_when(m.started)] if t)
+    if not times:
+        return "_No measured runs to date the verdicts' rules against._"
+    first = times[0]
+    found = commits_touching(list(RULES_CODE), first.isoformat(), "now", root or PROJECT_ROOT)
+    files = ", ".join(f"`{Path(p).name}`" for p in RULES_CODE)
+    if found is None:
+        return (f"Whether the verdicts' rules ({files}) changed after the campaign's first run "
+                f"({first:%Y-%m-%d %H:%M} UTC) is not known here: this checkout has no full git history.")
+    if not found:
+        return (f"The verdicts' rules ({files}) were last changed before the campaign's first run "
+                f"({first:%Y-%m-%d %H:%M} UTC): every verdict's rule was fixed before the data.")
+    return (f"The files holding the verdicts' rules and readings ({files}) were changed at {len(found)} commits after "
+            f"the campaign's first run ({first:%Y-%m-%d %H:%M} UTC), by git's history: many readings were written with data in "
+            "view, so no verdict here is a test fixed in advance. That is why a verdict keeps one run's word only "
+            "where every alternative reading, the replicate and the run-to-run spread leave it (Section 10), and "
+            "why this appendix lists each reading.")
+

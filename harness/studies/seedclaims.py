@@ -997,9 +997,9 @@ AFTER_002: tuple[Callable[[RunSet], Claim], ...] = (seed003_even, seed003_sync, 
 
 
 def claims(runs: RunSet, family_wise: bool = False) -> list[Claim]:
-    """Every claim of the five seeds against these runs, in seed order, by the rules fixed before the data
-    were seen; `family_wise` (a rule added after review, `sensitivity.py`'s reading): a refutation resting on
-    one of several cells counted at Bonferroni's confidence for them (`family_wise_claims`)."""
+    """Every claim of the five seeds against these runs, in seed order, by the declared rules (Appendix B.9 dates
+    them against the runs); `family_wise` (a rule added after review, `sensitivity.py`'s reading): a refutation
+    resting on one of several cells counted at Bonferroni's confidence for them (`family_wise_claims`)."""
     items = [f(runs) for f in BEFORE_002] + seed002(runs) + [seed002_scrypt(runs)] + [f(runs) for f in AFTER_002]
     return family_wise_claims(runs, items) if family_wise else items
 
@@ -1131,8 +1131,8 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
         decided = _tally(c.verdict for c in items if c.verdict.word != v.UNTESTABLE)
         head = (f"The seeds' claims against these runs. A \"verdict\" keeps one run's word only if the replicate, "
                 "every reading of Appendix B.9 and the run-to-run spread leave it (else inconclusive, what changes "
-                f"it named): {both}. One run's verdict, by the rules fixed before the data on its own intervals "
-                f"(B.9): {decided}. Ours: {confidence:.0%} intervals ({method})"
+                f"it named): {both}. One run's verdict, by the declared rules on its own intervals (B.9, which dates "
+                f"them): {decided}. Ours: {confidence:.0%} intervals ({method})"
                 + (" with the run-to-run spread" if shown is not None else "") + ".")
     else:
         head = (f"The seeds' claims against these runs ({one_run}). Ours are "
@@ -1200,8 +1200,8 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
     read = (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "
             "substitution rules declared in code")
     if robust is not None:
-        # what holds on a replicate, under every reading and widened leads; one run's tally by the rules fixed
-        # before the data follows (the strict tier is Section 10's)
+        # what holds on a replicate, under every reading and widened leads; one run's tally by the declared rules
+        # follows (the strict tier is Section 10's)
         named = dict(zip(map(id, robust), names)) if names and len(names) == len(robust) else {}
         kept = []
         for w in (v.SUPPORTED, v.REFUTED):
@@ -1213,7 +1213,6 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
             kept.append(f"{rest} {'is' if rest == 1 else 'are'} {v.INCONCLUSIVE}")
         said = ", ".join(kept[:-1]) + f" and {kept[-1]}" if len(kept) > 1 else kept[0]
         return (f"{read}; {counts[v.UNTESTABLE]} are untestable here (Section 10). Held to a replicate, every "
-                f"alternative reading and widened intervals, {said}; one run by the rules fixed before the data "
-                f"gives {listed}.")
+                f"alternative reading and widened intervals, {said}; one run by the declared rules gives {listed}.")
     return (f"{read} ({_rule_span(rules)}): {listed}; the other {counts[v.UNTESTABLE]} are untestable here "
             f"(Section 10).{tail}")

@@ -484,8 +484,8 @@ def markdown(table: list[Row]) -> str:
 
 def later_rules(runs: RunSet, items: list[sc.Claim]) -> str:
     """The verdict tally under the two rules added after review (the family-wise count of a refutation by
-    cells, and the commit-bound N left out of a claim about inserting) beside the table's, which keeps the
-    rules fixed before the data were seen; "" when the two tallies are the same."""
+    cells, and the commit-bound N left out of a claim about inserting) beside the table's, which keeps its
+    declared rules; "" when the two tallies are the same."""
     after = sc.claims(runs, family_wise=True)
     after = [sc.seed003_prepared(runs, commit_rule=True) if c.key == "seed003_prepared" else c for c in after]
 

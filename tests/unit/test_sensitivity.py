@@ -223,7 +223,7 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     # what holds everywhere leads, the rest inconclusive, then one run's tally by the fixed rules
     assert ("Held to a replicate, every alternative reading and widened intervals, 1 is refuted and 2 are "
             "inconclusive;") in text
-    assert text.endswith("one run by the rules fixed before the data gives 2 supported, 1 refuted.")
+    assert text.endswith("one run by the declared rules gives 2 supported, 1 refuted.")
     assert "widened intervals, 3 are inconclusive;" in sc.abstract_sentence(items, [])
     assert "1 is refuted (claim B's name) and 2 are inconclusive" in sc.abstract_sentence(items, kept, ["claim B's name"])
     a_row = next(r for r in rows if r.claim.key == "a")
@@ -348,7 +348,7 @@ def test_the_verdict_tables_holds_column_says_what_changes_a_verdict():
     assert "| **inconclusive** (changed by: the replicate; widened, r1, r2) | refuted |" in table
     assert "| **supported** | supported |" in table
     assert "and the run-to-run spread leave it (else inconclusive, what changes it named): 1 supported, 2 inconclusive." in table
-    assert "by the rules fixed before the data on its own intervals (B.9): 1 supported, 1 refuted, 1 inconclusive." in table
+    assert "by the declared rules on its own intervals (B.9, which dates them): 1 supported, 1 refuted, 1 inconclusive." in table
     assert "one run's verdict" not in sc.markdown([a.claim])
 
 
