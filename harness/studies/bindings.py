@@ -58,7 +58,9 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     claims_moved = (runspread.claims_tau2(verdicts, between.swapped[2], one.confidence)
                     if between is not None and between.swapped else {})
     tau2 = sensitivity.with_claims(tau2, claims_moved)
-    wide = sensitivity.widened_claims(one, tau2)  # the verdicts' evidence with the run-to-run spread (or None)
+    wide = sensitivity.widened_claims(one, tau2)  # the widened reading: the larger of study's and cells' spread
+    # what the verdict table prints: the claims' evidence with the spread every other section prints (the study's)
+    shown = seedclaims.claims(runs) if runs is not one else None
     readings = sensitivity.rows(one, verdicts, tau2, wide)  # each decided verdict under the alternative readings
     robust = held = None
     if between is not None and between.found:
@@ -101,8 +103,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),
                "verdict-rules-dating": runfacts.rules_dating(campaign_dirs(runs)),
                "abstract-precision": runfacts.abstract_precision(one, aa[1]),
-               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held, wide),
-               "seed-verdict-notes": seedclaims.notes_markdown(verdicts, wide),
+               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held, shown),
+               "seed-verdict-notes": seedclaims.notes_markdown(verdicts, shown),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
                "verdict-sensitivity": sensitivity.markdown(readings)
                + (f"\n\n{moved}" if (moved := sensitivity.claims_sentence(claims_moved)) else ""),

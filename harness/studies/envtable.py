@@ -221,8 +221,15 @@ def hosts_sentence(manifests: Iterable[Manifest], studies: dict[str, str] | None
         m = re.match(r"E(\d+)(.*)", name)
         return (int(m.group(1)), m.group(2)) if m else (99, name)
 
-    listed = "; ".join(f"{cpu} (kernel {kernel}): {', '.join(sorted(names, key=order))}"
-                       for (cpu, kernel), names in hosts.items())
+    def named(names: list[str]) -> str:
+        # a host that ran every listed study's replicate says so once instead of naming each replicate
+        reps = [n for n in names if n.endswith(" replicate")]
+        if len(reps) > 1 and all(n[: -len(" replicate")] in names for n in reps):
+            rest = sorted((n for n in names if n not in reps), key=order)
+            return f"{', '.join(rest)}, and the replicates of {len(reps)} of them (Appendix B.10)"
+        return ", ".join(sorted(names, key=order))
+
+    listed = "; ".join(f"{cpu} (kernel {kernel}): {named(names)}" for (cpu, kernel), names in hosts.items())
     return (f"The runs were measured on {len(hosts)} virtual machines{each}: {listed}. A ratio is always taken "
             "on one machine, and within one run except in two of seed 002's claims, which set a step's run over the "
             "same sitting's main runs: the scrypt claim's hashed insertions over the unhashed ones, and the corpus "

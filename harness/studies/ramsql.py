@@ -56,6 +56,7 @@ SEED_SEC_PER_OP = {
 #: `ramsql.select_10k` row is what the select claim's "100x" is checked against, beside the first table's
 SEED_SECOND_VERSION = "v0.1.3"
 SEED_SECOND_SEC_PER_OP = {
+    "ramsql.select": {RAMSQL: 54.52e-6, SQLITE: 11.43e-6},  # SelectBTree: the range select over 100 rows
     "ramsql.select_10k": {RAMSQL: 682.3e-6, SQLITE: 12.50e-6},
     "ramsql.insert10": {RAMSQL: 211.9e-6, SQLITE: 106.7e-6},
     "ramsql.setup": {RAMSQL: 841.6e-9, SQLITE: 855.4e-9},

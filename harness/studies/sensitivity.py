@@ -9,10 +9,10 @@ every verdict here comes from the same code as the table's, never typed in.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from harness.studies import app, inserts, runspread, seedclaims as sc
+from harness.studies import app, inserts, ramsql, runspread, seedclaims as sc
 from harness.studies import verdicts as v
 
 if TYPE_CHECKING:
@@ -31,6 +31,9 @@ class Reading:
     verdict: v.Verdict
     changes: str
     label: str = ""  # a few words for the verdict table's "what changes it" (`holds`)
+    #: why the seed's own numbers fail this reading ("" when they meet it, or give no number): a reading its own
+    #: evidence fails is not one of the seed's claim, so it is shown but never counted (a rule added after review)
+    seed_fails: str = ""
 
     @property
     def name(self) -> str:
@@ -47,9 +50,14 @@ class Row:
     readings: tuple[Reading, ...]
 
     @property
+    def counted(self) -> tuple[Reading, ...]:
+        """The readings that count: those the seed's own numbers do not fail."""
+        return tuple(r for r in self.readings if not r.seed_fails)
+
+    @property
     def changed(self) -> bool:
-        """Whether some alternative reading gives another word than the table's."""
-        return any(r.verdict.word != self.claim.verdict.word for r in self.readings)
+        """Whether some counted alternative reading gives another word than the table's."""
+        return any(r.verdict.word != self.claim.verdict.word for r in self.counted)
 
 
 def _cell(label: str, r: sc.Interval) -> str:
@@ -196,6 +204,8 @@ DIRECT = ("the harness rule by a direct test: a `go test` session disagrees with
 
 #: half an order of magnitude (a factor of sqrt(10) either way), the stricter reading of "the same order"
 HALF_ORDER = 10 ** 0.5
+#: an order of magnitude, the seed 004 claims' own yardstick
+ORDER = 10.0
 
 
 def _claim_reading(label: str, text: str, claim: sc.Claim) -> Reading:
@@ -206,6 +216,16 @@ def _claim_reading(label: str, text: str, claim: sc.Claim) -> Reading:
                          for label, _, x in claim.cells)
         return Reading(text, claim.verdict, f"{claim.ours}; {each}", label)
     return Reading(text, claim.verdict, f"{claim.ours}; " + (claim.verdict.why or claim.verdict.word), label)
+
+
+def seed_ratio(bench: str) -> float:
+    """RamSQL / SQLite time in the seed's second benchstat table (v0.1.3), for a RamSQL benchmark."""
+    t = ramsql.SEED_SECOND_SEC_PER_OP[bench]
+    return t[ramsql.RAMSQL] / t[ramsql.SQLITE]
+
+
+def _failed_by_seed(reading: Reading, fails: str) -> Reading:
+    return replace(reading, seed_fails=fails)
 
 
 def ramsql_same_order(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
@@ -223,10 +243,17 @@ def ramsql_hashmap(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 004's "SELECT works well when RamSQL can use a HashMap index": "works well" as about as fast as
     SQLite (the band of "about"), within half an order of magnitude, or against RamSQL's own B-tree select; and
     the harness rule by a direct test (`DIRECT`)."""
-    return (_claim_reading(f"within {v.ABOUT:g}x", f"\"works well\" as about as fast as SQLite (within {v.ABOUT:g}x)",
-                           sc.seed004_hashmap(runs, factor=v.ABOUT)),
-            _claim_reading(HALF_LABEL, f"\"works well\" as within half an order of magnitude ({HALF_ORDER:.3g}x)",
-                           sc.seed004_hashmap(runs, factor=HALF_ORDER)),
+    own = seed_ratio("ramsql.select_key")
+
+    def factor_reading(label: str, text: str, factor: float) -> Reading:
+        r = _claim_reading(label, text, sc.seed004_hashmap(runs, factor=factor))
+        return (_failed_by_seed(r, f"the seed's own SelectHashMap10K, {own:.3g}x, is not within {factor:.3g}x")
+                if own > factor else r)
+
+    return (factor_reading(f"within {v.ABOUT:g}x", f"\"works well\" as about as fast as SQLite (within {v.ABOUT:g}x)",
+                           v.ABOUT),
+            factor_reading(HALF_LABEL, f"\"works well\" as within half an order of magnitude ({HALF_ORDER:.3g}x)",
+                           HALF_ORDER),
             _claim_reading("against its B-tree", "\"works well\" against RamSQL's own B-tree select, the seed's next bullet: its gap to "
                            "SQLite on the point query smaller than on the range select over 10,000 rows",
                            sc.seed004_hashmap_vs_btree(runs)),
@@ -237,12 +264,16 @@ def ramsql_btree(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 004's "B-Tree indexes are clearly TODO": on the seed's own code (select_10k, where SQLite reads no
     row), "clearly" as more than half an order of magnitude slower instead of one, every table size, and the
     harness rule by a direct test (`DIRECT`)."""
+    every_size = _claim_reading("every table size", "every table size we ran, 100 rows too",
+                                sc.seed004_btree(runs, also=("ramsql.select_fixed",)))
+    if (own := seed_ratio("ramsql.select")) < ORDER:  # the seed's own 100-row row is not "clearly" slower
+        every_size = _failed_by_seed(every_size, f"the seed's own 100-row B-tree select, {own:.3g}x, is not an order "
+                                                 "of magnitude slower")
     return (_claim_reading(OWN_CODE, "the seed's own code (select_10k: SQLite's side reads no row)",
                            sc.seed004_btree(runs, bench="ramsql.select_10k")),
             _claim_reading(HALF_LABEL, f"\"clearly\" as more than half an order of magnitude slower ({HALF_ORDER:.3g}x)",
                            sc.seed004_btree(runs, factor=HALF_ORDER)),
-            _claim_reading("every table size", "every table size we ran, 100 rows too (the seed's own 100-row B-tree row is 4.77x)",
-                           sc.seed004_btree(runs, also=("ramsql.select_fixed",))),
+            every_size,
             _claim_reading(DIRECT_LABEL, DIRECT, sc.seed004_btree(runs, direct=True)))
 
 
@@ -437,12 +468,12 @@ def holds(table: list[Row], changed_on_replicate: set[tuple[str, str]],
         if (r.claim.seed, r.claim.quote) in changed_on_replicate:
             why.append("the replicate")
         # the widened reading first, then the others in the order Appendix B.9 lists them
-        moved = sorted((x for x in r.readings if x.verdict.word != r.claim.verdict.word),
+        moved = sorted((x for x in r.counted if x.verdict.word != r.claim.verdict.word),
                        key=lambda x: x.reading != WIDENED)
         if moved:
             why.append(", ".join(x.name for x in moved))
         other = there.get(r.claim.key)
-        if other is not None and (names := [x.name for x in other.readings if x.verdict.word != r.claim.verdict.word]):
+        if other is not None and (names := [x.name for x in other.counted if x.verdict.word != r.claim.verdict.word]):
             why.append("on the replicate: " + ", ".join(names))
         out[r.claim.key] = "no: " + "; ".join(why) if why else "yes"
     return out
@@ -467,6 +498,8 @@ def markdown(table: list[Row]) -> str:
         for i, r in enumerate(row.readings):
             word = r.verdict.word
             mark = f"**{word}** (changed)" if word != row.claim.verdict.word else f"{word} (same)"
+            if r.seed_fails:
+                mark = f"{word} (not counted: {r.seed_fails})"
             head = (_esc(row.short), row.claim.verdict.word) if i == 0 else ("", "")
             lines.append(f"| {head[0]} | {head[1]} | {_esc(r.reading)} | {mark} | {_esc(r.changes)} |")
     n, k = len(table), sum(r.changed for r in table)
@@ -479,7 +512,9 @@ def markdown(table: list[Row]) -> str:
             "computed by the claim's own function with the reading's parameters (`harness/studies/sensitivity.py`), "
             "on today's stack as in Section 10; intervals as in the verdict table"
             + (" (widened: each cell's log variance plus half its study's tau^2, so a ratio of two cells gains "
-               "tau^2; a study without a replicate adds none)" if wide else "") + ".")
+               "tau^2; a study without a replicate adds none)" if wide else "") + "."
+            + (" A reading the seed's own numbers fail is not a reading of its claim: it is shown, not counted (a rule "
+               "added after review)." if any(r.seed_fails for row in table for r in row.readings) else ""))
 
 
 def later_rules(runs: RunSet, items: list[sc.Claim]) -> str:

@@ -86,3 +86,26 @@ def test_an_imported_run_on_the_same_machine_joins_its_column(tmp_path):
     md = envtable.markdown([manifest_of(b), manifest_of(a)], {"r1": "E6", "r2": "E6's go test sessions"})
     assert "| item | all 2 runs |" in md
     assert "| harness Python | 3.11.7 (1 imported run: not used) |" in md
+
+
+def test_a_host_that_ran_every_replicate_counts_them_instead_of_naming_each():
+    from types import SimpleNamespace
+
+    from harness.studies import envtable
+
+    facts = {"CPU": "AMD EPYC, 2 cores", "kernel": "6.1", "frequency governor": "not readable",
+             "cycle counter": "none"}
+    other = dict(facts, kernel="6.9")
+    ms = [SimpleNamespace(run_id=r) for r in ("a", "b", "c", "d", "e")]
+    table = {"a": facts, "b": facts, "c": facts, "d": facts, "e": other}
+    studies = {"a": "E1", "b": "E2", "c": "E1 replicate", "d": "E2 replicate", "e": "E7"}
+    import pytest
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(envtable, "machine_facts", lambda m: table[m.run_id])
+    try:
+        text = envtable.hosts_sentence(ms, studies)
+    finally:
+        mp.undo()
+    assert "AMD EPYC, 2 cores (kernel 6.1): E1, E2, and the replicates of 2 of them (Appendix B.10);" in text
+    assert "(kernel 6.9): E7." in text

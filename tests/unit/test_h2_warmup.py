@@ -85,7 +85,7 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     assert "run `20261127-130000-abcdef` at commit `0123456789ab`" in below
     assert "5 processes per query of 20 iterations each" in below
     assert "8 of 10 H2 processes and 10 of 10 of SQLite's reached a steady state" in below
-    assert f"over the 2 queries both ran is **{seed / 2:.2f}x**" in below and "E3's short processes gave 24.00x" in below
+    assert f"over the 2 queries both ran other than q19, q20 (not run in E3h) is **{seed / 2:.2f}x**" in below and "E3's short processes gave 24.00x" in below
     assert "counting every iteration, as the seed counted its 50, 9.00x [8.00, 10.00]" in below
     assert below.endswith(f"the seed's over the same {k}, every iteration counted, is {seed:.2f}x: our "
                           "every-iteration ratio, the nearest to the seed's protocol (still another scale factor, H2 release and iteration count), lies above it, and our steady-state ratio "
@@ -96,7 +96,7 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     assert "No steady-state H2 run" in h2.steady_sentence(None, None)
     # a query whose result the seed's H2 reused, left out of our table, is named
     named = h2.steady_sentence(_steady(), _like(seed / 2, seed / 2.5, seed / 1.6), reused=("tpch.q15",))
-    assert "over the 2 queries both ran other than q15 (left out above) is" in named
+    assert "over the 2 queries both ran other than q15 (left out above) and q19, q20 (not run in E3h) is" in named
     context = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0))
     assert ("6.50x [6.00, 7.00] over TPC-H at a steady state (2 benchmarks, study E3h; E3's short processes, "
             "warm-up included: 24.00x [22.00, 26.00] over 2;") in context
@@ -166,6 +166,9 @@ def test_the_figure_caption_counts_sides_by_the_intervals():
     text = h2._same_side(like, seed)
     assert text == ("of the 3 queries both measured, our interval puts H2 on the seed's side of SQLite on 1, on the "
                     "other side on 1, and includes 1 on 1")
+    # a query whose result the seed's H2 reused is drawn, not counted (review 81)
+    reused = h2._same_side(like, seed, reused=("tpch.q02",))
+    assert reused.startswith("of the 2 queries both measured (q02 drawn, not counted: the seed's H2 reused its result)")
 
 
 def _diagnosis(times: dict):

@@ -360,3 +360,19 @@ def test_the_scrypt_claims_short_name_says_down_to_which_cost_it_holds(monkeypat
     assert sens.short_names(None, rows) == ["seed 002's scrypt share, at scrypt costs N ≥ 2^11", "AcidState's 8x"]
     monkeypatch.setattr(sc, "scrypt_holds_down_to", lambda runs: None)
     assert sens.short_names(None, rows)[0] == sens.SHORT["seed002_scrypt"]
+
+
+def test_a_reading_the_seeds_own_numbers_fail_is_shown_but_not_counted():
+    """Review 80: "works well" read as within 1.5x, when the seed's own SelectHashMap10K is 3.55x, is not a reading
+    of the seed's claim; it stays in the sensitivity table, marked, and changes no verdict's robustness."""
+    w = v.Verdict
+    failed = sens.Reading("within 1.5x of SQLite", w(v.REFUTED), "x", "within 1.5x", seed_fails="the seed's own is 3.55x")
+    kept = sens.Reading("a direct test", w(v.SUPPORTED), "x", "direct test")
+    row = sens.Row(_claim("h", v.SUPPORTED, "claim H"), "claim H", (failed, kept))
+    assert not row.changed and row.counted == (kept,)
+    assert sens.holds([row], set()) == {"h": "yes"}
+    md = sens.markdown([row])
+    assert "refuted (not counted: the seed's own is 3.55x)" in md and "shown, not counted" in md
+    # the seed's own RamSQL ratios come from its second table: the HashMap select and the 100-row B-tree select
+    assert sens.seed_ratio("ramsql.select_key") == pytest.approx(30.73 / 8.651)
+    assert sens.seed_ratio("ramsql.select") == pytest.approx(54.52 / 11.43)
