@@ -739,8 +739,8 @@ def claims(cells: pd.DataFrame, ratio: Ratio, runs: Any = None) -> list[dict[str
 #: forces every user it lists; the two are different operations, so a claim over several operations is decided
 #: without the list cells (a claim about the listing alone is untestable for its absolute number anyway)
 LISTING = "app.list_users"
-LISTING_LEFT_OUT = ("the listing left out: the seed's took tens of µs at 50,000 users, so it cannot have walked "
-                    "the list, while ours forces every user listed")
+LISTING_LEFT_OUT = ("the listing left out: the seed's took tens of µs at 50,000 users, so, we infer, it cannot have "
+                    "walked the list, while ours forces every user listed")
 
 
 def without_listing(key: str) -> bool:

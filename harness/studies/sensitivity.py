@@ -191,8 +191,8 @@ def ramsql_select(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
 
 
 #: the reading that counts the listing too (`app.LISTING`), for the claims decided over several operations
-WITH_LISTING = ("the listing counted too, though the seed's (tens of µs at 50,000 users) cannot have walked the "
-                "list and ours forces every user")
+WITH_LISTING = ("the listing counted too, though the seed's (tens of µs at 50,000 users), we infer, cannot have "
+                "walked the list and ours forces every user")
 
 
 #: the short names of readings several claims share
@@ -539,7 +539,7 @@ def sentence(table: list[Row]) -> str:
     changed = [SHORT.get(r.claim.key, r.short) for r in table if r.changed]
     n, k = len(table), len(changed)
     # the names while they fit in a sentence; more, and Appendix B.9's table names them
-    which = (f" ({', '.join(changed[:-1])} and {changed[-1]})" if 1 < k <= 4 else f" ({changed[0]})" if k == 1 else "")
+    which = (f" ({', '.join(changed[:-1])} and {changed[-1]})" if 1 < k <= 3 else f" ({changed[0]})" if k == 1 else "")
     share = f"All {n}" if k == n and n > 1 else f"None of the {n}" if not k else f"{k} of the {n}"
     wide = any(r.reading == WIDENED for row in table for r in row.readings)
     return (f"{share} verdicts of claims read here{which} change{'s' if k == 1 else ''} under some alternative reading "

@@ -185,18 +185,23 @@ def apart(x: float, o_low: float, o_high: float, low: float, high: float, direct
 
 
 def across_harnesses(verdict: Verdict, low: float, high: float, others: Iterable[tuple],
-                     direct: bool = False) -> Verdict:
+                     direct: bool = False, decide: Callable[[float, float], Verdict] | None = None) -> Verdict:
     """The harness rule: when another measurement of the same claim (another harness or host) disagrees
     with ours, the claim is inconclusive, whatever our interval alone says (the reason said); otherwise
     `verdict` stands. `others` holds (name, estimate) or (name, estimate, low, high): with an interval,
     the two disagree only when the intervals do not overlap (a point estimate outside ours is not yet a
     disagreement: the other measurement has its own spread); without one, when the estimate lies
-    outside our interval. `direct`: the two told apart by a direct test of their difference (`apart`)."""
+    outside our interval. `direct`: the two told apart by a direct test of their difference (`apart`). `decide`
+    (the claim's own rule, a refinement added after review): a measurement that disagrees with ours counts only
+    when its own interval, so decided, gives the claim another word; two harnesses apart on the same side of the
+    claim's line do not unsettle it."""
     outside = []
     for name, x, *bounds in others:
         if not (math.isfinite(x) and valid(low, high)):
             continue
         o_low, o_high = bounds[:2] if len(bounds) >= 2 else (math.nan, math.nan)
+        if decide is not None and valid(o_low, o_high) and decide(o_low, o_high).word == verdict.word:
+            continue
         if apart(x, o_low, o_high, low, high, direct):
             outside.append((name, x, f" [{o_low:.3g}, {o_high:.3g}]" if valid(o_low, o_high) else ""))
     if not outside or verdict.word == UNTESTABLE:
@@ -317,7 +322,10 @@ def rules_text() -> str:
             "that disagree is decided against "
             "each, and is decided only when both readings agree, otherwise inconclusive. When another harness "
             "or host measuring the same claim gives an interval that does not overlap ours (or, without an interval, "
-            "an estimate outside ours), the measurements disagree and the claim is inconclusive, the reason said.\n\n"
+            "an estimate outside ours), the measurements disagree and the claim is inconclusive, the reason said, "
+            "unless the other measurement's own interval gives the claim the same word by its line (a refinement a "
+            "review proposed after the data were seen: two harnesses apart on one side of the line agree on the "
+            "claim).\n\n"
             "Reviews of an earlier draft proposed two rules more after the data were seen; they are not the table's "
             "rules but readings of the sensitivity table, and Section 10 gives the tally under them. First, a claim "
             "about inserting rows read only at the N where one synced commit is at most "

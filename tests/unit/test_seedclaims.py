@@ -608,7 +608,8 @@ def test_the_mysql_and_sqpyte_variant_claims_are_rows_and_untestable_with_the_re
 
 def test_seed004_order_cells_are_inconclusive_when_a_go_test_session_disagrees(monkeypatch):
     """The harness rule holds for the closing bullets too: a cell within the order of magnitude in our worker
-    is supported while every `go test` session's interval overlaps ours, inconclusive when one does not."""
+    is supported while every `go test` session's interval overlaps ours or, apart from it, decides the cell alike;
+    inconclusive when one is apart and its own interval reaches past the order of magnitude."""
     import pandas as pd
 
     from harness.studies import ramsql
@@ -618,10 +619,13 @@ def test_seed004_order_cells_are_inconclusive_when_a_go_test_session_disagrees(m
     monkeypatch.setattr(ramsql, "engine_ratios", lambda runs: ratios)
     monkeypatch.setattr(sc, "gotest_host", lambda runs: "this host")
     sessions = {"ramsql.insert10_fixed": [(0.92, 0.7, 1.2), (0.85, 0.6, 1.2)],
-                "ramsql.setup_fixed": [(0.18, 0.12, 0.27), (0.95, 0.6, 1.5)]}  # the second session disagrees
+                "ramsql.setup_fixed": [(0.18, 0.12, 0.27), (9.0, 2.0, 40.0)]}  # the second session disagrees
     monkeypatch.setattr(sc, "gotest_ratios", lambda runs, b: sessions[b])
     cells = sc.seed004_order_cells(object(), ("ramsql.insert10_fixed", "ramsql.setup_fixed"))
     assert [x.word for *_, x in cells] == [v.SUPPORTED, v.INCONCLUSIVE]
+    # apart from ours, but within the order of magnitude too: the claim's word stands
+    sessions["ramsql.setup_fixed"] = [(0.95, 0.6, 1.5)]
+    assert [x.word for *_, x in sc.seed004_order_cells(object(), ("ramsql.setup_fixed",))] == [v.SUPPORTED]
     assert "`go test` session 2 (this host)" in cells[1][2].why and "disagree" in cells[1][2].why
     monkeypatch.setattr(sc, "gotest_ratios", lambda runs, b: [])  # no session: our interval alone decides
     assert [x.word for *_, x in sc.seed004_order_cells(object(), ("ramsql.setup_fixed",))] == [v.SUPPORTED]
@@ -751,3 +755,20 @@ def test_the_strict_tier_is_said_once_under_the_verdict_table():
     mixed = [items[0], sc.Claim("001", "c", "", "", v.Verdict(v.SUPPORTED, as_seed=v.SUPPORTED), "c")]
     assert sc.strict_sentence(mixed).endswith("the 2 claims give: 1 supported, 1 untestable here.")
     assert sc.strict_sentence([sc.Claim("000", "a", "", "", v.Verdict(v.SUPPORTED), "a")]) == ""
+
+
+def test_two_harnesses_apart_on_the_same_side_of_the_claims_line_do_not_unsettle_it():
+    """Reviews 82 and 83: the harness rule makes a claim inconclusive only when the other harness's own interval,
+    by the claim's line, gives another word; our 21.5x [15, 31] and go test's 57.3x [24, 137] are apart by a direct
+    test, yet both above 10x."""
+    ours = v.above(15.0, 31.0, 10.0)
+    others = [("go test", 57.3, 24.0, 137.0)]
+    assert v.across_harnesses(ours, 15.0, 31.0, others, direct=True).word == v.INCONCLUSIVE
+    kept = v.across_harnesses(ours, 15.0, 31.0, others, direct=True, decide=lambda lo, hi: v.above(lo, hi, 10.0))
+    assert kept.word == v.SUPPORTED
+    # one apart whose own interval gives another word still unsettles the claim
+    straddling = [("go test", 40.0, 8.0, 200.0)]
+    assert v.across_harnesses(ours, 15.0, 31.0, [("go test", 4.2, 2.0, 9.0)], direct=True,
+                              decide=lambda lo, hi: v.above(lo, hi, 10.0)).word == v.INCONCLUSIVE
+    assert v.across_harnesses(ours, 15.0, 31.0, straddling, decide=lambda lo, hi: v.above(lo, hi, 10.0)).word \
+        == v.SUPPORTED  # overlapping intervals never disagree

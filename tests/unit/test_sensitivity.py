@@ -221,10 +221,10 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     assert [r.claim.key for r in kept] == ["b"]
     text = sc.abstract_sentence(items, kept)
     # what holds everywhere leads, the rest inconclusive, then one run's tally by the fixed rules
-    assert ("Held to a replicate, every alternative reading and widened intervals, 1 is refuted and 2 are "
+    assert ("Held to a replicate, every reading and widened intervals (Section 10), 1 is refuted and 2 are "
             "inconclusive;") in text
-    assert text.endswith("one run by the declared rules gives 2 supported, 1 refuted.")
-    assert "widened intervals, 3 are inconclusive;" in sc.abstract_sentence(items, [])
+    assert text.endswith("one run, by rules written with data in view, gives 2 supported, 1 refuted.")
+    assert "(Section 10), 3 are inconclusive;" in sc.abstract_sentence(items, [])
     assert "1 is refuted (claim B's name) and 2 are inconclusive" in sc.abstract_sentence(items, kept, ["claim B's name"])
     a_row = next(r for r in rows if r.claim.key == "a")
     both = sc.abstract_sentence(items, [a_row, *kept], ["A", "B"])
