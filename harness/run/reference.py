@@ -179,9 +179,9 @@ _H2_STEADY = ("--profile", "quick", "--benchmarks", "tpch.*", "--engines", "h2/j
 #: (its cells' pooled --max-time), too few for the changepoint analysis to leave PyPy's warm-up out, and its rank
 #: test over six benchmarks cannot show a trend with crossings (|rho| = 1 is the only rejection at 1%). Here the
 #: four micro-benchmarks whose crossings scale with the data run on `sqlite3` only, from CPython and PyPy, at SF
-#: 0.01, 0.03 and 0.1 (the harness's smallest is 0.01), so each benchmark's crossings vary tenfold with everything else fixed (a
-#: dose-response within a benchmark), every process timing 20 iterations; no A/A twin (E2's twin checks the
-#: protocol). An iteration at SF 0.1 takes about 0.3 s on either runtime (E2's times, tenfold).
+#: 0.01, 0.03 and 0.1 (the harness's smallest is 0.01), so each benchmark's crossings vary tenfold with
+#: everything else fixed (a dose-response within a benchmark), every process timing 20 iterations; no A/A twin
+#: (E2's twin checks the protocol). An iteration at SF 0.1 takes about 0.3 s on either runtime (E2's times, tenfold).
 _E2_STEADY = ("--profile", "quick", "--benchmarks", "micro.select,micro.pyfunction,micro.pyaggregate,micro.innerjoin",
               "--engines", "sqlite/sqlite3", "--runtimes", "cpython,pypy", "--param", "sf=0.01,0.03,0.1",
               "--processes", "6", "--iterations", "20", "--budget", "0", "--timeout", "120")

@@ -143,7 +143,12 @@ Ratio = Callable[[Any, Any], Interval]
 def spread(rs: list[Interval], what: str = "cells") -> str:
     """The range of the estimates of several ratios, and how many (`what`: cells, pairs)."""
     ok = sorted(r[0] for r in rs if math.isfinite(r[0]))
-    return f"estimates {ok[0]:.3g}x to {ok[-1]:.3g}x over {len(ok)} {what}" if ok else "not measured"
+    if not ok:
+        return "not measured"
+    if len(ok) == 1:  # one cell: its estimate, not a range
+        one = {"cells": "cell", "pairs of cells": "pair of cells", "pairs": "pair"}.get(what, what)
+        return f"estimate {ok[0]:.3g}x (1 {one})"
+    return f"estimates {ok[0]:.3g}x to {ok[-1]:.3g}x over {len(ok)} {what}"
 
 
 def _claim(claim: str, verdict: v.Verdict, evidence: str = "",

@@ -54,7 +54,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE, swe
                "(1.5 GiB, 8.7 million rows, which we read as about SF 1).",
                "e2-table": table_md, "e2-claim": claim, "e2-findings": found,
                "e2-left-out": left_out_sentence(summary, PREFIX) or "No cell was left out of this run.",
-               "abstract-e2": abstract(runspread.with_spread(runs), claim_result(runs)), "seed-001": seeds.seed_table(runs, "001"),
+               "abstract-e2": abstract(runspread.with_spread(runs), claim_result(runs)),
+               "seed-001": seeds.seed_table(runs, "001"),
                "e2s-sweep": e2s.sentence(sweep),
                "e2s-table": e2s.table_markdown(sweep, e2s.run_note(sweep) if sweep is not None else "")}
         if sweep_fig is not None:

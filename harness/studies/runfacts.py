@@ -563,8 +563,8 @@ def rules_dating(run_dirs: list[Path], root: Path | None = None) -> str:
         return (f"The verdicts' rules ({files}) were last changed before the campaign's first run "
                 f"({first:%Y-%m-%d %H:%M} UTC): every verdict's rule was fixed before the data.")
     return (f"The files holding the verdicts' rules and readings ({files}) were changed at {len(found)} commits after "
-            f"the campaign's first run ({first:%Y-%m-%d %H:%M} UTC), by git's history: many readings were written with data in "
-            "view, so no verdict here is a test fixed in advance. That is why a verdict keeps one run's word only "
-            "where every alternative reading, the replicate and the run-to-run spread leave it (Section 10), and "
-            "why this appendix lists each reading.")
+            f"the campaign's first run ({first:%Y-%m-%d %H:%M} UTC), by git's history: many readings were written "
+            "with data in view, so no verdict here is a test fixed in advance. That is why a verdict keeps one run's "
+            "word only where every alternative reading, the replicate and the run-to-run spread leave it (Section 10), "
+            "and why this appendix lists each reading.")
 

@@ -157,7 +157,8 @@ def prepared(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     out = []
     bound = sorted(set(ns) - set(inserts_ns(ruled)))
     if bound:
-        out.append(("commit-bound N left out", f"the commit-bound N = {', '.join(f'{n:,}' for n in bound)} left out, where one synced commit "
+        out.append(("commit-bound N left out",
+                    f"the commit-bound N = {', '.join(f'{n:,}' for n in bound)} left out, where one synced commit "
                     f"is most of a transaction's time{smallest_n_note(runs, bound[0])} (a rule added after review)",
                     ruled))
     elif len(ns) > 1:
@@ -196,7 +197,8 @@ WITH_LISTING = ("the listing counted too, though the seed's (tens of µs at 50,0
 
 
 #: the short names of readings several claims share
-LISTING_LABEL, OWN_CODE, DIRECT_LABEL, HALF_LABEL = "listing counted", "the seed's own code", "direct test", "half an order"
+LISTING_LABEL, OWN_CODE = "listing counted", "the seed's own code"
+DIRECT_LABEL, HALF_LABEL = "direct test", "half an order"
 
 #: the harness rule read by a direct test of the two harnesses' ratios (`verdicts.apart`), not by overlap
 DIRECT = ("the harness rule by a direct test: a `go test` session disagrees with our worker when the difference "
@@ -254,7 +256,8 @@ def ramsql_hashmap(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
                            v.ABOUT),
             factor_reading(HALF_LABEL, f"\"works well\" as within half an order of magnitude ({HALF_ORDER:.3g}x)",
                            HALF_ORDER),
-            _claim_reading("against its B-tree", "\"works well\" against RamSQL's own B-tree select, the seed's next bullet: its gap to "
+            _claim_reading("against its B-tree",
+                           "\"works well\" against RamSQL's own B-tree select, the seed's next bullet: its gap to "
                            "SQLite on the point query smaller than on the range select over 10,000 rows",
                            sc.seed004_hashmap_vs_btree(runs)),
             _claim_reading(DIRECT_LABEL, DIRECT, sc.seed004_hashmap(runs, direct=True)))
@@ -283,12 +286,14 @@ def optimisation(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     insertion counted too, whose time is C code no GHC flag compiles."""
     acid = base.key.endswith("_acid")
     claim = sc.seed002_reading(runs, app.claim_optimisation, only_acid=acid, pooled=True)
-    out = (_claim_reading("geometric mean", "the geometric mean over the cells, with its interval, not most cells one by one", claim),)
+    out = (_claim_reading("geometric mean",
+                          "the geometric mean over the cells, with its interval, not most cells one by one", claim),)
     if acid:
         return out
     hashed = sc.seed002_reading(runs, app.claim_optimisation, without_insertion=False)
     listed = sc.seed002_reading(runs, app.claim_optimisation, with_listing=True)
-    return out + (_claim_reading("hashed insertion counted", "user insertion with the scrypt hash counted too, though its time is the hash's "
+    return out + (_claim_reading("hashed insertion counted",
+                                 "user insertion with the scrypt hash counted too, though its time is the hash's "
                                  "C code, which -O does not compile", hashed),
                   _readings(base, [(LISTING_LABEL, WITH_LISTING, listed)])[0])
 
@@ -297,7 +302,8 @@ def scrypt(runs: RunSet, base: sc.Claim) -> tuple[Reading, ...]:
     """Seed 002's "the vast majority of time ... goes to generating the scrypt hash": read as more than half of
     the time, and as more than 90%, instead of our 80% (how its verdict depends on scrypt's cost, which the
     seed does not name, is the claim's own evidence: `seedclaims.scrypt_cost_text`)."""
-    out = [(f"over {share:.0%}", f"\"vast majority\" as more than {share:.0%} of the time (hashed / unhashed above {1 / (1 - share):.3g}x)",
+    out = [(f"over {share:.0%}",
+            f"\"vast majority\" as more than {share:.0%} of the time (hashed / unhashed above {1 / (1 - share):.3g}x)",
             sc.seed002_reading(runs, app.claim_scrypt, share=share)) for share in (0.5, 0.9)]
     return _readings(base, out)
 
@@ -529,7 +535,8 @@ def later_rules(runs: RunSet, items: list[sc.Claim]) -> str:
         return ", ".join(f"{n[w]} {w}" for w in DECIDED if n[w])
 
     now, then = tally(items), tally(after)
-    return "" if now == then else f"With the two rules reviews proposed after the data were seen, one run would read {then}."
+    return ("" if now == then else
+            f"With the two rules reviews proposed after the data were seen, one run would read {then}.")
 
 
 def sentence(table: list[Row]) -> str:

@@ -185,9 +185,9 @@ def table_markdown(runs: RunSet | None, run_note: str = "") -> str:
     for p in pts:
         lines.append(f"| {_short(p.benchmark)} | {p.sf:g} | {p.crossings:,.0f} | {_show(p.ratio)} | {_show(p.every)} "
                      f"| {p.steady} of {p.processes} |")
-    return ("\n".join(lines) + f"\n\nTable: Study E2s{run_note}, time of `sqlite3` on PyPy / on CPython per micro-benchmark and "
-            f"scale factor ({runs.confidence:.0%} CI, {runs.method}" + findings.spread_words(runs, ", ")
-            + " of E2's replicate); below 1, PyPy is faster. Crossings per operation counted by instrumented replay.")
+    return ("\n".join(lines) + f"\n\nTable: Study E2s{run_note}, time of `sqlite3` on PyPy / on CPython per "
+            f"micro-benchmark and scale factor ({runs.confidence:.0%} CI, {runs.method}"
+            + findings.spread_words(runs, ", ") + " of E2's replicate); below 1, PyPy is faster. Crossings per operation counted by instrumented replay.")
 
 
 def run_note(runs: RunSet) -> str:

@@ -772,3 +772,9 @@ def test_two_harnesses_apart_on_the_same_side_of_the_claims_line_do_not_unsettle
                               decide=lambda lo, hi: v.above(lo, hi, 10.0)).word == v.INCONCLUSIVE
     assert v.across_harnesses(ours, 15.0, 31.0, straddling, decide=lambda lo, hi: v.above(lo, hi, 10.0)).word \
         == v.SUPPORTED  # overlapping intervals never disagree
+
+
+def test_one_cell_is_an_estimate_not_a_range():
+    assert app.spread([(2.05, 1.2, 3.6)]) == "estimate 2.05x (1 cell)"
+    assert app.spread([(2.0, 1.0, 3.0), (3.0, 2.0, 4.0)], "pairs of cells") == "estimates 2x to 3x over 2 pairs of cells"
+    assert app.spread([]) == "not measured"
