@@ -58,10 +58,13 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     claims_moved = (runspread.claims_tau2(verdicts, between.swapped[2], one.confidence)
                     if between is not None and between.swapped else {})
     tau2 = sensitivity.with_claims(tau2, claims_moved)
+    # the same at the Q-profile upper bound of each study's component, a reading of its own
+    tau2_upper = (sensitivity.with_claims(runspread.tau2_upper_by_family(between.moves, one.confidence), claims_moved)
+                  if between is not None else {})
     wide = sensitivity.widened_claims(one, tau2)  # the widened reading: the larger of study's and cells' spread
     # what the verdict table prints: the claims' evidence with the spread every other section prints (the study's)
     shown = seedclaims.claims(runs) if runs is not one else None
-    readings = sensitivity.rows(one, verdicts, tau2, wide)  # each decided verdict under the alternative readings
+    readings = sensitivity.rows(one, verdicts, tau2, wide, tau2_upper)  # each decided verdict under the readings
     robust = held = None
     if between is not None and between.found:
         # the readings on the replicate runs too: a verdict counts as robust only if it holds there under each

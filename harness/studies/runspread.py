@@ -197,6 +197,22 @@ def in_campaign(runs: RunSet, root: Path = PROJECT_ROOT) -> bool:
     return bool(runs.run_dirs) and all(Path(d).resolve().parent in folders for d in runs.run_dirs)
 
 
+def tau2_upper_by_family(m: pd.DataFrame, confidence: float = 0.99, kind: str = "ratio") -> dict[str, float]:
+    """As `tau2_by_family`, each family's between-run variance at its Q-profile upper bound
+    (`between_run_variance_interval`): one pair of runs gives one estimate of tau, and a verdict that holds
+    only at the estimate is read again at the bound (`sensitivity`'s reading)."""
+    from harness.studies.runfacts import family
+
+    out: dict[str, float] = {}
+    ratios = m[m["kind"] == kind] if len(m) else m
+    for _, rows in (ratios.groupby("study") if len(ratios) else []):
+        hi = between_run_variance_interval(rows["log_move"], rows["var"], confidence)[1]
+        if math.isfinite(hi):
+            for f in {family(b) for b in rows["benchmark"]}:
+                out[f] = max(out.get(f, 0.0), hi)
+    return out
+
+
 def tau2_by_family(m: pd.DataFrame, kind: str = "ratio") -> dict[str, float]:
     """Each benchmark family's between-run variance of a within-run log ratio (`kind` "mean": of a cell's log
     mean): the tau^2 of the replicated study whose moves hold it (the largest where several do, as E3 and E3h

@@ -435,19 +435,35 @@ def widened_readings(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float]
     return out
 
 
+#: the reading at the between-run component's upper bound (one pair of runs gives one estimate of it)
+UPPER = ("intervals widened by the between-run component's 99% upper bound (Q-profile), their study's or their "
+         "cells', the larger")
+
+
+def upper_readings(runs: RunSet, items: list[sc.Claim], tau2_upper: dict[str, float]) -> dict[str, Reading]:
+    """Each decided claim decided again with every interval widened by the upper bound of its between-run
+    component (`runspread.tau2_upper_by_family`), by the claim's key; empty without one."""
+    if not any(t > 0 for t in tau2_upper.values()):
+        return {}
+    again = {c.key: c for c in sc.claims(Widened(runs, tau2_upper))}
+    return {c.key: Reading(UPPER, again[c.key].verdict, widened_changes(c, again[c.key]), "upper bound")
+            for c in items if c.verdict.word in DECIDED and c.key in again}
+
+
 def rows(runs: RunSet, items: list[sc.Claim], tau2: dict[str, float] | None = None,
-         wide: list[sc.Claim] | None = None) -> list[Row]:
+         wide: list[sc.Claim] | None = None, tau2_upper: dict[str, float] | None = None) -> list[Row]:
     """One row per decided claim of `items` (the verdict table's), with its alternative readings, and (`tau2`,
     the between-run variance of each benchmark family, from the replicates) the reading with every interval
     widened by it; a decided claim with none gets a row without readings (the table says so)."""
     widened = widened_readings(runs, items, tau2 or {}, wide)
+    upper = upper_readings(runs, items, tau2_upper or {})
     adjusted = family_wise(runs, items)
     out = []
     for c in items:
         if c.verdict.word not in DECIDED:
             continue
         short, f = ALTERNATIVES.get(c.key, (c.quote, None))
-        extra = tuple(r[c.key] for r in (adjusted, widened) if c.key in r)
+        extra = tuple(r[c.key] for r in (adjusted, widened, upper) if c.key in r)
         out.append(Row(c, short, (f(runs, c) if f else ()) + extra))
     return out
 

@@ -415,3 +415,23 @@ def test_the_between_run_components_bounds_follow_the_moves():
     lo, hi = between_run_variance_interval(d, v)
     assert 0 < lo < between_run_variance(d, v) < hi
     assert all(math.isnan(x) for x in between_run_variance_interval([], []))
+
+
+def test_the_upper_bound_of_a_familys_between_run_variance_lies_above_its_estimate():
+    """One pair of runs gives one estimate of tau; the sensitivity reading widens by its Q-profile upper bound,
+    which lies above the estimate (and above 0 even where the estimate is 0)."""
+    import numpy as np
+    import pandas as pd
+
+    from harness.studies import runspread
+
+    rng = np.random.default_rng(7)
+    moves = rng.normal(0.0, np.sqrt(0.002 + 2 * 0.004), size=30)  # v_k = 0.002, tau^2 = 0.004 per run
+    m = pd.DataFrame({"study": "E1", "kind": "ratio", "benchmark": [f"bindings.b{i}" for i in range(30)],
+                      "log_move": moves, "var": 0.002})
+    est = runspread.tau2_by_family(m)["bindings"]
+    up = runspread.tau2_upper_by_family(m)["bindings"]
+    assert up > est >= 0
+    # moves far smaller than one run's intervals allow: the estimate is 0 and so is every t the data admit
+    flat = m.assign(log_move=moves * 0.05)
+    assert runspread.tau2_by_family(flat)["bindings"] == 0.0 == runspread.tau2_upper_by_family(flat)["bindings"]
