@@ -201,28 +201,25 @@ def tau2_upper_by_family(m: pd.DataFrame, confidence: float = 0.99, kind: str = 
     """As `tau2_by_family`, each family's between-run variance at its Q-profile upper bound
     (`between_run_variance_interval`): one pair of runs gives one estimate of tau, and a verdict that holds
     only at the estimate is read again at the bound (`sensitivity`'s reading)."""
-    from harness.studies.runfacts import family
-
-    out: dict[str, float] = {}
-    ratios = m[m["kind"] == kind] if len(m) else m
-    for _, rows in (ratios.groupby("study") if len(ratios) else []):
-        hi = between_run_variance_interval(rows["log_move"], rows["var"], confidence)[1]
-        if math.isfinite(hi):
-            for f in {family(b) for b in rows["benchmark"]}:
-                out[f] = max(out.get(f, 0.0), hi)
-    return out
+    return _by_family(m, kind, lambda d, v: between_run_variance_interval(d, v, confidence)[1])
 
 
 def tau2_by_family(m: pd.DataFrame, kind: str = "ratio") -> dict[str, float]:
     """Each benchmark family's between-run variance of a within-run log ratio (`kind` "mean": of a cell's log
     mean): the tau^2 of the replicated study whose moves hold it (the largest where several do, as E3 and E3h
     both hold TPC-H); a family no replicate measured is absent."""
+    return _by_family(m, kind, between_run_variance)
+
+
+def _by_family(m: pd.DataFrame, kind: str, estimate) -> dict[str, float]:
+    """`estimate(log moves, variances)` per replicated study, given to each benchmark family its moves hold (the
+    largest where several studies hold one)."""
     from harness.studies.runfacts import family
 
     out: dict[str, float] = {}
     ratios = m[m["kind"] == kind] if len(m) else m
     for _, rows in (ratios.groupby("study") if len(ratios) else []):
-        t2 = between_run_variance(rows["log_move"], rows["var"])
+        t2 = estimate(rows["log_move"], rows["var"])
         if math.isfinite(t2):
             for f in {family(b) for b in rows["benchmark"]}:
                 out[f] = max(out.get(f, 0.0), t2)
@@ -334,6 +331,11 @@ def with_spread(runs: RunSet, root: Path = PROJECT_ROOT) -> RunSet:
     mine = {p.study for p in found if here & {Path(d).resolve() for d in p.runs}}
     if mine and len(m):  # the spread of these runs' own studies (E3h's steady state is not E3's)
         m = m[m["study"].isin(mine)]
+    return _widened_by(runs, m)
+
+
+def _widened_by(runs: RunSet, m: pd.DataFrame) -> RunSet:
+    """`runs` widened by the ratio and cell-mean components of the moves `m`; `runs` where they measure none."""
     tau2 = tau2_by_family(m) if len(m) else {}
     mean_tau2 = tau2_by_family(m, "mean") if len(m) else {}
     return Widened(runs, tau2, mean_tau2) if any(t > 0 for t in (*tau2.values(), *mean_tau2.values())) else runs
@@ -344,11 +346,7 @@ def borrowed_spread(runs: RunSet, campaign: RunSet, study: str, root: Path = PRO
     replicate measured on the same benchmark family (E2's), read from the campaign's runs (`campaign`); `runs`
     with one run's intervals where that study has no replicate."""
     _, m = moves_of(campaign, root)
-    m = m[m["study"] == study] if len(m) else m
-    tau2 = tau2_by_family(m) if len(m) else {}
-    mean_tau2 = tau2_by_family(m, "mean") if len(m) else {}
-    runs = one_run(runs)
-    return Widened(runs, tau2, mean_tau2) if any(t > 0 for t in (*tau2.values(), *mean_tau2.values())) else runs
+    return _widened_by(one_run(runs), m[m["study"] == study] if len(m) else m)
 
 
 def one_run(runs: RunSet) -> RunSet:

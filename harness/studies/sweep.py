@@ -86,34 +86,34 @@ def points(runs: RunSet) -> list[Point]:
     return out
 
 
-def growth(runs: RunSet) -> list[tuple[str, float, float, Interval]]:
-    """Per benchmark: (benchmark, smallest SF, largest SF, how PyPy's speedup over CPython changes from the one to
-    the other, with its interval): (time ratio PyPy / CPython at the smallest) / (at the largest), so above 1
-    the speedup grows with the crossings. The four cells' log variances add (`log_contrast`)."""
+def _ends(runs: RunSet) -> list[tuple[str, float, float, tuple, tuple]]:
+    """Per benchmark run on both runtimes at two scale factors or more: (benchmark, smallest SF, largest SF, the
+    (PyPy, CPython) cells at the smallest, at the largest)."""
     out = []
-    for bench in sorted({p.benchmark for p in points(runs)}):
+    for bench in sorted({k[0] for k in runs.samples if k[0].startswith(PREFIX)}):
         params = sorted(set(findings.cells(runs, bench, FAST)) & set(findings.cells(runs, bench, SLOW)),
                         key=scale_factor)
         if len(params) < 2:
             continue
         lo, hi = _pair(runs, bench, params[0]), _pair(runs, bench, params[-1])
-        if lo is None or hi is None:
-            continue
-        r = log_contrast([(lo[0], 1.0), (lo[1], -1.0), (hi[0], -1.0), (hi[1], 1.0)], runs.confidence)
-        out.append((bench, scale_factor(params[0]), scale_factor(params[-1]), r))
+        if lo is not None and hi is not None:
+            out.append((bench, scale_factor(params[0]), scale_factor(params[-1]), lo, hi))
     return out
+
+
+def growth(runs: RunSet) -> list[tuple[str, float, float, Interval]]:
+    """Per benchmark: (benchmark, smallest SF, largest SF, how PyPy's speedup over CPython changes from the one to
+    the other, with its interval): (time ratio PyPy / CPython at the smallest) / (at the largest), so above 1
+    the speedup grows with the crossings. The four cells' log variances add (`log_contrast`)."""
+    return [(bench, a, b, log_contrast([(lo[0], 1.0), (lo[1], -1.0), (hi[0], -1.0), (hi[1], 1.0)], runs.confidence))
+            for bench, a, b, lo, hi in _ends(runs)]
 
 
 def growth_geomean(runs: RunSet) -> Interval:
     """The geometric mean over the benchmarks of `growth`, its interval from the same cells."""
-    terms = []
-    found = [b for b, *_ in growth(runs)]
-    for bench in found:
-        params = sorted(set(findings.cells(runs, bench, FAST)) & set(findings.cells(runs, bench, SLOW)),
-                        key=scale_factor)
-        lo, hi = _pair(runs, bench, params[0]), _pair(runs, bench, params[-1])
-        k = 1.0 / len(found)
-        terms += [(lo[0], k), (lo[1], -k), (hi[0], -k), (hi[1], k)]
+    ends = _ends(runs)
+    k = 1.0 / len(ends) if ends else 0.0
+    terms = [t for *_, lo, hi in ends for t in ((lo[0], k), (lo[1], -k), (hi[0], -k), (hi[1], k))]
     return log_contrast(terms, runs.confidence) if terms else (math.nan,) * 3
 
 
@@ -187,7 +187,8 @@ def table_markdown(runs: RunSet | None, run_note: str = "") -> str:
                      f"| {p.steady} of {p.processes} |")
     return ("\n".join(lines) + f"\n\nTable: Study E2s{run_note}, time of `sqlite3` on PyPy / on CPython per "
             f"micro-benchmark and scale factor ({runs.confidence:.0%} CI, {runs.method}"
-            + findings.spread_words(runs, ", ") + " of E2's replicate); below 1, PyPy is faster. Crossings per operation counted by instrumented replay.")
+            + findings.spread_words(runs, ", ") + " of E2's replicate); below 1, PyPy is faster. Crossings per "
+            "operation counted by instrumented replay.")
 
 
 def run_note(runs: RunSet) -> str:
