@@ -113,9 +113,9 @@ class Study:
 
 #: the campaign, in the order the paper presents the studies, except E7's two points, which bracket
 #: the others: the first made before E1, the second after E6, so the pair's difference is what the
-#: machine did over the whole sitting. 105 minutes of run budget (E2s's sweep, E6's two go test sessions, E5's LG2 and
+#: machine did over the whole sitting. 106 minutes of run budget (E2s's sweep, E6's two go test sessions, E5's LG2 and
 #: hashed-insertion runs, E3h's steady-state H2 run and E3d's diagnosis included; a fixed run's budget is what it
-#: took, rounded up: E5 218 s, its steps 121, 33 and 45 s; E3d 73 s; E6 57 s, its sessions 37 and 39 s; E2s 310 s).
+#: took, rounded up: E5 218 s, its steps 121, 33 and 45 s; E3d 73 s; E6 57 s, its sessions about 56 s each; E2s 310 s).
 #: E3 has 28 minutes and twins its baseline on CPython only: with 26 minutes and a PyPy twin too its
 #: cells stopped at a median of 9 processes, short of the 10 a cell needs (H2's JVM processes take
 #: 46% of its machine time, the PyPy twin 8%).
@@ -133,11 +133,11 @@ class Study:
 #: E6's `go test -bench` sessions, one before the worker's run and one after it (A, worker, A): on this
 #: 2-core VM one `-count` of the 18 benchmarks takes 9.3 s at -benchtime 10ms and 14.3 s at 200ms (the
 #: untimed set-up, remade on every b.N loop, dominates), so the stored sessions' `-count 6 -benchtime
-#: 200ms` would take about 90 s each. 4 samples of 50 ms keep a session near 43 s: 4 a side is the
-#: fewest with which a Mann-Whitney test (ours and benchstat's) can call two sessions different at
-#: p <= 0.05, which the A/A bracket is for (3 a side: never); the seed used -count 6 (and go test's default
-#: -benchtime, 1s)
-GOTEST_FLAGS = ("--count", "4", "--benchtime", "50ms")
+#: 200ms` would take about 90 s each. 6 samples of 50 ms keep a session near 60 s: 6 a side is the seed's
+#: -count and the fewest for which benchstat prints an interval (with 4, the fewest with which a Mann-Whitney
+#: test can call two sessions different at p <= 0.05, it printed "± ∞"); the seed ran go test's default
+#: -benchtime, 1s, which would take several minutes a session here
+GOTEST_FLAGS = ("--count", "6", "--benchtime", "50ms")
 #: E5's corpus LG2 (50,000 users, target #45678), run after its main run for the seed's own contenders we
 #: run its way (AcidState and HDBC-sqlite3), built as the seed built them: `ghc --make` (-O0) and
 #: `ghc -O --make` (-O1, runtime haskell-O1): seed 002 made its `ghc -O` comparison there only (LG2
@@ -162,8 +162,8 @@ _E5_LARGE_STEPS = (
          50, "after"),
 )
 _GOTEST_STEPS = (
-    Step("gotest1", ("gobench", "--sessions", "1", *GOTEST_FLAGS), 40, "before"),
-    Step("gotest2", ("gobench", "--sessions", "1", *GOTEST_FLAGS, "--after", "{gotest1}"), 40, "after"),
+    Step("gotest1", ("gobench", "--sessions", "1", *GOTEST_FLAGS), 60, "before"),
+    Step("gotest2", ("gobench", "--sessions", "1", *GOTEST_FLAGS, "--after", "{gotest1}"), 60, "after"),
 )
 
 #: E3h: seed 001's H2 / SQLite from PyPy at a steady state. In E3, H2's processes stopped at a median of 2
