@@ -28,6 +28,16 @@ def replicated(root: Path = PROJECT_ROOT) -> list[tuple[str, tuple[Path, ...], t
     return out
 
 
+def study_runs(study: str, root: Path = PROJECT_ROOT) -> list[Path]:
+    """A study's installed runs, its replicate's too (`data/reference*-replicate/`): the runs its cells come from."""
+    s = reference.STUDIES[study]
+    found: list[Path] = []
+    for folder in (root / s.folder, root / reference.replicate_folder(s.folder)):
+        if folder.is_dir():
+            found += reference.runs_of(s, folder)
+    return found
+
+
 def folder_of(study: str) -> str:
     """The folder a study's runs are installed in (data/reference, data/reference-h2, ...)."""
     return reference.STUDIES[study].folder
@@ -65,3 +75,16 @@ def commits_touching(paths: list[str], since: str, until: str, root: Path = PROJ
     out = manifest._git("log", "--format=%h", f"--since={since}", f"--until={until}", "--", *paths, root=root)
     return None if out is None else [line for line in out.splitlines() if line.strip()]
 
+
+
+def last_commit_touching(paths: list[str], until: str, root: Path = PROJECT_ROOT) -> tuple[str, str] | None:
+    """The last commit (short hash, committer date ISO 8601) that changed any of `paths` at or before `until`, so a
+    reader can check out the rules a set of runs was decided by; None when git cannot tell or none did."""
+    shallow = manifest._git("rev-parse", "--is-shallow-repository", root=root)
+    if shallow is None or shallow.strip() == "true":
+        return None
+    out = manifest._git("log", "-1", "--format=%h %cI", f"--until={until}", "--", *paths, root=root)
+    if not out or " " not in out:
+        return None
+    commit, date = out.split(" ", 1)
+    return commit, date

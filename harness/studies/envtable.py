@@ -249,10 +249,11 @@ def engine_versions(runs: Any) -> dict[tuple[str, str], str]:
 
 def version_of(versions: dict[tuple[str, str], str], engine: str, name: str, runtime: str = "") -> str:
     """The version `name` (e.g. "sqlite", "github.com/proullon/ramsql") of `engine` (on a runtime
-    starting with `runtime`) as recorded, or "unrecorded"."""
+    starting with `runtime`) as recorded, or "unrecorded". The name's case is not the probe's business (PostgreSQL's
+    server reports "PostgreSQL 15.20"; review 87 found it "unrecorded" beside Appendix E's 15.20)."""
     for (e, rt), text in versions.items():
         if e == engine and rt.startswith(runtime):
-            m = re.search(rf"(?<![\w./-]){re.escape(name)} (v?[0-9][\w.]*)", text)
+            m = re.search(rf"(?<![\w./-]){re.escape(name)} (v?[0-9][\w.]*)", text, flags=re.IGNORECASE)
             if m:
                 return m.group(1)
     return "unrecorded"

@@ -745,7 +745,7 @@ def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ra
             f"{confidence:.0%} CI{' ' + spread if spread else ''})")
     if apart:
         return (text + f": the harnesses disagree on {' and '.join(apart)}'s time. The harness rule compares the "
-                "ratios' intervals, which overlap, so it does not fire; with 4 samples a side it rarely can.")
+                "ratios' intervals, which overlap, so it does not fire.")
     return text + ": every interval includes 1, so the harnesses do not disagree on either engine's time."
 
 

@@ -543,18 +543,29 @@ RULES_CODE = ("harness/studies/verdicts.py", "harness/studies/seedclaims.py", "h
               "harness/studies/app.py")
 
 
-def rules_dating(run_dirs: list[Path], root: Path | None = None) -> str:
-    """How many commits changed the verdicts' rules and readings (`RULES_CODE`) while the campaign's runs were
-    being made and after the first of them, from git: whether the rules were fixed before the data is a fact of
-    the history, said here rather than claimed."""
-    from harness.analysis.campaign import commits_touching
+#: the studies whose cells the verdicts read (seeds 003, 002 and 004: inserts, the application, RamSQL); every other
+#: claim is untestable here, our numbers beside it context only
+VERDICT_STUDIES = ("E4", "E5", "E6")
+
+
+def _first_start(run_dirs: list[Path]) -> datetime | None:
+    times = sorted(t for d in run_dirs if not (m := manifest_of(d)).imported for t in [_when(m.started)] if t)
+    return times[0] if times else None
+
+
+def rules_dating(run_dirs: list[Path], root: Path | None = None, deciding: tuple[str, ...] = VERDICT_STUDIES) -> str:
+    """How many commits changed the verdicts' rules and readings (`RULES_CODE`) after the campaign's first run, and
+    whether any did after the first run of the studies that decide the verdicts (`deciding`, their replicates
+    included), from git: whether the rules were fixed before the data is a fact of the history, said here rather
+    than claimed."""
+    from harness.analysis.campaign import commits_touching, last_commit_touching, study_runs
     from harness.fsutil import PROJECT_ROOT
 
-    times = sorted(t for d in run_dirs if not (m := manifest_of(d)).imported for t in [_when(m.started)] if t)
-    if not times:
+    first = _first_start(run_dirs)
+    if first is None:
         return "_No measured runs to date the verdicts' rules against._"
-    first = times[0]
-    found = commits_touching(list(RULES_CODE), first.isoformat(), "now", root or PROJECT_ROOT)
+    root = root or PROJECT_ROOT
+    found = commits_touching(list(RULES_CODE), first.isoformat(), "now", root)
     files = ", ".join(f"`{Path(p).name}`" for p in RULES_CODE)
     if found is None:
         return (f"Whether the verdicts' rules ({files}) changed after the campaign's first run "
@@ -562,9 +573,25 @@ def rules_dating(run_dirs: list[Path], root: Path | None = None) -> str:
     if not found:
         return (f"The verdicts' rules ({files}) were last changed before the campaign's first run "
                 f"({first:%Y-%m-%d %H:%M} UTC): every verdict's rule was fixed before the data.")
-    return (f"The files holding the verdicts' rules and readings ({files}) were changed at {len(found)} commits after "
+    head = (f"The files holding the verdicts' rules and readings ({files}) were changed at {len(found)} commits after "
             f"the campaign's first run ({first:%Y-%m-%d %H:%M} UTC), by git's history: many readings were written "
-            "with data in view, so no verdict here is a test fixed in advance. That is why a verdict keeps one run's "
-            "word only where every alternative reading, the replicate and the run-to-run spread leave it (Section 10), "
-            "and why this appendix lists each reading.")
+            "with data in view.")
+    tail = (" That is why a verdict keeps one run's word only where every alternative reading, the replicate and the "
+            "run-to-run spread leave it (Section 10), and why this appendix lists each reading.")
+    runs = [d for study in deciding for d in study_runs(study, root)]
+    first_d = _first_start(runs)
+    after = commits_touching(list(RULES_CODE), first_d.isoformat(), "now", root) if first_d else None
+    last = last_commit_touching(list(RULES_CODE), first_d.isoformat(), root) if first_d else None
+    studies = ", ".join(deciding[:-1]) + f" and {deciding[-1]}" if len(deciding) > 1 else "".join(deciding)
+    if after is None or first_d is None:
+        return head + " So no verdict here is a test fixed in advance." + tail
+    if after:
+        return (head + f" {len(after)} of those commits came after the first run of the studies whose cells decide "
+                f"the verdicts ({studies}, {first_d:%Y-%m-%d %H:%M} UTC), so no verdict here is a test fixed in "
+                "advance." + tail)
+    at = f" at commit {last[0]} ({last[1][:16].replace('T', ' ')})" if last else ""
+    return (head + f" They were last changed{at}, before the runs whose cells decide every verdict read here "
+            f"({studies} and their replicates, the first started {first_d:%Y-%m-%d %H:%M} UTC), and not since: "
+            "those runs were made to confirm them, and are decided by rules fixed before their data, though the rules "
+            "were shaped by earlier runs of the same studies, since replaced." + tail)
 

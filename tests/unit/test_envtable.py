@@ -109,3 +109,12 @@ def test_a_host_that_ran_every_replicate_counts_them_instead_of_naming_each():
         mp.undo()
     assert "AMD EPYC, 2 cores (kernel 6.1): E1, E2, and the replicates of 2 of them (Appendix B.10);" in text
     assert "(kernel 6.9): E7." in text
+
+
+def test_a_version_is_found_whatever_the_case_the_probe_wrote_it_in():
+    """PostgreSQL's server says "PostgreSQL 15.20": asked for "postgresql", the version is found, not "unrecorded"
+    (review 87 saw "unrecorded" in the verdict table beside Appendix E's 15.20)."""
+    vs = {("postgresql/psycopg", "cpython3.11.2"): "PostgreSQL 15.20 (Debian 15.20-0+deb12u1); psycopg 3.2.3"}
+    assert envtable.version_of(vs, "postgresql/psycopg", "postgresql") == "15.20"
+    assert envtable.version_of(vs, "postgresql/psycopg", "psycopg") == "3.2.3"
+    assert envtable.version_of(vs, "postgresql/psycopg", "mariadb") == "unrecorded"
