@@ -98,6 +98,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "e1-figure": "\n\n".join(figs), "e1-cycles": cycles_text, "e1-socket": socket_text,
                "e1-ratios": ratio_md, "e1-findings": found,
                "e1-steady": steady_caveat(e1) or "_Every E1 cell reached a steady state in most processes._",
+               "steady-detector": runfacts.detector_block(summary),
                # the findings a reader meets first carry the run-to-run spread the replicates measured
                "abstract-e1": abstract(runspread.with_spread(runs)),
                "abstract-headline": abstract_headline(runspread.with_spread(runs)),

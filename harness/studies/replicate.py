@@ -350,7 +350,12 @@ def abstract_sentence(rows: list[Spread], found: list[Pair], where: str = "Secti
     def means(g: list[Spread]) -> str:
         studies = {s.study for s in g}
         m = [s for s in rows if s.kind == "mean" and s.study in studies]
-        return f" and {sum(s.beyond for s in m)} of {sum(s.n for s in m)} cell means" if m else ""
+        if not m:
+            return ""
+        # the pooled count hides a study that moved far more than the rest (review 87: E1's 39 of 40)
+        top = max(m, key=lambda s: s.beyond / s.n if s.n else 0.0)
+        worst = f" ({top.study}: {top.beyond} of {top.n})" if len(m) > 1 and top.beyond else ""
+        return f" and {sum(s.beyond for s in m)} of {sum(s.n for s in m)} cell means{worst}"
 
     parts = [f"{sum(s.beyond for s in g)} of {sum(s.n for s in g)}" + (" within-run ratios" if i == 0 else "")
              + means(g) + (" more than one run's intervals allow" if i == 0 else "")

@@ -538,6 +538,42 @@ def reproduce_block(run_dirs: list[Path], reference: bool = True) -> str:
     return "\n\n".join(out)
 
 
+#: runtimes with a JIT compiler, whose processes may warm up by compiling; on the others a detected warm-up or a
+#: missing steady state is the machine's or the program's (caches, allocation), never a compiler's
+JIT_RUNTIMES = ("pypy", "jvm")
+
+
+def detector_block(summary: pd.DataFrame) -> str:
+    """How often the steady-state detector finds no steady state on runtimes with no JIT, where no compiler warms
+    up, beside runtimes with one (review 86 asked for its rate on series with no JIT): per runtime family, over every
+    cell of these runs (A/A twins left out)."""
+    need = {"params", "runtime", "processes", "no_steady"}
+    if summary.empty or not need <= set(summary.columns):
+        return "_No process of these runs has a steady-state call to count._"
+    d = summary[summary["processes"].notna() & summary["no_steady"].notna()
+                & ~summary["params"].astype(str).str.contains("aa=twin")]
+    d = d[d["processes"] > 0]
+    if d.empty:
+        return "_No process of these runs has a steady-state call to count._"
+    fam = d["runtime"].astype(str).map(runtime_family).str.split("-").str[0]  # haskell-O0 with haskell
+    by = d.groupby(fam)[["processes", "no_steady"]].sum()
+    jit = by[by.index.isin(JIT_RUNTIMES)]
+    plain = by[~by.index.isin(JIT_RUNTIMES)]
+
+    def share(g: pd.DataFrame) -> str:
+        n, k = int(g["processes"].sum()), int(g["no_steady"].sum())
+        return f"{k} of {n} processes ({100 * k / n:.1f}%)" if n else "no process"
+
+    def each(g: pd.DataFrame) -> str:
+        return "; ".join(f"{name} {int(r.no_steady)} of {int(r.processes)}" for name, r in g.iterrows())
+
+    return (f"How often the detector finds no steady state, over every cell of these runs (A/A twins left out): on "
+            f"runtimes with no JIT, where no compiler warms up, {share(plain)} ({each(plain)}); on those with one "
+            f"({', '.join(JIT_RUNTIMES)}), {share(jit)} ({each(jit)}). The first rate is the detector's on series "
+            "whose drift is the machine's or the program's own (caches, allocation), not a compiler's: such a process "
+            "keeps all its iterations, so its cell's mean carries that drift rather than leaving it out.")
+
+
 #: the code that reads the seeds' claims and decides their verdicts, dated against the runs by `rules_dating`
 RULES_CODE = ("harness/studies/verdicts.py", "harness/studies/seedclaims.py", "harness/studies/sensitivity.py",
               "harness/studies/app.py")

@@ -154,6 +154,9 @@ def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypa
     assert rp.abstract_sentence([same, means], []) == (
         "A second run moved 0 of 100 within-run ratios and 40 of 120 cell means more than one run's intervals allow "
         "on the same machine (Section 2.5).")  # no ratio moved between runs: the headline adds nothing, says nothing
+    # a study whose means moved far more than the rest is named beside the pooled count (review 87)
+    e1 = rp.Spread("E1", "mean", 40, 39, 20.0, 36.0, 13.0, 4.9)
+    assert "and 79 of 160 cell means (E1: 39 of 40) more than" in rp.abstract_sentence([same, means, e1], [])
 
 
 class _Cells:
