@@ -17,7 +17,7 @@ help:
 	@echo "make paper        regenerate figures and paper.md from the committed runs in data/reference/ (E7: data/reference-history/)"
 	@echo "make paper-pdf    render paper.md to paper.pdf (pandoc, then headless Chromium; numbered sections and figures)"
 	@echo "make reference    re-measure every study (STUDY=E1,E3: some) as one interleaved run each, and install it"
-	@echo "                  into data/reference*/ in place of that study's runs (resumable; about 106 minutes);"
+	@echo "                  into data/reference*/ in place of that study's runs (resumable; about 108 minutes);"
 	@echo "                  REPLICATE=1: run them again and install beside, in data/reference*-replicate/"
 	@echo "make bench-stats  time the statistics against scipy.stats.bootstrap"
 	@echo "make bench-scale  summary of a synthetic run of 1 and 10 million rows: wall, CPU time, peak memory"
