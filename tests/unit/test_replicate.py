@@ -156,7 +156,9 @@ def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypa
         "on the same machine (Section 2.5).")  # no ratio moved between runs: the headline adds nothing, says nothing
     # a study whose means moved far more than the rest is named beside the pooled count (review 87)
     e1 = rp.Spread("E1", "mean", 40, 39, 20.0, 36.0, 13.0, 4.9)
-    assert "and 79 of 160 cell means (E1: 39 of 40) more than" in rp.abstract_sentence([same, means, e1], [])
+    e1_ratios = rp.Spread("E1", "ratio", 40, 0, 2.0, 10.0, 0.0, 1.0)
+    assert "0 of 140 within-run ratios and 79 of 160 cell means (E1: 39 of 40) more than" in rp.abstract_sentence(
+        [same, e1_ratios, means, e1], [])
 
 
 class _Cells:
