@@ -264,6 +264,8 @@ def test_a_replicate_made_before_its_run_and_at_another_commit_says_so(monkeypat
     assert "on the same machine, at another commit whose benchmark code differs;" in rp.summary_sentence([s], [pair], None)
     monkeypatch.setattr(rp, "code_changes", lambda p: None)
     assert "is not known" in rp.sitting(pair) and "is not known" in rp.summary_sentence([s], [pair], None)
+    facts[rep] = ("2026-11-27T21:43:00+0000", "b" * 40)  # within the hour: its minutes, start to start
+    assert rp.sitting(pair) == "E1: 43 minutes after its run, on the same machine (AMD EPYC), at commit bbbbbbb"
 
 
 def test_a_group_with_only_some_replicates_at_another_commit_names_them(monkeypatch, tmp_path):
