@@ -167,8 +167,14 @@ def host_note(runs: Any, steady: Any) -> str:
     theirs, mine = hosts(runs), hosts(steady)
     if not mine or mine == theirs:
         return ""
-    return (f"on another machine: {'; '.join(c for c, _ in sorted(theirs))}, where E3h ran on "
-            f"{'; '.join(c for c, _ in sorted(mine))}")
+
+    def named(hs: set[tuple[str, str]]) -> str:
+        # two virtual machines of one CPU model are told apart by their kernels (review 89 read "AMD EPYC, 2
+        # cores, where E3h ran on AMD EPYC, 2 cores")
+        same_cpu = {c for c, _ in theirs} == {c for c, _ in mine}
+        return "; ".join(f"{c} (kernel {k})" if same_cpu else c for c, k in sorted(hs))
+
+    return f"on another machine: {named(theirs)}, where E3h ran on {named(mine)}"
 
 
 def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None, every: Any = None,

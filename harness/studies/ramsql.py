@@ -803,7 +803,7 @@ def abstract(runs: RunSet) -> str:
         apart = sorted({e for e, _, _, lo, hi in harness_ratios(runs) if lo > 1 or hi < 1})
         if apart:  # the two harnesses time one engine differently: the ratio is the harness's as much as the engines'
             names = " and ".join(findings.plain_name(f"{e}@go") for e in apart)
-            s += (f" The two harnesses disagree on {names}'s own time, so the ratio depends on the harness "
+            s += (f" The two harnesses disagree on the time of {names}, so the ratio depends on the harness "
                   "(Section 8).")
     return s
 

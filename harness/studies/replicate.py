@@ -254,7 +254,13 @@ def _changed_text(changed: list) -> str:
 
     def number(ours: str) -> str:
         m = re.search(r"\d[\d.,]*x? \[[^\]]+\]", ours)
-        return f" ({m.group(0)})" if m else ""
+        if not m:
+            return ""
+        # the cell the number is of, where the evidence names one just before it ("N = 10: 1.16x [...]"): a
+        # claim over several cells shows its first here, and review 88 could not tell which
+        label = re.search(r"([^,;:()]{1,40}): $", ours[:m.start()])
+        cell = f"{label.group(1).strip()}: " if label else ""
+        return f" ({cell}{m.group(0)})"
 
     return "; ".join(f"seed {seed}'s {_short(q, 8)}, {a} on the run and {b} on the replicate{number(ours)}"
                      for seed, q, a, b, ours in changed)

@@ -626,8 +626,11 @@ def rules_dating(run_dirs: list[Path], root: Path | None = None, deciding: tuple
                 f"the verdicts ({studies}, {first_d:%Y-%m-%d %H:%M} UTC), so no verdict here is a test fixed in "
                 "advance." + tail)
     at = f" at commit {last[0]} ({last[1][:16].replace('T', ' ')})" if last else ""
-    return (head + f" They were last changed{at}, before the runs whose cells decide every verdict read here "
-            f"({studies} and their replicates, the first started {first_d:%Y-%m-%d %H:%M} UTC), and not since: "
-            "those runs were made to confirm them, and are decided by rules fixed before their data, though the rules "
-            "were shaped by earlier runs of the same studies, since replaced." + tail)
+    # what decides the verdicts first, then the history that shaped the rules (review 88 read the two as at odds)
+    return (f"The files holding the verdicts' rules and readings ({files}) were last changed{at}, before the runs "
+            f"whose cells decide every verdict read here ({studies} and their replicates, the first started "
+            f"{first_d:%Y-%m-%d %H:%M} UTC), and not since: those runs are decided by rules fixed before their data. "
+            f"The rules were not fixed before every run, though: they changed at {len(found)} commits after the "
+            f"campaign's first run ({first:%Y-%m-%d %H:%M} UTC), by git's history, and were shaped by earlier runs of "
+            "the same studies, since replaced; so the verdicts confirm rules written with earlier data in view." + tail)
 

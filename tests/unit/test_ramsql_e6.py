@@ -140,7 +140,7 @@ def test_the_headline_says_when_the_two_harnesses_disagree_on_an_engines_own_tim
     monkeypatch.setattr(ramsql, "harness_ratios", lambda runs: rows)
     text = ramsql.abstract(None)
     assert "(99% CI), by our worker; `go test -bench`, run on this host, gives 34.8x [18.3, 66.1]." in text
-    assert text.endswith("The two harnesses disagree on RamSQL's own time, so the ratio depends on the harness "
+    assert text.endswith("The two harnesses disagree on the time of RamSQL, so the ratio depends on the harness "
                          "(Section 8).")
     monkeypatch.setattr(ramsql, "harness_ratios", lambda runs: rows[1:])
     assert "disagree" not in ramsql.abstract(None)

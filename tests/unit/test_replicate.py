@@ -442,3 +442,16 @@ def test_the_upper_bound_of_a_familys_between_run_variance_lies_above_its_estima
     # moves far smaller than one run's intervals allow: the estimate is 0 and so is every t the data admit
     flat = m.assign(log_move=moves * 0.05)
     assert runspread.tau2_by_family(flat)["bindings"] == 0.0 == runspread.tau2_upper_by_family(flat)["bindings"]
+
+
+def test_a_changed_verdicts_number_names_its_cell():
+    """A claim over several cells shows one number where its verdict changed: the cell it is of is named (review 88
+    could not tell which of the prepared-statement claim's cells "1.16x" was)."""
+    text = rp._changed_text([("003", "q", "inconclusive", "supported",
+                              "at every N both ran: N = 10: 1.16x [1.05, 1.28], N = 1,000: 3.70x [2.69, 5.08]"),
+                             ("002", "r", "inconclusive", "refuted", "refuted (the whole interval): query_user MD: "
+                                                                     "6.46x [5.33, 7.82]"),
+                             ("002", "s", "refuted", "inconclusive", "geometric mean 1.25x [1.06, 1.48]")])
+    assert "supported on the replicate (N = 10: 1.16x [1.05, 1.28])" in text
+    assert "refuted on the replicate (query_user MD: 6.46x [5.33, 7.82])" in text
+    assert "inconclusive on the replicate (1.25x [1.06, 1.48])" in text

@@ -40,7 +40,7 @@ def test_the_runs_that_decide_the_verdicts_are_dated_too(monkeypatch):
     after = {"2026-11-27T12:53:00+00:00": ["a", "b", "c"], "2026-11-28T12:55:00+00:00": []}
     monkeypatch.setattr(campaign, "commits_touching", lambda paths, since, until, root: after[since])
     text = runfacts.rules_dating(dirs, deciding=("E4", "E5", "E6"))
-    assert "were changed at 3 commits after the campaign's first run" in text
+    assert "they changed at 3 commits after the campaign's first run" in text
     assert "last changed at commit 00ed2cb (2026-11-28 12:42), before the runs" in text
     assert "E4, E5 and E6 and their replicates, the first started 2026-11-28 12:55 UTC), and not since" in text
     after["2026-11-28T12:55:00+00:00"] = ["d"]
