@@ -69,19 +69,22 @@ def commits_touching(paths: list[str], since: str, until: str, root: Path = PROJ
     """The commits (short hashes) that changed any of `paths` with a committer date between `since` and `until`
     (ISO 8601), so the paper can date its verdicts' rules against its runs; None when git cannot tell (no
     checkout, a shallow clone)."""
-    shallow = manifest._git("rev-parse", "--is-shallow-repository", root=root)
-    if shallow is None or shallow.strip() == "true":
+    if not _full_history(root):
         return None
     out = manifest._git("log", "--format=%h", f"--since={since}", f"--until={until}", "--", *paths, root=root)
     return None if out is None else [line for line in out.splitlines() if line.strip()]
 
 
+def _full_history(root: Path) -> bool:
+    """Whether `root` is a git checkout with its whole history (not shallow), so a commit count means something."""
+    shallow = manifest._git("rev-parse", "--is-shallow-repository", root=root)
+    return shallow is not None and shallow.strip() != "true"
+
 
 def last_commit_touching(paths: list[str], until: str, root: Path = PROJECT_ROOT) -> tuple[str, str] | None:
     """The last commit (short hash, committer date ISO 8601) that changed any of `paths` at or before `until`, so a
     reader can check out the rules a set of runs was decided by; None when git cannot tell or none did."""
-    shallow = manifest._git("rev-parse", "--is-shallow-repository", root=root)
-    if shallow is None or shallow.strip() == "true":
+    if not _full_history(root):
         return None
     out = manifest._git("log", "-1", "--format=%h %cI", f"--until={until}", "--", *paths, root=root)
     if not out or " " not in out:

@@ -168,10 +168,11 @@ def host_note(runs: Any, steady: Any) -> str:
     if not mine or mine == theirs:
         return ""
 
+    # two virtual machines of one CPU model are told apart by their kernels (review 89 read "AMD EPYC, 2 cores,
+    # where E3h ran on AMD EPYC, 2 cores")
+    same_cpu = {c for c, _ in theirs} == {c for c, _ in mine}
+
     def named(hs: set[tuple[str, str]]) -> str:
-        # two virtual machines of one CPU model are told apart by their kernels (review 89 read "AMD EPYC, 2
-        # cores, where E3h ran on AMD EPYC, 2 cores")
-        same_cpu = {c for c, _ in theirs} == {c for c, _ in mine}
         return "; ".join(f"{c} (kernel {k})" if same_cpu else c for c, k in sorted(hs))
 
     return f"on another machine: {named(theirs)}, where E3h ran on {named(mine)}"

@@ -131,10 +131,10 @@ def sitting(pair: Pair) -> str:
     first, second = pair.runs[0], pair.replicates[0]
     hours = _hours_apart(first, second)
     side = {True: "before", False: "after", None: "apart from"}[replicate_first(pair)]
-    # start to start; a replicate made within the hour says its minutes (a short gap leaves out a day's drift)
-    when = (f"{hours:.0f} hours {side} its run" if math.isfinite(hours) and hours >= 1.5 else
-            f"{hours * 60:.0f} minutes {side} its run" if math.isfinite(hours) and side != "apart from" else
-            ("in another sitting" if side == "apart from" else f"{side} its run"))
+    # start to start (a missing start time leaves both unknown); within the hour, in minutes: a short gap leaves
+    # out a day's drift
+    when = ("in another sitting" if not math.isfinite(hours) else f"{hours:.0f} hours {side} its run"
+            if hours >= 1.5 else f"{hours * 60:.0f} minutes {side} its run")
     h1, h2 = _host(first), _host(second)
     host = f"on the other machine ({h2}; the run: {h1})" if h1 and h2 and h1 != h2 else \
         (f"on the same machine ({h1})" if h1 else "")
