@@ -108,6 +108,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "verdict-rules-dating": runfacts.rules_dating(campaign_dirs(runs)),
                "abstract-precision": runfacts.abstract_precision(one, aa[1]),
                "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held, shown),
+               "seed-verdicts-untestable": seedclaims.untestable_markdown(verdicts, shown),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts, shown),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
                "verdict-sensitivity": sensitivity.markdown(readings)

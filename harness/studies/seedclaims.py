@@ -42,6 +42,31 @@ CITE_003_BULK = "Joe, \"Fast Bulk Inserts into SQLite\" (August 2010, its drafts
 SHORT_CITE = {"000": "000, Hellsten 2013", "001": "001, Bolz et al. 2016", "002": "002, AcidState post 2013",
               "003": "003, Joe 2010", "004": "004, Roullon 2023"}
 
+#: why a claim is untestable here, in three kinds, so a reader tells what no one could measure here from what we
+#: chose not to: a product or release the claim rests on that no registry this machine reaches serves; a number
+#: that belongs to a machine (an absolute time or rate, or a cost the storage device sets); or a comparison whose
+#: products are here but that no study of ours measures (or, for a claim with no kind declared, these runs did not)
+UNOBTAINABLE = "not obtainable here"
+MACHINE = "another machine's number"
+NOT_MEASURED = "not measured here"
+KINDS = (UNOBTAINABLE, MACHINE, NOT_MEASURED)
+#: each claim's kind, should it be untestable here, by the claim's key; where two apply, the first of KINDS (a
+#: product that cannot be had decides before a machine's number, which decides before our choice)
+UNTESTABLE_KIND: dict[str, str] = {
+    **dict.fromkeys(("seed000_python_vs_direct_sqlite", "seed000_sqlite_simple", "seed000_fold_cleanup",
+                     "seed000_fold_vs_query", "seed000_hdbc", "seed000_overhead", "seed000_unsafe",
+                     "seed000_ffi_simple"), UNOBTAINABLE),  # direct-sqlite, sqlite-simple: not in Debian
+    **dict.fromkeys(("seed001_inlining", "seed001_crossings", "seed001_no_inline", "seed001_no_flags",
+                     "seed001_flags_slowed", "seed001_tpch", "seed001_all_but_one", "seed001_never_slower",
+                     "seed001_h2_tpch", "seed001_h2_q15", "seed001_h2_micro"), UNOBTAINABLE),  # SQPyte
+    **dict.fromkeys(("claim_acid_narrow", "claim_mongo", "claim_push", "claim_mysql"), UNOBTAINABLE),  # MongoDB, MySQL
+    "seed003_versions": UNOBTAINABLE,  # SQLite 3.6.23.1 and 3.7.3
+    **dict.fromkeys(("seed004_select", "seed004_change"), UNOBTAINABLE),  # RamSQL before its v0.1.3 rewrite
+    **dict.fromkeys(("claim_acid_micro", "seed003_even", "seed003_sync", "seed003_memory_off"), MACHINE),
+    **dict.fromkeys(("seed001_ipc", "seed003_blob"), NOT_MEASURED),
+}
+
+
 Interval = tuple[float, float, float]
 NONE: Interval = (math.nan, math.nan, math.nan)
 
@@ -1187,48 +1212,63 @@ def split_evidence(text: str) -> tuple[str, str]:
     return text, ""
 
 
+def untestable_kind(c: Claim) -> str:
+    """Which of KINDS makes `c` untestable here ("" when it is read), by its key (`UNTESTABLE_KIND`). A claim
+    with no declared kind is one a study of ours decides when it ran: untestable only because these runs did not
+    measure it."""
+    if c.verdict.word != v.UNTESTABLE:
+        return ""
+    return UNTESTABLE_KIND.get(c.key, NOT_MEASURED)
+
+
+def _in_table_order(items: list[Claim]) -> list[Claim]:
+    """The claims read here first (Section 10's table), then the untestable ones (the appendix's), each in seed
+    order: the notes are numbered in this order, so each table's run consecutively."""
+    return ([c for c in items if c.verdict.word != v.UNTESTABLE]
+            + [c for c in items if c.verdict.word == v.UNTESTABLE])
+
+
 def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None,
-                    shown: list[Claim] | None = None) -> tuple[list[str], str]:
-    """The verdict table's rows, and its notes: what no substitution covers (the cells' "difference
-    N") and the rest of long readings (the cells' "note NN"), numbered as the rows name them. `holds`
-    (`sensitivity.holds`, given a replicate): the first verdict is the word on both runs, under every reading and
-    widened (`verdicts.overall`), what changes one run's said, and one run's verdict by the fixed rules follows.
-    `shown`: the same claims on the run set whose intervals the "ours" column shows (widened), by key."""
+                    shown: list[Claim] | None = None) -> tuple[list[str], list[str], str]:
+    """The rows of the two verdict tables (the claims read here; the untestable ones), and their notes: what no
+    substitution covers (the untestable rows' "difference N") and the rest of long readings ("note NN"),
+    numbered as the rows name them. `holds` (`sensitivity.holds`, given a replicate): the first verdict is the
+    word on both runs, under every reading and widened (`verdicts.overall`), what changes one run's said, and
+    one run's verdict by the fixed rules follows. `shown`: the same claims on the run set whose intervals the
+    "ours" column shows (widened), by key."""
     by_key = {c.key: c for c in shown or [] if c.key}
-    lines = (["| seed | claim (quoted) | seed's number | ours [CI] | verdict | one run's verdict (rules) |",
-              "|---|---|---|---|---|---|"] if holds is not None else
-             ["| seed | claim (quoted) | seed's number | ours [CI] | verdict (rules) |", "|---|---|---|---|---|"])
+    read, untestable = [], []
     notes: dict[str, int] = {}  # the differences of untestable claims, said once each
     evidence: list[str] = []  # long readings: the cell keeps their first clause
-    for c in items:
-        cell = v.cell_text(c.verdict).replace("|", "\\|")
-        if c.verdict.word == v.UNTESTABLE and c.verdict.why:
-            k = notes.setdefault(c.verdict.why, len(notes) + 1)
-            cell = f"**{v.UNTESTABLE}** (difference {k})"
+    for c in _in_table_order(items):
         head, rest = split_evidence((by_key.get(c.key, c) if c.key else c).ours)
         if rest:
             evidence.append(f"N{len(evidence) + 1}. {rest.replace('|', '/')}")
             head += f" (note N{len(evidence)})"
-        ours = ("—" if head in ("", "—") else f"context: {head}") if c.verdict.word == v.UNTESTABLE else head
-        row = f"| {c.short_cite} | {c.quote} | {c.seed_number} | {ours} |"
+        row = f"| {c.short_cite} | {c.quote} | {c.seed_number} |"
+        if c.verdict.word == v.UNTESTABLE:
+            ours = "—" if head in ("", "—") else head
+            why = f"{untestable_kind(c)}" + (f" (difference {notes.setdefault(c.verdict.why, len(notes) + 1)})"
+                                             if c.verdict.why else "")
+            untestable.append(f"{row} {ours} | {why} |")
+            continue
+        cell = v.cell_text(c.verdict).replace("|", "\\|")
         if holds is None:
-            lines.append(f"{row} {cell} |")
-        elif c.verdict.word == v.UNTESTABLE:
-            lines.append(f"{row} {cell} | — |")
+            read.append(f"{row} {head} | {cell} |")
         else:
             held = holds.get(c.key)
             word = v.overall(c.verdict.word, held)
-            why = f" (changed by: {held[len('no: '):]})" if held and held.startswith("no: ") else ""
-            lines.append(f"{row} **{word}**{why} | {cell.replace('**', '')} |")
+            changed = f" (changed by: {held[len('no: '):]})" if held and held.startswith("no: ") else ""
+            read.append(f"{row} {head} | **{word}**{changed} | {cell.replace('**', '')} |")
     said = "".join(f"\n{k}. {why.replace('|', '/')}" for why, k in notes.items())
     parts = []
     if evidence:
-        parts.append("The rest of our numbers, where the table shows their first clause (the table's \"note NN\"):\n\n"
+        parts.append("The rest of our numbers, where the tables show their first clause (the tables' \"note NN\"):\n\n"
                      + "\n\n".join(evidence))
     if notes:
-        parts.append(f"What no declared substitution covers, for the claims untestable here (the table's \"difference "
-                     f"N\"):\n{said}")
-    return lines, "\n\n".join(parts)
+        parts.append(f"What no declared substitution covers, for the claims untestable here (the last table's "
+                     f"\"difference N\"):\n{said}")
+    return read, untestable, "\n\n".join(parts)
 
 
 def _tally(words) -> str:
@@ -1236,33 +1276,65 @@ def _tally(words) -> str:
     return ", ".join(f"{n} {w}" for w, n in counts.items() if n)
 
 
+def kinds_tally(items: list[Claim]) -> str:
+    """`26 not obtainable here, 4 another machine's number, 2 not measured here` over the untestable claims."""
+    kinds = [untestable_kind(c) for c in items if c.verdict.word == v.UNTESTABLE]
+    order = list(KINDS) + sorted(set(kinds) - set(KINDS))
+    return ", ".join(f"{kinds.count(k)} {k}" for k in order if kinds.count(k))
+
+
 def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap",
              holds: dict[str, str] | None = None, shown: list[Claim] | None = None) -> str:
-    """The verdict table and its caption: 5 columns, or 6 with `holds` (given a replicate), where the first
-    verdict is the word on both runs, under every reading and widened, and one run's by the fixed rules follows.
-    What we measured goes under "ours [CI]", marked context where the claim is untestable here (it decides
-    nothing); from `shown` (the claims on widened intervals) where given. Its notes are `notes_markdown`'s."""
-    lines, notes = _rows_and_notes(items, holds, shown)
-    one_run = _tally(c.verdict for c in items)
+    """Section 10's verdict table, of the claims read on today's stack, and its caption: 5 columns, or 6 with
+    `holds` (given a replicate), where the first verdict is the word on both runs, under every reading and
+    widened, and one run's by the fixed rules follows. The untestable claims are `untestable_markdown`'s table
+    (an appendix), counted here by kind; the notes of both are `notes_markdown`'s."""
+    read, _, notes = _rows_and_notes(items, holds, shown)
+    n_untestable = sum(c.verdict.word == v.UNTESTABLE for c in items)
+    other = "The other claim is" if n_untestable == 1 else f"The other {n_untestable} claims are"
+    elsewhere = (f" {other} untestable here ({kinds_tally(items)}); Appendix B.9 lists "
+                 f"{'it' if n_untestable == 1 else 'them'} with our numbers as context." if n_untestable else "")
+    if not read:
+        return f"_None of the {len(items)} claims could be read on today's stack.{elsewhere}_"
+    lines = (["| seed | claim (quoted) | seed's number | ours [CI] | verdict | one run's verdict (rules) |",
+              "|---|---|---|---|---|---|"] if holds is not None else
+             ["| seed | claim (quoted) | seed's number | ours [CI] | verdict (rules) |", "|---|---|---|---|---|"])
+    decided = [c for c in items if c.verdict.word != v.UNTESTABLE]
     if holds is not None:
-        both = _tally(v.Verdict(v.overall(c.verdict.word, holds.get(c.key))) for c in items)
-        decided = _tally(c.verdict for c in items if c.verdict.word != v.UNTESTABLE)
-        head = (f"The seeds' claims against these runs. A \"verdict\" keeps one run's word only if the replicate, "
-                "every reading of Appendix B.9 and the run-to-run spread leave it (else inconclusive, what changes "
-                f"it named): {both}. One run's verdict, by the declared rules on its own intervals (B.9, which dates "
-                f"them): {decided}. Ours: {confidence:.0%} intervals ({method})"
-                + (" with the run-to-run spread" if shown is not None else "") + ".")
+        both = _tally(v.Verdict(v.overall(c.verdict.word, holds.get(c.key))) for c in decided)
+        head = (f"The {len(decided)} claims of the seeds read on today's stack. A \"verdict\" keeps one run's word "
+                "only if the replicate, every reading of Appendix B.9 and the run-to-run spread leave it (else "
+                f"inconclusive, what changes it named): {both}. One run's verdict, by the declared rules on its own "
+                f"intervals (B.9, which dates them): {_tally(c.verdict for c in decided)}. Ours: {confidence:.0%} "
+                f"intervals ({method})" + (" with the run-to-run spread" if shown is not None else "") + ".")
     else:
-        head = (f"The seeds' claims against these runs ({one_run}). Ours are "
-                + (f"{confidence:.0%} intervals ({method}) with the run-to-run spread; the verdicts are one run's, on "
-                   "its own intervals (Appendix B.9)." if shown is not None else
-                   f"one run's {confidence:.0%} intervals ({method})."))
+        head = (f"The {len(decided)} claims of the seeds read on today's stack ({_tally(c.verdict for c in decided)}). "
+                "Ours are " + (f"{confidence:.0%} intervals ({method}) with the run-to-run spread; the verdicts are "
+                               "one run's, on its own intervals (Appendix B.9)." if shown is not None else
+                               f"one run's {confidence:.0%} intervals ({method})."))
     # the reading rules ("about X", every cell, ...) are said once, in the summary above the table
-    return ("\n".join(lines) + f"\n\nTable: {head} A claim is read on today's stack when every way our setting "
-            "differs from the seed's is covered by a substitution rule above (named beside the verdict), and an "
-            "absolute number (rows/s, µs) never decides; otherwise it is untestable here, ours only context. Supported "
-            "or refuted means the whole interval lies on one side of the claim's line; inconclusive, that it "
-            "straddles (with the smallest effect it could have detected)." + (" Notes: Appendix B.9." if notes else ""))
+    return ("\n".join(lines + read) + f"\n\nTable: {head} A claim is read on today's stack when every way our "
+            "setting differs from the seed's is covered by a substitution rule above (named beside the verdict), and "
+            "an absolute number (rows/s, µs) never decides. Supported or refuted means the whole interval lies on one "
+            "side of the claim's line; inconclusive, that it straddles (with the smallest effect it could have "
+            "detected)." + elsewhere + (" Notes: Appendix B.9." if notes else ""))
+
+
+def untestable_markdown(items: list[Claim], shown: list[Claim] | None = None) -> str:
+    """The claims untestable here, for an appendix: each quoted beside the seed's number, ours as context (it
+    decides nothing), and why, by kind (`KINDS`) and the difference no substitution covers (`notes_markdown`)."""
+    _, rows, _ = _rows_and_notes(items, shown=shown)
+    if not rows:
+        return "_Every claim of the seeds could be read on today's stack._"
+    lines = ["| seed | claim (quoted) | seed's number | ours, as context | why untestable here |",
+             "|---|---|---|---|---|"] + rows
+    which = "The claim" if len(rows) == 1 else f"The {len(rows)} claims"
+    return ("\n".join(lines) + f"\n\nTable: {which} of the seeds untestable here, by kind: "
+            f"{kinds_tally(items)}. *{UNOBTAINABLE.capitalize()}*: a product or release the claim rests on is served by "
+            f"no registry this machine reaches. *{MACHINE.capitalize()}*: an absolute time or rate, or a cost the "
+            f"storage device sets, which no substitution carries from the seed's machine to ours. *{NOT_MEASURED.capitalize()}*: "
+            "the products are here, but these runs do not measure the comparison (our choice, not a limit). Ours is "
+            "context: it decides nothing. The numbered differences are listed below.")
 
 
 def cells_markdown(items: list[Claim]) -> str:
@@ -1283,7 +1355,7 @@ def cells_markdown(items: list[Claim]) -> str:
 
 def notes_markdown(items: list[Claim], shown: list[Claim] | None = None) -> str:
     """The verdict table's notes, numbered as `markdown(items, shown=shown)`'s cells name them (for an appendix)."""
-    return _rows_and_notes(items, shown=shown)[1] or "_The verdict table has no notes._"
+    return _rows_and_notes(items, shown=shown)[2] or "_The verdict tables have no notes._"
 
 
 def _rule_span(rules: list[str]) -> str:
@@ -1330,7 +1402,13 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
         if rest := n_decided - len(robust):
             kept.append(f"{rest} {'is' if rest == 1 else 'are'} {v.INCONCLUSIVE}")
         said = ", ".join(kept[:-1]) + f" and {kept[-1]}" if len(kept) > 1 else kept[0]
-        return (f"{read}; {counts[v.UNTESTABLE]} are untestable here. Held to a replicate, every reading and "
-                f"widened intervals (Section 10), {said}; one run, by rules written with data in view, gives {listed}.")
-    return (f"{read} ({_rule_span(rules)}): {listed}; the other {counts[v.UNTESTABLE]} are untestable here "
-            f"(Section 10).{tail}")
+        return (f"{read}; {counts[v.UNTESTABLE]} are untestable here{_unobtainable_clause(items)}. Where a replicate, every reading and "
+                f"widened intervals agree (Section 10), {said}; one run, by rules written with data in view, gives {listed}.")
+    return (f"{read} ({_rule_span(rules)}): {listed}; the other {counts[v.UNTESTABLE]} are untestable here"
+            f"{_unobtainable_clause(items)} (Section 10).{tail}")
+
+
+def _unobtainable_clause(items: list[Claim]) -> str:
+    """`, 26 for a product not obtainable here` for the abstract ("" when none is)."""
+    n = sum(untestable_kind(c) == UNOBTAINABLE for c in items)
+    return f", {n} for a product {UNOBTAINABLE}" if n else ""

@@ -331,7 +331,7 @@ ALTERNATIVES: dict[str, tuple[str, Callable[[RunSet, sc.Claim], tuple[Reading, .
 SHORT = {"claim_acid": "AcidState's 8x", "claim_sqlite": "SQLite losing everywhere",
          "seed003_prepared": "seed 003's prepared inserts", "seed004_select": "RamSQL's 100x",
          "seed004_same_order": "RamSQL's INSERT and Setup order", "seed004_hashmap": "RamSQL's HashMap select",
-         "claim_optimisation": "`ghc -O` halving times", "claim_optimisation_acid": "`ghc -O`'s 5x",
+         "claim_optimisation": "`ghc -O` halving times", "claim_optimisation_acid": "`ghc -O`'s 5x, on today's GHC",
          "seed002_scrypt": "seed 002's scrypt share, at our scrypt cost", "seed004_btree": "RamSQL's B-tree select"}
 
 

@@ -133,6 +133,8 @@ def test_each_replicate_is_set_beside_its_study_and_the_verdicts_are_decided_aga
     assert {s.study for s in rows} == {p.study for p in found}
     assert all(0 <= s.beyond <= s.n and s.tau >= 0 and s.widen >= 1 for s in rows)
     verdicts = seedclaims.claims(runs)
+    # every claim the reference leaves untestable has its kind declared, none filed by default
+    assert all(c.key in seedclaims.UNTESTABLE_KIND for c in verdicts if c.verdict.word == "untestable here")
     swapped, changed, _ = replicate.verdicts_again(runs, verdicts, found)
     assert swapped and all(before != after for _seed, _quote, before, after, _ours in changed)
     blocks = replicate.blocks(runs, verdicts)

@@ -112,6 +112,11 @@ def test_the_harnesses_disagree_on_an_engine_whose_time_ratio_excludes_1():
     alike = [(e, sess, est, 0.5, 4.0) for e, sess, est, _, _ in found]
     assert "so the harnesses do not disagree on either engine's time" in ramsql.gap_text(alike)
     assert ramsql.gap_text(found[:2]) == ""  # one engine alone
+    # whether the ratios agree is said only once compared (review 91 found "which overlap" asserted unchecked)
+    assert "overlap" not in text
+    assert "the ratios' intervals overlap, so the two harnesses agree" in ramsql.gap_text(found, apart_sessions=[]).lower()
+    assert "of bench.txt does not overlap" in ramsql.gap_text(found, apart_sessions=["bench.txt"])
+
 
     class Runs:  # the worker's iteration (20 operations) against go test's per-operation time
         confidence = 0.99
@@ -138,10 +143,13 @@ def test_the_headline_says_when_the_two_harnesses_disagree_on_an_engines_own_tim
     monkeypatch.setattr(ramsql, "gotest_where", lambda runs: "on this host")
     rows = [("ramsql/go", "bench.txt", 2.09, 1.19, 3.66), ("sqlite/glebarez", "bench.txt", 1.29, 0.76, 2.19)]
     monkeypatch.setattr(ramsql, "harness_ratios", lambda runs: rows)
+    monkeypatch.setattr(findings, "pair_ratio", lambda *a, **k: (21.5, 15.0, 30.8))
     text = ramsql.abstract(None)
     assert "(99% CI), by our worker; `go test -bench`, run on this host, gives 34.8x [18.3, 66.1]." in text
-    assert text.endswith("The two harnesses disagree on the time of RamSQL, so the ratio depends on the harness "
+    assert text.endswith("The two harnesses disagree on the time of RamSQL, but their ratios' intervals overlap "
                          "(Section 8).")
+    monkeypatch.setattr(findings, "pair_ratio", lambda *a, **k: (10.0, 8.0, 12.0))
+    assert ramsql.abstract(None).endswith("and on the ratio too (bench.txt) (Section 8).")
     monkeypatch.setattr(ramsql, "harness_ratios", lambda runs: rows[1:])
     assert "disagree" not in ramsql.abstract(None)
 
@@ -163,3 +171,13 @@ def test_the_figures_caption_counts_the_direct_test_beside_the_overlap(monkeypat
     assert "against bench.txt, 2 of 2 worker intervals overlap go test's, yet go test / worker excludes 1 in 1 of 2" in text
     assert "against newbench.txt, 1 of 2 worker intervals overlap go test's (not: select on sqlite/glebarez)" in text
     assert "excludes 1" not in ramsql.agreement_text(side)  # without the direct test, only the overlaps
+
+
+def test_the_harnesses_ratios_are_apart_only_when_their_intervals_do_not_overlap():
+    worker = (23.0, 18.7, 28.4)
+    sessions = [("bench.txt", 48.8, 19.0, 125.0), ("newbench.txt", 21.8, 16.1, 29.6)]
+    assert ramsql.ratios_apart(worker, sessions) == []
+    assert ramsql.ratios_apart(worker, sessions + [("third.txt", 40.0, 30.0, 50.0)]) == ["third.txt"]
+    assert ramsql.ratios_apart(worker, [("low.txt", 10.0, 8.0, 12.0)]) == ["low.txt"]
+    assert ramsql.ratios_apart(None, sessions) is None and ramsql.ratios_apart(worker, []) is None
+    assert ramsql.ratios_apart((23.0, float("nan"), 28.4), sessions) is None

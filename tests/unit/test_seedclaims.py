@@ -1,10 +1,12 @@
 """The cross-seed verdict table (harness/studies/seedclaims.py) on small fixtures: each claim's
 verdict follows its intervals, and the table has one vocabulary."""
 import math
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 
+from harness.fsutil import PROJECT_ROOT
 from harness.studies import app
 from harness.studies import seedclaims as sc
 from harness.studies import verdicts as v
@@ -90,12 +92,14 @@ def test_substitutes_are_untestable_with_their_reason():
 
 def test_table_uses_one_vocabulary_and_at_most_seven_columns():
     items = [sc.Claim("000", "q", "2.76", "3.82x [3.16, 4.62]", v.about(3.16, 4.62, 2.76)),
-             sc.seed001_tpch(None)]
-    md = sc.markdown(items)
-    header = md.splitlines()[0]
-    assert header.count("|") - 1 <= 7
-    assert "**inconclusive**" in md and "**untestable here**" in md
-    assert "not supported" not in md
+             sc._keyed(sc.seed001_tpch, None)]
+    md, apart = sc.markdown(items), sc.untestable_markdown(items)
+    for table in (md, apart):
+        assert table.splitlines()[0].count("|") - 1 <= 7
+        assert "not supported" not in table
+    assert "**inconclusive**" in md and "seed001_tpch" not in md and "SQPyte" not in md  # the read claims only
+    assert "The other claim is untestable here (1 not obtainable here)" in md
+    assert "| not obtainable here (difference 1) |" in apart and "The 1 claims" not in apart
 
 
 def test_show_never_prints_a_bound_at_or_below_zero():
@@ -165,8 +169,9 @@ def test_ramsql_versions_are_said_when_they_differ():
 
 def test_an_untestable_claims_numbers_are_marked_context():
     c = sc.Claim("004", "q", "100x", "16.3x [10.5, 25.3]", v.untestable("engine: differs"))
-    row = sc.markdown([c]).splitlines()[2].split(" | ")
-    assert row[3] == "context: 16.3x [10.5, 25.3]"
+    row = sc.untestable_markdown([c]).splitlines()[2].split(" | ")
+    assert row[3] == "16.3x [10.5, 25.3]" and "ours, as context" in sc.untestable_markdown([c])
+    assert row[4].startswith("not measured here")  # no declared kind: these runs did not measure it
     decided = sc.Claim("004", "q", "100x", "99x [90, 110]", v.Verdict(v.SUPPORTED), "k")
     row = sc.markdown([decided]).splitlines()[2].split(" | ")
     assert row[3] == "99x [90, 110]"
@@ -412,8 +417,8 @@ def test_prepared_inserts_are_read_from_the_c_workers_exec_and_prepared_cells_at
     # holds, not in "Some SQLite 3.7 Benchmarks" (October 2010): the row cites the post it quotes
     assert claim.cite == sc.CITE_003_BULK and "Fast Bulk Inserts into SQLite" in claim.cite
     assert "August 2010" in claim.cite and sc.seed003_versions(None).cite == sc.CITE["003"]
-    rows, _ = sc._rows_and_notes([claim])
-    assert rows[2].startswith("| 003, Joe 2010: drafts of another post | Prepared statements")  # full title: its cite
+    rows, _, _ = sc._rows_and_notes([claim])
+    assert rows[0].startswith("| 003, Joe 2010: drafts of another post | Prepared statements")  # full title: its cite
 
 
 def test_prepared_inserts_leave_out_the_n_where_one_synced_commit_is_most_of_a_transaction(tmp_path):
@@ -790,8 +795,8 @@ def test_every_claim_is_keyed_and_the_table_shows_each_claims_own_numbers():
     assert len(names) == len(set(names))
     a = sc.Claim("001", "claim A", "", "ours A", v.Verdict(v.UNTESTABLE, "why A"))
     b = sc.Claim("001", "claim B", "", "—", v.Verdict(v.UNTESTABLE, "why B"))
-    lines, _ = sc._rows_and_notes([a, b], holds={}, shown=[a, b])
-    assert "context: ours A" in lines[2] and "context:" not in lines[3]
+    _, lines, _ = sc._rows_and_notes([a, b], holds={}, shown=[a, b])
+    assert "| ours A |" in lines[0] and "| — |" in lines[1]
 
 
 def test_the_seeds_own_numbers_beside_its_never_slower_flags_and_blob_sentences():
@@ -806,3 +811,35 @@ def test_the_seeds_own_numbers_beside_its_never_slower_flags_and_blob_sentences(
     assert flags.verdict.word == v.UNTESTABLE and "1.017" in flags.seed_number
     blob = sc.seed003_blob(None)
     assert blob.verdict.word == v.UNTESTABLE and "blob" in blob.quote
+
+
+def test_every_untestable_claim_has_one_declared_kind():
+    """Review 91: "untestable" mixed what no one can measure here with what we chose not to. Each claim declares
+    its kind; no key in the list names a claim that does not exist, and every claim untestable without any run
+    (as every one of the kinds' claims is) has a kind."""
+    keys = {f.__name__ for f in sc.BEFORE_002 + sc.AFTER_002} | {"seed002_scrypt"}
+    keys |= {f.__name__ for f in (app.claim_acid, app.claim_acid_narrow, app.claim_acid_micro, app.claim_acid_corpus,
+                                  app.claim_mongo, app.claim_push, app.claim_sqlite, app.claim_optimisation,
+                                  app.claim_mysql)} | {"claim_optimisation_acid"}
+    assert set(sc.UNTESTABLE_KIND) <= keys and set(sc.UNTESTABLE_KIND.values()) <= set(sc.KINDS)
+    for f in sc.BEFORE_002 + sc.AFTER_002:
+        try:
+            c = sc._keyed(f, None)
+        except (AttributeError, TypeError):  # a claim that needs runs to be made at all
+            continue
+        if c.verdict.word == v.UNTESTABLE and c.key in sc.UNTESTABLE_KIND:
+            assert sc.untestable_kind(c) == sc.UNTESTABLE_KIND[c.key], c.key
+        elif c.verdict.word == v.UNTESTABLE:  # a claim a study decides when it ran: these runs did not measure it
+            assert sc.untestable_kind(c) == sc.NOT_MEASURED
+    read = sc.Claim("004", "q", "x", "y", v.Verdict(v.SUPPORTED), "seed004_hashmap")
+    assert sc.untestable_kind(read) == ""
+    c = sc.Claim("001", "q", "x", "y", v.untestable("engine"), "seed003_blob")
+    assert sc.kinds_tally([c, read, replace(c, key="seed001_tpch")]) == "1 not obtainable here, 1 not measured here"
+    assert sc._unobtainable_clause([c]) == ""
+
+
+def test_the_committed_papers_untestable_claims_each_name_their_kind():
+    text = (PROJECT_ROOT / "paper.md").read_text()
+    block = text.split("<!-- BEGIN generated:seed-verdicts-untestable -->", 1)[1].split("<!-- END", 1)[0]
+    rows = [r for r in block.splitlines() if r.startswith("| ") and not r.startswith("| seed |")]
+    assert rows and all(any(f"| {k}" in r for k in sc.KINDS) for r in rows)

@@ -221,7 +221,7 @@ def test_the_widened_reading_is_a_row_of_every_decided_claim_and_counts_in_robus
     assert [r.claim.key for r in kept] == ["b"]
     text = sc.abstract_sentence(items, kept)
     # what holds everywhere leads, the rest inconclusive, then one run's tally by the fixed rules
-    assert ("Held to a replicate, every reading and widened intervals (Section 10), 1 is refuted and 2 are "
+    assert ("Where a replicate, every reading and widened intervals agree (Section 10), 1 is refuted and 2 are "
             "inconclusive;") in text
     assert text.endswith("one run, by rules written with data in view, gives 2 supported, 1 refuted.")
     assert "(Section 10), 3 are inconclusive;" in sc.abstract_sentence(items, [])
