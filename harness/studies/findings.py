@@ -269,7 +269,7 @@ def compare_family(runs: RunSet, prefix: str, a: str, b: str, label: str,
     mark = said_dagger(runs, (r, lo, hi), geomean_ratio(runs, prefix, a, b, only, alt=True)[:3], both) \
         if hasattr(runs, "alt_boots") else ""
     # with both estimates said, the first names its choice of iterations too
-    what = f"over the {n} {label}" + (", each process's warm-up left out" if both and mark else "")
+    what = f"over the {n} {label}" + (", warm-up left out where detected" if both and mark else "")
     if plain:
         return _sentence_case(ratio_sentence(plain_name(a), plain_name(b), r, lo, hi, runs.confidence,
                                              what=what, note="geometric mean of the time ratios",

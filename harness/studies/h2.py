@@ -133,7 +133,8 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
                                                      every=like_every)
     blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
                                                                "micro.": tables.get("e2-like-for-like")},
-                                                              steady=like_steady, q15=e3_all)
+                                                              steady=like_steady, q15=e3_all,
+                                                              apart=bool(steady is not None and host_note(runs, steady)))
     fig = None
     # the figure shows the steady-state run where there is one (every query, q15 included, beside the seed's)
     like = steady_all if seed001_h2.ours(steady_all) is not None else e3_all

@@ -841,8 +841,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     cmp, cmp_text = version_comparison(runs, versions)
     substitute = sync_substitute(grid_storage(runs))
     seed = seed_table(gain, findings, cmp, versions, substitute)
-    storage = storage_text(runs) + (f" For the seed's claims about syncing this matters: {substitute} (Section 10 "
-                                    "calls them untestable here)." if substitute else "")
+    storage = storage_text(runs) + (f" For the seed's claims about syncing this matters: {substitute} (Appendix B.9 "
+                                    "lists them as untestable here)." if substitute else "")
     coverage = coverage_text(df)
     records = records_text(runs)  # what the process records count, under the appendix's table
     coverage += f"\n\n{records}" if records else ""

@@ -223,11 +223,13 @@ def _one(table: Any, benchmark: str, engine: str = ENGINE) -> tuple[float, float
     return float(r["ratio"]), float(r["ratio_ci_low"]), float(r["ratio_ci_high"])
 
 
-def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None, q15: Any = None) -> str:
+def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = None, q15: Any = None,
+                    apart: bool = False) -> str:
     """Our numbers beside seed 001's H2 rows of the verdict table (Section 10), which read the E1 runs and so
     point here: context, never a verdict (the seed's ratios are over SQPyte, at another scale). `steady`: the
     steady-state run's TPC-H table (study E3h), said beside E3's; `q15`: a TPC-H table that holds Query 15 when
-    the others leave it out (`REUSED`)."""
+    the others leave it out (`REUSED`); `apart`: E3h ran on another machine than E3, so E3's number is said as
+    such (`h2.host_note`)."""
     said, got, seeds, same = [], {}, {}, {}
 
     def shown(x: dict) -> str:
@@ -247,7 +249,7 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
         seed_said = f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else ""
         if calm is not None:  # the steady state first: E3's short processes are mostly the JIT's warm-up
             said.append(f"{shown(calm)} over {what} at a steady state ({calm['k']} benchmarks, study E3h; E3's short "
-                        f"processes, warm-up included: {shown(mine)} over {mine['k']}{seed_said})")
+                        f"processes{', on another VM' if apart else ''}, warm-up included: {shown(mine)} over {mine['k']}{seed_said})")
         else:
             said.append(f"{shown(mine)} over {what} ({mine['k']} benchmarks{seed_said})")
     q15 = _one(q15 if q15 is not None else tables.get("tpch."), "tpch.q15", engine)

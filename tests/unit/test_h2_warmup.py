@@ -100,6 +100,8 @@ def test_the_steady_state_sentence_reads_the_run_and_sets_it_beside_e3_and_the_s
     context = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0))
     assert ("6.50x [6.00, 7.00] over TPC-H at a steady state (2 benchmarks, study E3h; E3's short processes, "
             "warm-up included: 24.00x [22.00, 26.00] over 2;") in context
+    apart = seed001_h2.verdict_context({"tpch.": _like(24.0, 22.0, 26.0)}, steady=_like(6.5, 6.0, 7.0), apart=True)
+    assert "E3's short processes, on another VM, warm-up included: 24.00x" in apart  # review 91: two VMs, said
     # the micro-benchmarks' gap against TPC-H's from processes alike (E2's and E3's short ones: E3h's steady state
     # has no micro-benchmark counterpart, reviews 70 and 71), beside the seed's over the same benchmarks (and its
     # own claim's set, every query it timed H2 on, where that runs the other way)
