@@ -420,7 +420,7 @@ def abstract(runs: RunSet) -> str:
 
 def seed_pair(runs: RunSet) -> str:
     """Seed 000's own pair, Python fetching every row (its bench.py's fetchall) against C stepping through them,
-    ours with its interval beside the ratio of the seed's published rates (another machine: context)."""
+    ours with its interval beside the ratio of the seed's draft's rates (another machine: context)."""
     from harness.studies.seeds import C, PY, SEEDS
 
     r = seedclaims.ratio_at(runs, "bindings.select_all", PY, C, "n=10000", benchmark_b="bindings.select_fold")
@@ -430,5 +430,5 @@ def seed_pair(runs: RunSet) -> str:
     spread = findings.spread_of(runs)
     return (f"On seed 000's own pair, C stepping through the rows against Python fetching them all, C is "
             f"{findings.num(r[0])} [{findings.num(r[1])}, {findings.num(r[2])}] times faster ({runs.confidence:.0%} CI"
-            + (f" {spread}" if spread else "") + f"; the seed's published rates give {findings.num(seed)}x on its "
+            + (f" {spread}" if spread else "") + f"; the seed's draft's rates give {findings.num(seed)}x on its "
             "machine).")

@@ -866,9 +866,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
             "e4-figures": "\n\n".join(figs) or "_No figure: nothing measured._",
             "e4-gains": (to_markdown(gain_view) if len(gain_view) else "_No pair of strategies to compare._")
             + "\n\nTable: E4, the gain of a transaction (inserts/s of `transaction` over `autocommit`) and of a "
-              "prepared statement (`prepared` over `transaction`; on the servers that is `executemany`, which their "
-              "drivers batch, the MySQL drivers into multi-row INSERTs and psycopg in a pipeline, so there it saves "
-              "round trips, not SQLite's parse per row, and the engines' rows do not compare), "
+              "prepared statement (`prepared` over `transaction`; on a server, `executemany` batched by its driver: "
+              "fewer round trips, not SQLite's parse per row), "
             + gains_at_text(gain)
             + f", ratio [99% CI{spread_words(runs)}] (t on the log scale, each cell's variance "
               "from its process bootstrap)."

@@ -136,7 +136,7 @@ def test_section_1_1_sets_c_against_pythons_sqlite3_both_ways_and_gives_the_seed
     assert said == [("sqlite/native-c@c", "sqlite/sqlite3@cpython"), ("sqlite/sqlite3@cpython", "sqlite/native-c@c")]
     assert text.count("Both link SQLite 3.40.1.") == 1
     assert text.endswith("On seed 000's own pair, C stepping through the rows against Python fetching them all, C is "
-                         "4.87 [4.26, 5.57] times faster (99% CI; the seed's published rates give 2.76x on its "
+                         "4.87 [4.26, 5.57] times faster (99% CI; the seed's draft's rates give 2.76x on its "
                          "machine).")
 
 
