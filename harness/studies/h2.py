@@ -231,7 +231,8 @@ def steady_sentence(steady: RunSet | None, like: Any, all_iterations: Any = None
         text += f"; the seed's over the same {k}, every iteration counted, is {seed:.2f}x: "
         if whole is not None and whole["low"] == whole["low"]:
             text += (f"our every-iteration ratio, the nearest to the seed's protocol (still another scale factor, "
-                     f"H2 release and iteration count), lies {side(whole)} it, and ")
+                     f"H2 release and iteration count; at our smaller scale a query is shorter, so warm-up weighs more "
+                     f"in each iteration), lies {side(whole)} it, and ")
         text += f"our steady-state ratio {side(mine)} it"
     return text + "."
 
