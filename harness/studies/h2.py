@@ -126,15 +126,16 @@ def compute(runs: RunSet, figures_dir: Path | str | None = None,
                                      leave_out=seed001_h2.LEAVE_OUT)
         tables["e3-steady"], tables["e3-steady-every-iteration"] = like_steady, like_every
     blocks["h2-diagnosis"] = diagnosis_sentence(diagnosis)
-    blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every,
-                                          host_note(runs, steady) if steady is not None else "", seed001_h2.LEAVE_OUT)
+    host = host_note(runs, steady) if steady is not None else ""  # "" when E3h ran where E3 did
+    blocks["h2-steady"] = steady_sentence(steady, like_steady, tables.get("e3-like-for-like"), like_every, host,
+                                          seed001_h2.LEAVE_OUT)
     blocks["h2-directions"] = seed001_h2.directions({"tpch.": tables.get("e3-like-for-like"),
                                                       "micro.": tables.get("e2-like-for-like")}, steady=like_steady,
                                                      every=like_every)
     blocks["h2-verdict-context"] = seed001_h2.verdict_context({"tpch.": tables.get("e3-like-for-like"),
                                                                "micro.": tables.get("e2-like-for-like")},
                                                               steady=like_steady, q15=e3_all,
-                                                              apart=bool(steady is not None and host_note(runs, steady)))
+                                                              apart=bool(host))
     fig = None
     # the figure shows the steady-state run where there is one (every query, q15 included, beside the seed's)
     like = steady_all if seed001_h2.ours(steady_all) is not None else e3_all

@@ -98,7 +98,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = SQLITE) -> St
     ratios = engine_ratios(runs)
     seed = seed_table(runs, ratios, ours)
     bench = benchstat_remake(runs)
-    findings = findings_text(ours, ratios, gotest_ratios(runs, "ramsql.select_10k_fixed"), gotest_where(runs),
+    findings = findings_text(ours, ratios, gotest_ratios(runs, HEADLINE), gotest_where(runs),
                              engine_ratios(runs, CGO, SQLITE), harness_ratios(runs), runs.confidence, spread_of(runs))
     drawn = runs.method + runspread.means_spread(runs)  # what the cells' intervals are, for the figure and captions
     fig = plot_per_op(side, figures_dir / "e6_per_op.png", method=drawn) if len(side) else None
@@ -710,7 +710,7 @@ def _gotest_cell(boots: dict, bench: str, prefix: str, session_engine: str) -> t
     return next((k for k in boots if k[0] == f"{prefix}{name}" and k[2] == session_engine), None)
 
 
-def harness_ratios(runs: RunSet, bench: str = "ramsql.select_10k_fixed") -> list[tuple[str, str, float, float, float]]:
+def harness_ratios(runs: RunSet, bench: str = HEADLINE) -> list[tuple[str, str, float, float, float]]:
     """go test's time per operation over the worker's, per engine (RamSQL, SQLite through the seed's driver) and
     `go test` session, with its interval (t on the log scale; the worker's iteration divided by its `ops`):
     (engine, session file, estimate, low, high). Empty without both harnesses' cells."""
@@ -738,7 +738,7 @@ def ratios_apart(worker: tuple[float, float, float] | None,
     return [sess for sess, _, lo, hi in gotest if hi < worker[1] or lo > worker[2]]
 
 
-def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = "ramsql.select_10k_fixed",
+def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = HEADLINE,
              confidence: float = 0.99, spread: str = "", apart_sessions: list[str] | None = None) -> str:
     """Where the worker's RamSQL / SQLite and go test's part, on one benchmark (`harness_ratios`' rows): each
     engine's go test time per operation over the worker's, per session with its interval, and on which engine
@@ -809,12 +809,12 @@ def abstract(runs: RunSet) -> str:
     from harness.studies import findings
 
     runs = runspread.with_spread(runs)  # the reader's first number carries the run-to-run spread
-    s = findings.compare(runs, "ramsql.select_10k_fixed", f"{RAMSQL}@go", f"{SQLITE}@go",
+    s = findings.compare(runs, HEADLINE, f"{RAMSQL}@go", f"{SQLITE}@go",
                          "on the seed's range select over 10,000 rows, fixed so that both read the same rows",
                          plain=True)
     if not s:
         return "_No E6 comparison in these runs._"
-    gt = gotest_ratios(runs, "ramsql.select_10k_fixed")
+    gt = gotest_ratios(runs, HEADLINE)
     if gt:
         s = s.rstrip(".") + (f", by our worker; `go test -bench`, run {gotest_where(runs) or 'on another host'}, gives "
                              + " and ".join(_ratio_str(r, lo, hi) for _, r, lo, hi in gt) + ".")

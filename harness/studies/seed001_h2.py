@@ -249,7 +249,8 @@ def verdict_context(tables: dict[str, Any], engine: str = ENGINE, steady: Any = 
         seed_said = f"; the seed's SQLite column over the same {k}: {seed:.2f}x" if k else ""
         if calm is not None:  # the steady state first: E3's short processes are mostly the JIT's warm-up
             said.append(f"{shown(calm)} over {what} at a steady state ({calm['k']} benchmarks, study E3h; E3's short "
-                        f"processes{', on another VM' if apart else ''}, warm-up included: {shown(mine)} over {mine['k']}{seed_said})")
+                        f"processes{', on another VM' if apart else ''}, warm-up included: {shown(mine)} over "
+                        f"{mine['k']}{seed_said})")
         else:
             said.append(f"{shown(mine)} over {what} ({mine['k']} benchmarks{seed_said})")
     q15 = _one(q15 if q15 is not None else tables.get("tpch."), "tpch.q15", engine)
