@@ -65,12 +65,13 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
     # what the verdict table prints: the claims' evidence with the spread every other section prints (the study's)
     shown = seedclaims.claims(runs) if runs is not one else None
     readings = sensitivity.rows(one, verdicts, tau2, wide, tau2_upper)  # each decided verdict under the readings
-    robust = held = None
+    robust = held = others = None
     if between is not None and between.found:
-        # the readings on the replicate runs too: a verdict counts as robust only if it holds there under each
+        # the readings on the replicate runs too, for the table's column of readings that change a verdict
         there = sensitivity.rows(between.swapped[1], between.swapped[2]) if between.swapped else None
         robust = sensitivity.robust(readings, between.changed_quotes(), there)
         held = sensitivity.holds(readings, between.changed_quotes(), there)
+        others = sensitivity.other_readings(readings, there)
 
     def blocks(paper_path: Path) -> dict[str, str]:
         caption = (f"Table: E1, time per operation and its rate (rows/s for the scans, queries/s for "
@@ -107,7 +108,7 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "campaign-commits": runfacts.campaign_commits_block(campaign_dirs(runs)),
                "verdict-rules-dating": runfacts.rules_dating(campaign_dirs(runs)),
                "abstract-precision": runfacts.abstract_precision(one, aa[1]),
-               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held, shown),
+               "seed-verdicts": seedclaims.markdown(verdicts, one.confidence, method, held, shown, others),
                "seed-verdicts-untestable": seedclaims.untestable_markdown(verdicts, shown),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts, shown),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),

@@ -1229,13 +1229,15 @@ def _in_table_order(items: list[Claim]) -> list[Claim]:
 
 
 def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None,
-                    shown: list[Claim] | None = None) -> tuple[list[str], list[str], str]:
+                    shown: list[Claim] | None = None,
+                    others: dict[str, str] | None = None) -> tuple[list[str], list[str], str]:
     """The rows of the two verdict tables (the claims read here; the untestable ones), and their notes: what no
     substitution covers (the untestable rows' "difference N") and the rest of long readings ("note NN"),
     numbered as the rows name them. `holds` (`sensitivity.holds`, given a replicate): the first verdict is the
-    word on both runs, under every reading and widened (`verdicts.overall`), what changes one run's said, and
-    one run's verdict by the fixed rules follows. `shown`: the same claims on the run set whose intervals the
-    "ours" column shows (widened), by key."""
+    word on both runs with widened intervals (`verdicts.overall`), what changes one run's said; one run's
+    verdict by the fixed rules follows, then (`others`, `sensitivity.other_readings`) the alternative readings
+    that would change it. `shown`: the same claims on the run set whose intervals the "ours" column shows
+    (widened), by key."""
     by_key = {c.key: c for c in shown or [] if c.key}
     read, untestable = [], []
     notes: dict[str, int] = {}  # the differences of untestable claims, said once each
@@ -1259,7 +1261,8 @@ def _rows_and_notes(items: list[Claim], holds: dict[str, str] | None = None,
             held = holds.get(c.key)
             word = v.overall(c.verdict.word, held)
             changed = f" (changed by: {held[len('no: '):]})" if held and held.startswith("no: ") else ""
-            read.append(f"{row} {head} | **{word}**{changed} | {cell.replace('**', '')} |")
+            other = (others or {}).get(c.key, "none").replace("|", "\\|")
+            read.append(f"{row} {head} | **{word}**{changed} | {cell.replace('**', '')} | {other} |")
     said = "".join(f"\n{k}. {why.replace('|', '/')}" for why, k in notes.items())
     parts = []
     if evidence:
@@ -1284,29 +1287,38 @@ def kinds_tally(items: list[Claim]) -> str:
 
 
 def markdown(items: list[Claim], confidence: float = 0.99, method: str = "process-bootstrap",
-             holds: dict[str, str] | None = None, shown: list[Claim] | None = None) -> str:
-    """Section 10's verdict table, of the claims read on today's stack, and its caption: 5 columns, or 6 with
-    `holds` (given a replicate), where the first verdict is the word on both runs, under every reading and
-    widened, and one run's by the fixed rules follows. The untestable claims are `untestable_markdown`'s table
-    (an appendix), counted here by kind; the notes of both are `notes_markdown`'s."""
-    read, _, notes = _rows_and_notes(items, holds, shown)
+             holds: dict[str, str] | None = None, shown: list[Claim] | None = None,
+             others: dict[str, str] | None = None) -> str:
+    """Section 10's verdict table, of the claims read on today's stack, and its caption: 5 columns, or 7 with
+    `holds` (given a replicate), where the first verdict is the word on both runs with widened intervals, one
+    run's by the fixed rules follows, and last (`others`) the other readings that would change it, reported,
+    not counted. The untestable claims are `untestable_markdown`'s table (an appendix), counted here by kind;
+    the notes of both are `notes_markdown`'s."""
+    read, _, notes = _rows_and_notes(items, holds, shown, others)
     n_untestable = sum(c.verdict.word == v.UNTESTABLE for c in items)
     other = "The other claim is" if n_untestable == 1 else f"The other {n_untestable} claims are"
     elsewhere = (f" {other} untestable here ({kinds_tally(items)}); Appendix B.9 lists "
                  f"{'it' if n_untestable == 1 else 'them'} with our numbers as context." if n_untestable else "")
     if not read:
         return f"_None of the {len(items)} claims could be read on today's stack.{elsewhere}_"
-    lines = (["| seed | claim (quoted) | seed's number | ours [CI] | verdict | one run's verdict (rules) |",
-              "|---|---|---|---|---|---|"] if holds is not None else
+    lines = (["| seed | claim (quoted) | seed's number | ours [CI] | verdict | one run's verdict (rules) | "
+              "other readings that change it |", "|---|---|---|---|---|---|---|"] if holds is not None else
              ["| seed | claim (quoted) | seed's number | ours [CI] | verdict (rules) |", "|---|---|---|---|---|"])
     decided = [c for c in items if c.verdict.word != v.UNTESTABLE]
     if holds is not None:
         both = _tally(v.Verdict(v.overall(c.verdict.word, holds.get(c.key))) for c in decided)
-        head = (f"The {len(decided)} claims of the seeds read on today's stack. A \"verdict\" keeps one run's word "
-                "only if the replicate, every reading of Appendix B.9 and the run-to-run spread leave it (else "
-                f"inconclusive, what changes it named): {both}. One run's verdict, by the declared rules on its own "
-                f"intervals (B.9, which dates them): {_tally(c.verdict for c in decided)}. Ours: {confidence:.0%} "
-                f"intervals ({method})" + (" with the run-to-run spread" if shown is not None else "") + ".")
+        moved = sum((others or {}).get(c.key, "none") != "none" for c in decided)
+        both, one = _tally(v.Verdict(v.overall(c.verdict.word, holds.get(c.key))) for c in decided), \
+            _tally(c.verdict for c in decided)
+        head = (f"The {len(decided)} claims of the seeds read on today's stack. \"Verdict\": the claim's declared "
+                "reading (B.9 dates the rules), kept where the replicate and intervals widened by the run-to-run "
+                f"spread give the same word, else inconclusive (what changes it named): {both}. One run's verdict, "
+                "on its own intervals: " + ("the same" if one == both else one) + ". Last column: the readings of "
+                "B.9 that would change one run's word"
+                + (f" ({moved} of {len(decided)} claims)" if others is not None else "")
+                + ", a sensitivity analysis beside the verdict, not counted against it. Ours: "
+                f"{confidence:.0%} intervals ({method})" + (" with the run-to-run spread" if shown is not None else "")
+                + ".")
     else:
         head = (f"The {len(decided)} claims of the seeds read on today's stack ({_tally(c.verdict for c in decided)}). "
                 "Ours are " + (f"{confidence:.0%} intervals ({method}) with the run-to-run spread; the verdicts are "
@@ -1314,10 +1326,10 @@ def markdown(items: list[Claim], confidence: float = 0.99, method: str = "proces
                                f"one run's {confidence:.0%} intervals ({method})."))
     # the reading rules ("about X", every cell, ...) are said once, in the summary above the table
     return ("\n".join(lines + read) + f"\n\nTable: {head} A claim is read on today's stack when every way our "
-            "setting differs from the seed's is covered by a substitution rule above (named beside the verdict), and "
-            "an absolute number (rows/s, µs) never decides. Supported or refuted means the whole interval lies on one "
-            "side of the claim's line; inconclusive, that it straddles (with the smallest effect it could have "
-            "detected)." + elsewhere + (" Notes: Appendix B.9." if notes else ""))
+            "setting differs from the seed's is covered by a substitution rule above (named beside the verdict). "
+            "Supported or refuted: the whole interval lies on one side of the claim's line; inconclusive: it "
+            "straddles (with the smallest effect it could have detected)." + elsewhere
+            + (" Notes: Appendix B.9." if notes else ""))
 
 
 def untestable_markdown(items: list[Claim], shown: list[Claim] | None = None) -> str:
@@ -1369,7 +1381,7 @@ def _rule_span(rules: list[str]) -> str:
 def abstract_sentence(items: list[Claim], robust: list | None = None, names: list[str] | None = None) -> str:
     """One sentence for the abstract: how many of the seeds' claims got each verdict on today's stack, and
     (`robust`: `sensitivity.robust`'s rows, None when no study has a replicate) how many decided verdicts keep
-    their word on the replicates, under every alternative reading and with intervals widened."""
+    their word on the replicates and with intervals widened by the run-to-run spread."""
     if not items:
         return "_No claim of the seeds could be tested against these runs._"
     counts = v.counts(c.verdict for c in items)
@@ -1390,8 +1402,8 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
     read = (f"Of the {len(items)} claims of the {seeds} seeds, {n_decided} could be read on today's stack through "
             "declared substitutions")
     if robust is not None:
-        # what holds on a replicate, under every reading and widened leads; one run's tally by the declared rules
-        # follows (the strict tier is Section 10's)
+        # what holds on a replicate and widened leads; one run's tally by the declared rules follows (the other
+        # readings and the strict tier are Section 10's)
         named = dict(zip(map(id, robust), names)) if names and len(names) == len(robust) else {}
         kept = []
         for w in (v.SUPPORTED, v.REFUTED):
@@ -1402,8 +1414,10 @@ def abstract_sentence(items: list[Claim], robust: list | None = None, names: lis
         if rest := n_decided - len(robust):
             kept.append(f"{rest} {'is' if rest == 1 else 'are'} {v.INCONCLUSIVE}")
         said = ", ".join(kept[:-1]) + f" and {kept[-1]}" if len(kept) > 1 else kept[0]
-        return (f"{read}; {counts[v.UNTESTABLE]} are untestable here{_unobtainable_clause(items)}. Where a replicate, every reading and "
-                f"widened intervals agree (Section 10), {said}; one run, by rules written with data in view, gives {listed}.")
+        same = len(robust) == sum(counts[w] for w in (v.SUPPORTED, v.REFUTED))
+        return (f"{read}; {counts[v.UNTESTABLE]} are untestable here{_unobtainable_clause(items)}. Where the replicate "
+                f"and the run-to-run spread agree (Section 10), {said}"
+                + ("; one run alone gives the same" if same else f"; one run alone gives {listed}") + ".")
     return (f"{read} ({_rule_span(rules)}): {listed}; the other {counts[v.UNTESTABLE]} are untestable here"
             f"{_unobtainable_clause(items)} (Section 10).{tail}")
 

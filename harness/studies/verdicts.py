@@ -408,9 +408,10 @@ def like_for_like(seed: Setting, ours: Setting, decide: Callable[[], Verdict], a
 
 
 def overall(word: str, held: str | None) -> str:
-    """The verdict table's first verdict: one run's word where it holds (`held`, `sensitivity.holds`: "yes" when
-    the replicate, every reading and the widened intervals leave it; None when no replicate measured the study),
-    else inconclusive, since a word that some reading or run changes is not one the evidence settles. An
+    """The verdict table's first verdict: one run's word under the claim's declared reading where it holds
+    (`held`, `sensitivity.holds`: "yes" when the replicate and the intervals widened by the run-to-run spread
+    leave it; None when no replicate measured the study), else inconclusive, since a word that another run
+    changes is not one the evidence settles. Other readings are reported beside it, not counted against it. An
     untestable claim stays untestable."""
     if word not in (SUPPORTED, REFUTED, INCONCLUSIVE) or held is None or held == "yes":
         return word
