@@ -612,8 +612,8 @@ def rules_dating(run_dirs: list[Path], root: Path | None = None, deciding: tuple
     head = (f"The files holding the verdicts' rules and readings ({files}) were changed at {len(found)} commits after "
             f"the campaign's first run ({first:%Y-%m-%d %H:%M} UTC), by git's history: many readings were written "
             "with data in view.")
-    tail = (" That is why a verdict keeps one run's word only where every alternative reading, the replicate and the "
-            "run-to-run spread leave it (Section 10), and why this appendix lists each reading.")
+    tail = (" That is why a verdict keeps one run's word only where the replicate and the run-to-run spread leave it "
+            "(Section 10), and why this appendix lists the other readings a reader might hold and what each changes.")
     runs = [d for study in deciding for d in study_runs(study, root)]
     first_d = _first_start(runs)
     after = commits_touching(list(RULES_CODE), first_d.isoformat(), "now", root) if first_d else None
