@@ -18,7 +18,7 @@ from harness.analysis import methodfacts
 from harness.analysis.runset import RunSet
 from harness.analysis.summary import rate_of
 from harness.analysis.wording import rate_unit
-from harness.studies import envtable, findings, replicate, runfacts, runspread, seedclaims, seeds, sensitivity
+from harness.studies import envtable, findings, replicate, runfacts, runspread, seedclaims, seeds, sensitivity, widest
 from harness.studies.common import (BASELINE, StudyResult, committed_reference, family_table, figure_link,
                                     heading_of, protocol_text)
 from harness.studies.envtable import sqlite_build
@@ -112,6 +112,8 @@ def compute(runs: RunSet, figures_dir: Path | str, baseline: str = BASELINE) -> 
                "seed-verdicts-untestable": seedclaims.untestable_markdown(verdicts, shown),
                "seed-verdict-notes": seedclaims.notes_markdown(verdicts, shown),
                "seed-verdict-cells": seedclaims.cells_markdown(verdicts),
+               # E5's widest interval, diagnosed from its raw timings (its claims are decided here too)
+               "e5-widest": widest.note(one),
                "verdict-sensitivity": sensitivity.markdown(readings)
                + (f"\n\n{moved}" if (moved := sensitivity.claims_sentence(claims_moved)) else ""),
                "verdict-sensitivity-summary": " ".join(

@@ -308,7 +308,11 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
                         f"{confidence:.0%} intervals allow (a Welch t test), where {100 * (1 - confidence):.0f}% would "
                         "by chance; a run adds to a ratio a "
                         f"between-run component of {taus} ({confidence:.0%} upper bounds: Appendix B.10), which would "
-                        f"widen an interval by {widen}.")
+                        f"widen an interval by {widen}."
+                        + (f" {_names(zero)}'s estimate{'s are' if len(zero) > 1 else ' is'} 0, so "
+                           f"{'their' if len(zero) > 1 else 'its'} intervals stay one run's (Appendix B.9 also reads "
+                           "each verdict at the upper bounds)."
+                           if (zero := [s.study for s in studies if s.tau < 0.05]) else ""))
         else:
             text.append(f"With {names} run again on the other machine" + code
                         + f", {k} of {n} ({100 * k / n:.0f}%) moved more than that, a component of {taus} (intervals "

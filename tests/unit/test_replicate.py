@@ -137,6 +137,13 @@ def test_the_summary_names_the_verdicts_that_change_on_the_replicate():
             "and inconclusive on the replicate (5.1x [3.2, 8.4])") in text
     same = rp.summary_sentence([s], [], (["E5"], [], []))
     assert "every verdict keeps its word" in same
+    assert "estimate" not in same  # a component told from none is not qualified
+    # a component estimated at 0 leaves its study's intervals one run's, and the text says so
+    zero = rp.summary_sentence([s, rp.Spread("E6", "ratio", 40, 0, 2.0, 30.0, 0.0, 1.0)], [], None)
+    assert ("E6's estimate is 0, so its intervals stay one run's (Appendix B.9 also reads each verdict at the upper "
+            "bounds).") in zero
+    two = rp.summary_sentence([rp.Spread(x, "ratio", 40, 0, 2.0, 30.0, 0.0, 1.0) for x in ("E4", "E6")], [], None)
+    assert "E4 and E6's estimates are 0, so their intervals stay one run's" in two
 
 
 def test_the_abstract_says_how_many_ratios_a_second_run_moved_and_where(monkeypatch):
