@@ -759,7 +759,7 @@ def gap_text(found: list[tuple[str, str, float, float, float]], bench: str = HEA
         if apart_sessions is None:
             return text
         if not apart_sessions:
-            return text + " The ratios' intervals overlap, so the two harnesses agree on the ratio."
+            return text + " The ratios' intervals overlap, so the two harnesses cannot be told apart on the ratio."
         return text + (f" The ratio's interval of {' and '.join(apart_sessions)} does not overlap the worker's, so "
                        "the two harnesses disagree on the ratio too.")
     return text + ": every interval includes 1, so the harnesses do not disagree on either engine's time."

@@ -114,7 +114,7 @@ def test_the_harnesses_disagree_on_an_engine_whose_time_ratio_excludes_1():
     assert ramsql.gap_text(found[:2]) == ""  # one engine alone
     # whether the ratios agree is said only once compared (review 91 found "which overlap" asserted unchecked)
     assert "overlap" not in text
-    assert "the ratios' intervals overlap, so the two harnesses agree" in ramsql.gap_text(found, apart_sessions=[]).lower()
+    assert "the ratios' intervals overlap, so the two harnesses cannot be told apart" in ramsql.gap_text(found, apart_sessions=[]).lower()
     assert "of bench.txt does not overlap" in ramsql.gap_text(found, apart_sessions=["bench.txt"])
 
 
