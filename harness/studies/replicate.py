@@ -312,7 +312,7 @@ def summary_sentence(rows: list[Spread], found: list[Pair], again, confidence: f
                         + (f" {_names(zero)}'s estimate{'s are' if len(zero) > 1 else ' is'} 0, so "
                            f"{'their' if len(zero) > 1 else 'its'} intervals stay one run's (Appendix B.9 also reads "
                            "each verdict at the upper bounds)."
-                           if (zero := [s.study for s in studies if s.tau < 0.05]) else ""))
+                           if (zero := [s.study for s in studies if _pct(s.tau) == _pct(0.0)]) else ""))
         else:
             text.append(f"With {names} run again on the other machine" + code
                         + f", {k} of {n} ({100 * k / n:.0f}%) moved more than that, a component of {taus} (intervals "

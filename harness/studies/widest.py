@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from harness.analysis.stats.warmup import warmup_analysis
+from harness.analysis.stats.resample import CELL_KEYS
+from harness.analysis.stats.warmup import process_keys, warmup_analysis
 from harness.analysis.wording import plain, time_interval
 
 if TYPE_CHECKING:
@@ -38,9 +39,8 @@ def first_iteration_ratios(raw: pd.DataFrame) -> list[float]:
     """Per process of `raw` (one cell's iterations): its first valid iteration's time over the median of
     the rest; processes with fewer than two valid iterations give none."""
     out = []
-    ok = raw[raw["check_ok"].astype(bool)].sort_values(["run_id", "process", "iteration"]
-                                                       if "run_id" in raw.columns else ["process", "iteration"])
-    for _, p in ok.groupby(["run_id", "process"] if "run_id" in ok.columns else ["process"]):
+    ok = raw[raw["check_ok"].astype(bool)].sort_values(process_keys(raw) + ["iteration"])
+    for _, p in ok.groupby(process_keys(ok)):
         t = p["wall_ns"].to_numpy(dtype=float)
         if len(t) >= 2 and np.median(t[1:]) > 0:
             out.append(float(t[0] / np.median(t[1:])))
@@ -55,8 +55,7 @@ def note(runs: RunSet, prefix: str = "app.", section: str = "Section 2.4") -> st
     if row is None or row["ci_high_s"] / row["ci_low_s"] < WIDE:
         return ""
     raw = runs.raw_of(row["benchmark"])
-    raw = raw[(raw["params"] == row["params"]) & (raw["engine"] == row["engine"])
-              & (raw["runtime"] == row["runtime"])]
+    raw = raw[(raw[CELL_KEYS] == row[CELL_KEYS]).all(axis=1)]
     classes = warmup_analysis(raw)["warmup"].tolist() if not raw.empty else []
     kept = sum(c == "no steady state" for c in classes)
     ratios = first_iteration_ratios(raw)
